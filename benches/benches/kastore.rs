@@ -1,0 +1,3 @@
+//! Not written yet.
+
+fn main() {}

@@ -1,0 +1,89 @@
+//! What `binfmt` prints when something is wrong, and its exit codes.
+
+use std::fmt;
+use std::path::Path;
+
+use binfmt_core::Diagnostic;
+
+/// Exit code when a file is invalid, unreadable or of an unknown format.
+pub(crate) const EXIT_PROBLEMS: u8 = 1;
+// Exit code 2 (bad arguments) comes from clap.
+
+/// A command that could not be carried out.
+#[derive(Debug)]
+pub(crate) struct Failure {
+    message: String,
+    broken_pipe: bool,
+}
+
+impl Failure {
+    pub(crate) fn new(message: impl Into<String>) -> Self {
+        Failure {
+            message: message.into(),
+            broken_pipe: false,
+        }
+    }
+
+    /// Writing to standard output failed.
+    pub(crate) fn stdout(err: std::io::Error) -> Self {
+        Failure {
+            message: format!("cannot write to standard output: {err}"),
+            broken_pipe: err.kind() == std::io::ErrorKind::BrokenPipe,
+        }
+    }
+
+    /// True when standard output was closed by its reader (`binfmt … | head`).
+    pub(crate) fn is_broken_pipe(&self) -> bool {
+        self.broken_pipe
+    }
+
+    /// `PATH: message`.
+    pub(crate) fn file(path: &Path, message: impl fmt::Display) -> Self {
+        Failure::new(format!("{}: {message}", path.display()))
+    }
+
+    pub(crate) fn io(path: &Path, err: &std::io::Error) -> Self {
+        Failure::file(path, err)
+    }
+
+    /// `PATH: byte N: message` from a format error.
+    pub(crate) fn diagnostic(path: &Path, err: &dyn Diagnostic) -> Self {
+        Failure::file(path, Problem::from_diagnostic(err))
+    }
+}
+
+impl fmt::Display for Failure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+/// One thing `binfmt verify` found wrong with a file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Problem {
+    offset: Option<u64>,
+    message: String,
+}
+
+impl Problem {
+    pub(crate) fn new(offset: Option<u64>, message: impl Into<String>) -> Self {
+        Problem {
+            offset,
+            message: message.into(),
+        }
+    }
+
+    pub(crate) fn from_diagnostic(err: &dyn Diagnostic) -> Self {
+        Problem::new(err.offset(), err.to_string())
+    }
+}
+
+impl fmt::Display for Problem {
+    /// `byte N: message`, or just the message when it has no offset.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.offset {
+            Some(offset) => write!(f, "byte {offset}: {}", self.message),
+            None => f.write_str(&self.message),
+        }
+    }
+}

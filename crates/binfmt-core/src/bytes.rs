@@ -1,0 +1,368 @@
+//! Bounds-checked access to an input buffer, with offsets as `u64`.
+//!
+//! Offsets and lengths read from a file are `u64` and untrusted. Every function here
+//! adds and multiplies them with checked arithmetic, converts to `usize` with
+//! `try_from`, and slices with `get`, so no input can make them panic. A failure is
+//! an [`Error::Truncated`] (the range lies past the end of the input) or an
+//! [`Error::Overflow`] (the range does not even fit the arithmetic).
+
+use zerocopy::{FromBytes, Immutable, KnownLayout, Unaligned};
+
+use crate::error::{Error, Result};
+
+/// `offset + len`, or [`Error::Overflow`] naming `what` at `offset`.
+///
+/// # Errors
+/// [`Error::Overflow`] when the sum does not fit in `u64`.
+#[inline]
+pub const fn end(offset: u64, len: u64, what: &'static str) -> Result<u64> {
+    match offset.checked_add(len) {
+        Some(end) => Ok(end),
+        None => Err(Error::Overflow { what, offset }),
+    }
+}
+
+/// `count * size`, or [`Error::Overflow`] naming `what` at `offset`.
+///
+/// # Errors
+/// [`Error::Overflow`] when the product does not fit in `u64`.
+#[inline]
+pub const fn size_of_table(count: u64, size: u64, what: &'static str, offset: u64) -> Result<u64> {
+    match count.checked_mul(size) {
+        Some(n) => Ok(n),
+        None => Err(Error::Overflow { what, offset }),
+    }
+}
+
+/// Converts a `u64` read from a file to `usize`, or [`Error::Overflow`].
+///
+/// # Errors
+/// [`Error::Overflow`] on a 32-bit target when the value is 4 GiB or more.
+#[inline]
+pub fn to_usize(value: u64, what: &'static str, offset: u64) -> Result<usize> {
+    usize::try_from(value).map_err(|_| Error::Overflow { what, offset })
+}
+
+/// The length of `data` as `u64` (lossless on every supported target).
+#[inline]
+#[must_use]
+pub fn len_u64(data: &[u8]) -> u64 {
+    // usize is at most 64 bits on every target Rust supports.
+    u64::try_from(data.len()).unwrap_or(u64::MAX)
+}
+
+/// Checks that `offset..offset + len` lies within `data` and returns it.
+///
+/// # Errors
+/// [`Error::Overflow`] when `offset + len` overflows, [`Error::Truncated`] when the range
+/// extends past the end of `data`.
+#[inline]
+pub fn slice<'a>(data: &'a [u8], offset: u64, len: u64, what: &'static str) -> Result<&'a [u8]> {
+    let stop = end(offset, len, what)?;
+    let total = len_u64(data);
+    if stop > total {
+        return Err(Error::Truncated {
+            what,
+            offset,
+            needed: len,
+            available: total.saturating_sub(offset),
+        });
+    }
+    // Both bounds are ≤ data.len(), so they fit in usize and the `get` succeeds.
+    let (start, stop) = (
+        to_usize(offset, what, offset)?,
+        to_usize(stop, what, offset)?,
+    );
+    data.get(start..stop)
+        .ok_or(Error::Overflow { what, offset })
+}
+
+/// Everything from `offset` to the end of `data`.
+///
+/// # Errors
+/// [`Error::Truncated`] when `offset` is past the end of `data`.
+#[inline]
+pub fn rest<'a>(data: &'a [u8], offset: u64, what: &'static str) -> Result<&'a [u8]> {
+    let total = len_u64(data);
+    match total.checked_sub(offset) {
+        Some(len) => slice(data, offset, len, what),
+        None => Err(Error::Truncated {
+            what,
+            offset,
+            needed: 1,
+            available: 0,
+        }),
+    }
+}
+
+/// A reference to the fixed-layout structure `T` at `offset`, without copying.
+///
+/// `T` is one of the `#[repr(C)]` structs of `Unaligned` little-endian fields that every
+/// format crate keeps in its `raw` module, so any offset works.
+///
+/// # Errors
+/// [`Error::Truncated`] or [`Error::Overflow`] as for [`slice`].
+#[inline]
+pub fn read<'a, T>(data: &'a [u8], offset: u64, what: &'static str) -> Result<&'a T>
+where
+    T: FromBytes + KnownLayout + Immutable + Unaligned,
+{
+    let bytes = slice(data, offset, size_u64::<T>(), what)?;
+    // The length is exactly size_of::<T>() and T is Unaligned: the cast cannot fail.
+    T::ref_from_bytes(bytes).map_err(|_| Error::Overflow { what, offset })
+}
+
+/// A table of `count` fixed-layout records `T` at `offset`, without copying.
+///
+/// The table's byte length is computed with checked arithmetic and compared with the
+/// input before anything else happens, so a huge `count` read from a file costs nothing.
+///
+/// # Errors
+/// [`Error::Overflow`] when `count * size_of::<T>()` or the end offset overflows,
+/// [`Error::Truncated`] when the table extends past the end of `data`.
+#[inline]
+pub fn read_table<'a, T>(
+    data: &'a [u8],
+    offset: u64,
+    count: u64,
+    what: &'static str,
+) -> Result<&'a [T]>
+where
+    T: FromBytes + KnownLayout + Immutable + Unaligned,
+{
+    let bytes = slice(
+        data,
+        offset,
+        size_of_table(count, size_u64::<T>(), what, offset)?,
+        what,
+    )?;
+    <[T]>::ref_from_bytes(bytes).map_err(|_| Error::Overflow { what, offset })
+}
+
+/// `size_of::<T>()` as `u64`.
+#[inline]
+#[must_use]
+pub const fn size_u64<T>() -> u64 {
+    // Lossless: usize is at most 64 bits.
+    core::mem::size_of::<T>() as u64
+}
+
+/// A forward-only reader over an input, for formats that are walked record by record.
+///
+/// The cursor knows the absolute offset of its first byte (`base`), so errors from a
+/// cursor over a sub-slice still report offsets in the whole input. Like gimli-rs/object's
+/// readers it empties itself when a read fails, so a caller that ignores an error cannot
+/// go on reading garbage.
+#[derive(Debug, Clone)]
+pub struct Cursor<'a> {
+    data: &'a [u8],
+    base: u64,
+    pos: u64,
+}
+
+impl<'a> Cursor<'a> {
+    /// A cursor over `data`, whose first byte is at absolute offset `base`.
+    #[must_use]
+    pub const fn new(data: &'a [u8], base: u64) -> Self {
+        Cursor { data, base, pos: 0 }
+    }
+
+    /// Absolute offset of the next byte to be read.
+    #[must_use]
+    pub fn offset(&self) -> u64 {
+        self.base.saturating_add(self.pos)
+    }
+
+    /// Bytes left to read.
+    #[must_use]
+    pub fn remaining(&self) -> u64 {
+        len_u64(self.data).saturating_sub(self.pos)
+    }
+
+    /// True when nothing is left.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.remaining() == 0
+    }
+
+    /// The next `len` bytes.
+    ///
+    /// # Errors
+    /// [`Error::Truncated`] (with absolute offsets) when fewer than `len` bytes remain.
+    pub fn take(&mut self, len: u64, what: &'static str) -> Result<&'a [u8]> {
+        let result = slice(self.data, self.pos, len, what);
+        self.advance(result, len)
+    }
+
+    /// The next `size_of::<T>()` bytes as a `T`, without copying.
+    ///
+    /// # Errors
+    /// [`Error::Truncated`] when the input ends first.
+    pub fn read<T>(&mut self, what: &'static str) -> Result<&'a T>
+    where
+        T: FromBytes + KnownLayout + Immutable + Unaligned,
+    {
+        let result = read::<T>(self.data, self.pos, what);
+        self.advance(result, size_u64::<T>())
+    }
+
+    /// The next `count` records of `T`, without copying.
+    ///
+    /// # Errors
+    /// [`Error::Overflow`] or [`Error::Truncated`] as for [`read_table`].
+    pub fn read_table<T>(&mut self, count: u64, what: &'static str) -> Result<&'a [T]>
+    where
+        T: FromBytes + KnownLayout + Immutable + Unaligned,
+    {
+        let result = read_table::<T>(self.data, self.pos, count, what);
+        let len = count.saturating_mul(size_u64::<T>());
+        self.advance(result, len)
+    }
+
+    /// Skips `len` bytes.
+    ///
+    /// # Errors
+    /// [`Error::Truncated`] when fewer than `len` bytes remain.
+    pub fn skip(&mut self, len: u64, what: &'static str) -> Result<()> {
+        self.take(len, what).map(|_| ())
+    }
+
+    /// Everything not yet read, leaving the cursor empty.
+    pub fn take_rest(&mut self) -> &'a [u8] {
+        let rest = usize::try_from(self.pos)
+            .ok()
+            .and_then(|p| self.data.get(p..))
+            .unwrap_or(&[]);
+        self.pos = len_u64(self.data);
+        rest
+    }
+
+    fn advance<T>(&mut self, result: Result<T>, len: u64) -> Result<T> {
+        match result {
+            Ok(value) => {
+                self.pos = self.pos.saturating_add(len);
+                Ok(value)
+            }
+            Err(e) => {
+                // Empty the cursor so that a caller cannot keep reading after an error.
+                self.pos = len_u64(self.data);
+                Err(self.rebase(e))
+            }
+        }
+    }
+
+    /// Turns offsets relative to `data` into absolute ones.
+    fn rebase(&self, e: Error) -> Error {
+        match e {
+            Error::Truncated {
+                what,
+                offset,
+                needed,
+                available,
+            } => Error::Truncated {
+                what,
+                offset: self.base.saturating_add(offset),
+                needed,
+                available,
+            },
+            Error::Overflow { what, offset } => Error::Overflow {
+                what,
+                offset: self.base.saturating_add(offset),
+            },
+            other => other,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use zerocopy::little_endian::U32;
+
+    #[derive(FromBytes, KnownLayout, Immutable, Unaligned)]
+    #[repr(C)]
+    struct Pair {
+        a: U32,
+        b: U32,
+    }
+
+    #[test]
+    fn slice_checks_bounds_and_overflow() {
+        let data = [1u8, 2, 3, 4];
+        assert_eq!(slice(&data, 1, 2, "x").unwrap(), &[2, 3]);
+        assert_eq!(slice(&data, 4, 0, "x").unwrap(), &[] as &[u8]);
+        assert_eq!(
+            slice(&data, 3, 2, "x"),
+            Err(Error::Truncated {
+                what: "x",
+                offset: 3,
+                needed: 2,
+                available: 1
+            })
+        );
+        assert_eq!(
+            slice(&data, 9, 1, "x"),
+            Err(Error::Truncated {
+                what: "x",
+                offset: 9,
+                needed: 1,
+                available: 0
+            })
+        );
+        assert_eq!(
+            slice(&data, u64::MAX, 2, "x"),
+            Err(Error::Overflow {
+                what: "x",
+                offset: u64::MAX
+            })
+        );
+    }
+
+    #[test]
+    fn read_is_unaligned_and_zero_copy() {
+        let data = [0u8, 1, 0, 0, 0, 2, 0, 0, 0];
+        let pair: &Pair = read(&data, 1, "pair").unwrap();
+        assert_eq!((pair.a.get(), pair.b.get()), (1, 2));
+        assert!(read::<Pair>(&data, 2, "pair").is_err());
+    }
+
+    #[test]
+    fn huge_table_counts_fail_before_anything_is_sized() {
+        let data = [0u8; 16];
+        assert!(matches!(
+            read_table::<Pair>(&data, 0, u64::MAX, "t"),
+            Err(Error::Overflow { .. })
+        ));
+        assert!(matches!(
+            read_table::<Pair>(&data, 0, 3, "t"),
+            Err(Error::Truncated { needed: 24, .. })
+        ));
+        assert_eq!(read_table::<Pair>(&data, 0, 2, "t").unwrap().len(), 2);
+    }
+
+    #[test]
+    fn cursor_reports_absolute_offsets_and_empties_on_error() {
+        let data = [0u8; 10];
+        let mut c = Cursor::new(&data, 100);
+        c.take(4, "a").unwrap();
+        assert_eq!(c.offset(), 104);
+        let err = c.take(7, "b").unwrap_err();
+        assert_eq!(
+            err,
+            Error::Truncated {
+                what: "b",
+                offset: 104,
+                needed: 7,
+                available: 6
+            }
+        );
+        assert!(c.is_empty());
+        assert!(c.take_rest().is_empty());
+    }
+
+    #[test]
+    fn rest_past_end_is_truncated() {
+        assert_eq!(rest(&[1, 2], 2, "r").unwrap(), &[] as &[u8]);
+        assert!(rest(&[1, 2], 3, "r").is_err());
+    }
+}

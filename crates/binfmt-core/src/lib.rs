@@ -1,0 +1,34 @@
+#![doc = include_str!("../README.md")]
+#![no_std]
+// Only the `mmap` module needs `unsafe`; without that feature none is allowed at all.
+#![cfg_attr(not(feature = "mmap"), forbid(unsafe_code))]
+#![cfg_attr(feature = "mmap", deny(unsafe_code))]
+#![cfg_attr(docsrs, feature(doc_cfg))]
+
+#[cfg(any(feature = "std", test))]
+extern crate std;
+
+pub mod align;
+pub mod bytes;
+pub mod error;
+pub mod le;
+pub mod magic;
+pub mod version;
+
+#[cfg(feature = "std")]
+#[cfg_attr(docsrs, doc(cfg(feature = "std")))]
+pub mod atomic;
+
+#[cfg(feature = "mmap")]
+#[cfg_attr(docsrs, doc(cfg(feature = "mmap")))]
+pub mod mmap;
+
+pub use error::{Diagnostic, Error, Fault, Found, Result};
+pub use version::{Compatibility, Version, VersionPolicy};
+
+/// The zerocopy version the layout structs of every format crate are built on.
+///
+/// Format crates expose their layout structs in a `raw` module; those types implement
+/// zerocopy's traits, so zerocopy is part of their public API. Re-exported here so that
+/// users can name the traits without adding a dependency of their own.
+pub use zerocopy;

@@ -1,0 +1,14 @@
+//! Zero-copy reader and writer for kastore 1.0, the key-array store inside every tskit .trees file.
+//!
+//! Work in progress: only format detection exists so far.
+#![no_std]
+#![forbid(unsafe_code)]
+
+/// The signature at the start of every file of this format.
+pub const MAGIC: &[u8] = b"\x89KAS\r\n\x1a\n";
+
+/// True when `head` (the first bytes of a file) looks like this format.
+#[must_use]
+pub fn sniff(head: &[u8]) -> bool {
+    binfmt_core::magic::starts_with(head, MAGIC)
+}

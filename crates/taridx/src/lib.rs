@@ -1,0 +1,14 @@
+//! The .taridx index of tar shards (glzn iTar): reader, writer, tar indexer and lookup by sample key.
+//!
+//! Work in progress: only format detection exists so far.
+#![no_std]
+#![forbid(unsafe_code)]
+
+/// The signature at the start of every file of this format.
+pub const MAGIC: &[u8] = b"TARIDX\0\0";
+
+/// True when `head` (the first bytes of a file) looks like this format.
+#[must_use]
+pub fn sniff(head: &[u8]) -> bool {
+    binfmt_core::magic::starts_with(head, MAGIC)
+}
