@@ -1,0 +1,58 @@
+//! Test support shared by every crate's interop tests (included with `#[path]`):
+//! finding the Python that has the reference implementations installed.
+//!
+//! Tests that need a reference implementation (tacozip, kastore, bloscpack …) call
+//! [`python`]. It returns the interpreter named by `BINFMT_PYTHON` (`.ci/run` creates
+//! `tools/.venv` from `tools/requirements.txt` and sets it). Without it the test prints
+//! why it skips and passes, unless `BINFMT_REQUIRE_REFERENCE=1`, in which case it fails:
+//! a machine that is meant to check interop must not skip silently.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The interpreter with the reference implementations, or `None` (after saying so).
+pub fn python(test: &str) -> Option<PathBuf> {
+    match std::env::var_os("BINFMT_PYTHON") {
+        Some(p) if !p.is_empty() => Some(PathBuf::from(p)),
+        _ => {
+            assert!(
+                std::env::var_os("BINFMT_REQUIRE_REFERENCE").is_none_or(|v| v != "1"),
+                "{test}: BINFMT_REQUIRE_REFERENCE=1 but BINFMT_PYTHON is not set"
+            );
+            eprintln!(
+                "{test}: skipped, BINFMT_PYTHON is not set (see tools/requirements.txt and .ci/run)"
+            );
+            None
+        }
+    }
+}
+
+/// The repository root (the parent of `crates/` and `tools/`).
+pub fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .ancestors()
+        .find(|p| p.join("tools").join("requirements.txt").is_file())
+        .map(Path::to_path_buf)
+        .expect("the repository root holds tools/requirements.txt")
+}
+
+/// Runs `python tools/<script> args…`, returns its stdout, and fails the test with its
+/// stderr when it exits non-zero.
+pub fn run(python: &Path, script: &str, args: &[&std::ffi::OsStr]) -> String {
+    let path = repo_root().join("tools").join(script);
+    let out = Command::new(python)
+        .arg(&path)
+        .args(args)
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {}: {e}", path.display()));
+    assert!(
+        out.status.success(),
+        "{} failed ({}):\n{}\n{}",
+        path.display(),
+        out.status,
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
