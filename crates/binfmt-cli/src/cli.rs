@@ -76,7 +76,8 @@ struct VerifyArgs {
 
 /// Parses the command line, with the `--json` keys of every format in `inspect --help`.
 pub(crate) fn parse() -> Cli {
-    let command = Cli::command().mut_subcommand("inspect", |c| c.after_long_help(formats::inspect_help()));
+    let command =
+        Cli::command().mut_subcommand("inspect", |c| c.after_long_help(formats::inspect_help()));
     let matches = command.get_matches();
     match Cli::from_arg_matches(&matches) {
         Ok(cli) => cli,
@@ -103,7 +104,10 @@ pub(crate) fn run(cli: Cli) -> Result<ExitCode, Failure> {
 
 fn open(path: &Path) -> Result<(Input, Format), Failure> {
     let input = Input::open(path)?;
-    let head = input.bytes().get(..detect::HEAD_LEN).unwrap_or(input.bytes());
+    let head = input
+        .bytes()
+        .get(..detect::HEAD_LEN)
+        .unwrap_or(input.bytes());
     match detect::detect(head) {
         Some(format) => Ok((input, format)),
         None => Err(Failure::file(
@@ -135,7 +139,8 @@ fn inspect(args: &InspectArgs) -> Result<ExitCode, Failure> {
                 } else {
                     let format = object.get("format").and_then(Value::as_str).unwrap_or("?");
                     writeln!(out, "{}: {format}", path.display()).map_err(Failure::stdout)?;
-                    out.write_all(inspection.text.as_bytes()).map_err(Failure::stdout)?;
+                    out.write_all(inspection.text.as_bytes())
+                        .map_err(Failure::stdout)?;
                 }
             }
             Err(failure) => {
@@ -161,7 +166,8 @@ fn verify(args: &VerifyArgs) -> Result<ExitCode, Failure> {
             Ok((input, format)) => {
                 let problems = formats::verify(format, &input);
                 if problems.is_empty() {
-                    writeln!(io::stdout(), "{}: OK ({format})", path.display()).map_err(Failure::stdout)?;
+                    writeln!(io::stdout(), "{}: OK ({format})", path.display())
+                        .map_err(Failure::stdout)?;
                 }
                 for problem in &problems {
                     all_ok = false;
@@ -178,5 +184,9 @@ fn verify(args: &VerifyArgs) -> Result<ExitCode, Failure> {
 }
 
 fn exit(ok: bool) -> ExitCode {
-    if ok { ExitCode::SUCCESS } else { ExitCode::from(EXIT_PROBLEMS) }
+    if ok {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(EXIT_PROBLEMS)
+    }
 }

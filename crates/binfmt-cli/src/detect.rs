@@ -37,7 +37,8 @@ impl fmt::Display for Format {
 /// The format whose signature `head` starts with. Each crate's `sniff` decides; the
 /// signatures are distinct, so at most one matches.
 pub(crate) fn detect(head: &[u8]) -> Option<Format> {
-    let sniffers: [(Format, fn(&[u8]) -> bool); 5] = [
+    type Sniff = fn(&[u8]) -> bool;
+    let sniffers: [(Format, Sniff); 5] = [
         (Format::Taco, taco_header::sniff),
         (Format::Bloscpack, bloscpack_header::sniff),
         (Format::Kastore, kastore::sniff),

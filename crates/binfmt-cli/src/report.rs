@@ -47,6 +47,7 @@ impl Failure {
     }
 
     /// `PATH: byte N: message` from a format error.
+    #[allow(dead_code)] // used by the format modules as they land
     pub(crate) fn diagnostic(path: &Path, err: &dyn Diagnostic) -> Self {
         Failure::file(path, Problem::from_diagnostic(err))
     }
@@ -73,6 +74,7 @@ impl Problem {
         }
     }
 
+    #[allow(dead_code)] // used by the format modules as they land
     pub(crate) fn from_diagnostic(err: &dyn Diagnostic) -> Self {
         Problem::new(err.offset(), err.to_string())
     }

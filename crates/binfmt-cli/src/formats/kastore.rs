@@ -16,11 +16,17 @@ pub(crate) const JSON_HELP: &str = "kastore: (not implemented yet)";
 pub(crate) enum Command {}
 
 pub(crate) fn inspect(input: &Input, _options: &InspectOptions) -> Result<Inspection, Failure> {
-    Err(Failure::file(input.path(), "kastore support is not implemented yet"))
+    Err(Failure::file(
+        input.path(),
+        "kastore support is not implemented yet",
+    ))
 }
 
 pub(crate) fn verify(_input: &Input) -> Vec<Problem> {
-    vec![Problem::new(None, "kastore verification is not implemented yet")]
+    vec![Problem::new(
+        None,
+        "kastore verification is not implemented yet",
+    )]
 }
 
 pub(crate) fn run(command: Command) -> Result<ExitCode, Failure> {

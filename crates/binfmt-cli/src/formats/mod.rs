@@ -21,6 +21,7 @@ use crate::report::{Failure, Problem};
 #[derive(Debug, Clone, Copy, Default)]
 pub(crate) struct InspectOptions {
     /// `--rows`: list every row of a .taridx index.
+    #[allow(dead_code)] // read by the .taridx module once it lands
     pub(crate) rows: bool,
 }
 
@@ -33,7 +34,11 @@ pub(crate) struct Inspection {
     pub(crate) text: String,
 }
 
-pub(crate) fn inspect(format: Format, input: &Input, options: &InspectOptions) -> Result<Inspection, Failure> {
+pub(crate) fn inspect(
+    format: Format,
+    input: &Input,
+    options: &InspectOptions,
+) -> Result<Inspection, Failure> {
     match format {
         Format::Taco => taco::inspect(input, options),
         Format::Bloscpack => bloscpack::inspect(input, options),
@@ -61,7 +66,13 @@ pub(crate) fn inspect_help() -> String {
          \"mldf\" or \"taridx\"; null when unknown). A file that cannot be read or parsed gets \
          {\"file\", \"format\", \"error\": MESSAGE} and the exit code is 1. The other keys, per format:\n",
     );
-    for keys in [taco::JSON_HELP, bloscpack::JSON_HELP, kastore::JSON_HELP, mldf::JSON_HELP, taridx::JSON_HELP] {
+    for keys in [
+        taco::JSON_HELP,
+        bloscpack::JSON_HELP,
+        kastore::JSON_HELP,
+        mldf::JSON_HELP,
+        taridx::JSON_HELP,
+    ] {
         help.push('\n');
         help.push_str(keys);
         help.push('\n');
