@@ -474,7 +474,7 @@ impl<'a> Dataset<'a> {
     /// [`Error::AllocSizeMismatch`], [`Error::ItemChecksum`].
     pub fn value(&self, sample: u64, field: usize) -> Result<Value<'a>> {
         let f = self.field(field)?;
-        self.decode(sample, f, self.item_crcs).map(|(v, _)| v)
+        self.decode(sample, f, self.item_crcs)
     }
 
     /// The value of the field named `name` of sample `sample`.
@@ -483,7 +483,7 @@ impl<'a> Dataset<'a> {
     /// As for [`Dataset::value`]; `Ok(None)` when there is no such field.
     pub fn value_by_name(&self, sample: u64, name: &str) -> Result<Option<Value<'a>>> {
         match self.field_by_name(name) {
-            Some(f) => self.decode(sample, f, self.item_crcs).map(|(v, _)| Some(v)),
+            Some(f) => self.decode(sample, f, self.item_crcs).map(Some),
             None => Ok(None),
         }
     }
@@ -514,25 +514,19 @@ impl<'a> Dataset<'a> {
         })
     }
 
-    /// Decodes one slot; also returns the item's `(ptr, size)` when it has bytes.
-    fn decode(
-        &self,
-        sample: u64,
-        field: &Field<'a>,
-        check_crc: bool,
-    ) -> Result<(Value<'a>, Option<(u64, u32)>)> {
+    /// Finds a slot and its payload, checking the pointer rules (not the per-type ones).
+    fn locate(&self, sample: u64, field: &Field<'a>) -> Result<Located<'a>> {
         let (slot, offset) = self.slot_of(sample, field)?;
         let ty = field.field_type();
         if let Some(v) = slot::scalar(&ty, slot) {
-            return Ok((v, None));
+            return Ok(Located::Done(v));
         }
         if slot.iter().all(|&b| b == 0) {
-            let v = if field.is_nullable() {
+            return Ok(Located::Done(if field.is_nullable() {
                 Value::Null
             } else {
                 slot::empty(&ty)
-            };
-            return Ok((v, None));
+            }));
         }
         let bad = |problem| Error::BadValue {
             offset,
@@ -561,21 +555,63 @@ impl<'a> Dataset<'a> {
             }
             bytes::slice(self.data, ptr, u64::from(size), "item")?
         };
-        let value = slot::interpret(&ty, slot, payload).map_err(bad)?;
-        if check_crc && size > 0 {
-            let entry = self.entry_for(sample, field.index(), offset, ptr, size)?;
-            let computed = crc32fast::hash(payload);
-            if computed != entry.crc.get() {
-                return Err(Error::ItemChecksum {
-                    offset: ptr,
+        Ok(Located::Payload {
+            slot,
+            offset,
+            ptr,
+            size,
+            payload,
+        })
+    }
+
+    /// Decodes one slot with every access rule, and the item CRC when `check_crc`.
+    fn decode(&self, sample: u64, field: &Field<'a>, check_crc: bool) -> Result<Value<'a>> {
+        let (slot, offset, ptr, size, payload) = match self.locate(sample, field)? {
+            Located::Done(v) => return Ok(v),
+            Located::Payload {
+                slot,
+                offset,
+                ptr,
+                size,
+                payload,
+            } => (slot, offset, ptr, size, payload),
+        };
+        let value =
+            slot::interpret(&field.field_type(), slot, payload, true).map_err(|problem| {
+                Error::BadValue {
+                    offset,
                     sample,
                     field: field.index(),
-                    stored: entry.crc.get(),
-                    computed,
-                });
-            }
+                    problem,
+                }
+            })?;
+        if check_crc && size > 0 {
+            let entry = self.entry_for(sample, field.index(), offset, ptr, size)?;
+            self.check_item_crc(sample, field.index(), entry, ptr, payload)?;
         }
-        Ok((value, (size > 0).then_some((ptr, size))))
+        Ok(value)
+    }
+
+    fn check_item_crc(
+        &self,
+        sample: u64,
+        field: usize,
+        entry: &AllocEntry,
+        ptr: u64,
+        payload: &[u8],
+    ) -> Result<()> {
+        let computed = crc32fast::hash(payload);
+        if computed == entry.crc.get() {
+            Ok(())
+        } else {
+            Err(Error::ItemChecksum {
+                offset: ptr,
+                sample,
+                field,
+                stored: entry.crc.get(),
+                computed,
+            })
+        }
     }
 
     /// The allocation entry of the item at `ptr`, whose size must be `size`.
@@ -618,6 +654,11 @@ impl<'a> Dataset<'a> {
 
     /// Runs every remaining check of whole-file verification on an opened dataset and
     /// hands each problem to `report`.
+    ///
+    /// A payload's contents (UTF-8, CRC) are checked only through its first reference to
+    /// a valid allocation entry, and only when the entries are sorted and disjoint: the
+    /// bytes checked then add up to at most the file size, however many slots share an
+    /// item. Every other slot still gets every metadata and pointer check.
     fn verify_contents(&self, report: &mut dyn FnMut(Error)) {
         let checksummed = self.header.is_checksummed();
         if checksummed {
@@ -625,7 +666,9 @@ impl<'a> Dataset<'a> {
                 report(e);
             }
         }
+        let mut table_ok = true;
         let _ = self.check_alloc_entries(&mut |e| {
+            table_ok = false;
             report(e);
             Ok(())
         });
@@ -637,58 +680,57 @@ impl<'a> Dataset<'a> {
                 if !field.type_id().has_payload() {
                     continue;
                 }
-                let (ptr, size, offset) = match self.decode(sample, field, false) {
-                    Ok((_, Some((ptr, size)))) => {
-                        let offset = self
-                            .slot_of(sample, field)
-                            .map(|(_, o)| o)
-                            .unwrap_or_default();
-                        (ptr, size, offset)
-                    }
-                    Ok((_, None)) => continue,
+                let (slot, offset, ptr, size, payload) = match self.locate(sample, field) {
+                    Ok(Located::Payload {
+                        slot,
+                        offset,
+                        ptr,
+                        size,
+                        payload,
+                    }) => (slot, offset, ptr, size, payload),
+                    Ok(Located::Done(_)) => continue,
                     Err(e) => {
-                        // The pointer may still be fine: match it against the table so
-                        // that its entry is not reported as unreferenced as well.
+                        // Match the pointer anyway, so that its entry is not also
+                        // reported as unreferenced.
                         if let Ok((slot, _)) = self.slot_of(sample, field) {
-                            if let Some((ptr, _)) = slot::pointer(slot) {
-                                if let Some(i) = self.entry_index(ptr) {
-                                    mark(&mut referenced, i);
-                                }
+                            if let Some(i) =
+                                slot::pointer(slot).and_then(|(p, _)| self.entry_index(p))
+                            {
+                                mark(&mut referenced, i);
                             }
                         }
                         report(e);
                         continue;
                     }
                 };
-                match self.entry_for(sample, field.index(), offset, ptr, size) {
-                    Err(e) => report(e),
-                    Ok(entry) => {
-                        if let Some(i) = self.entry_index(ptr) {
-                            if !mark(&mut referenced, i) {
-                                report(Error::SharedItem {
-                                    offset,
-                                    sample,
-                                    field: field.index(),
-                                    ptr,
-                                });
-                            }
-                        }
-                        if checksummed {
-                            if let Ok(payload) =
-                                bytes::slice(self.data, ptr, u64::from(size), "item")
-                            {
-                                let computed = crc32fast::hash(payload);
-                                if computed != entry.crc.get() {
-                                    report(Error::ItemChecksum {
-                                        offset: ptr,
-                                        sample,
-                                        field: field.index(),
-                                        stored: entry.crc.get(),
-                                        computed,
-                                    });
-                                }
-                            }
-                        }
+                let mut entry = None;
+                if size > 0 {
+                    match self.entry_for(sample, field.index(), offset, ptr, size) {
+                        Err(e) => report(e),
+                        Ok(found) => match self.entry_index(ptr) {
+                            Some(i) if mark(&mut referenced, i) => entry = Some(found),
+                            _ => report(Error::SharedItem {
+                                offset,
+                                sample,
+                                field: field.index(),
+                                ptr,
+                            }),
+                        },
+                    }
+                }
+                let content = size == 0 || (table_ok && entry.is_some());
+                if let Err(problem) = slot::interpret(&field.field_type(), slot, payload, content) {
+                    report(Error::BadValue {
+                        offset,
+                        sample,
+                        field: field.index(),
+                        problem,
+                    });
+                }
+                if let (true, true, Some(entry)) = (content, checksummed, entry) {
+                    if let Err(e) = self.check_item_crc(sample, field.index(), entry, ptr, payload)
+                    {
+                        report(e);
                     }
                 }
             }
@@ -709,6 +751,20 @@ impl<'a> Dataset<'a> {
             }
         }
     }
+}
+
+/// A slot found by [`Dataset::locate`].
+enum Located<'a> {
+    /// A scalar, a null or an empty value: nothing more to check.
+    Done(Value<'a>),
+    /// A slot with a payload (possibly empty) whose pointer rules hold.
+    Payload {
+        slot: &'a [u8],
+        offset: u64,
+        ptr: u64,
+        size: u32,
+        payload: &'a [u8],
+    },
 }
 
 /// Sets bit `i`; false when it was already set.

@@ -59,11 +59,17 @@ pub(crate) fn empty(ty: &FieldType) -> Value<'static> {
 
 /// Applies the per-type rules to a slot that is not all zero, whose pointer and size are
 /// consistent and whose `payload` has already been cut from the data region.
+///
+/// With `content` false the payload's bytes are not looked at (no UTF-8 check); text
+/// and JSON values then come back empty. Whole-file verification uses that for slots
+/// whose payload it has already checked through another slot.
 pub(crate) fn interpret<'a>(
     ty: &FieldType,
     slot: &[u8],
     payload: &'a [u8],
+    content: bool,
 ) -> Result<Value<'a>, ValueProblem> {
+    let utf8 = |payload: &'a [u8]| if content { utf8(payload) } else { Ok("") };
     let size = u32::try_from(payload.len()).map_err(|_| ValueProblem::TooLarge {
         size: binfmt_core::bytes::len_u64(payload),
     })?;
@@ -87,7 +93,7 @@ pub(crate) fn interpret<'a>(
             audio(ty.type_id(), slot, payload, size).map(Value::Audio)
         }
         FieldType::TextRaw | FieldType::TextTokenized { .. } => {
-            text(slot, payload, size).map(Value::Text)
+            text(slot, payload, size, utf8).map(Value::Text)
         }
         // These have no payload; callers never pass them here.
         FieldType::Int | FieldType::Float | FieldType::Other(_) => Err(ValueProblem::WrongType {
@@ -187,7 +193,12 @@ fn audio<'a>(
     })
 }
 
-fn text<'a>(slot: &[u8], payload: &'a [u8], size: u32) -> Result<Text<'a>, ValueProblem> {
+fn text<'a>(
+    slot: &[u8],
+    payload: &'a [u8],
+    size: u32,
+    utf8: impl Fn(&'a [u8]) -> Result<&'a str, ValueProblem>,
+) -> Result<Text<'a>, ValueProblem> {
     let (meta, _) = TextMeta::ref_from_prefix(slot).map_err(|_| ValueProblem::Missing)?;
     let num_tokens = meta.num_tokens.get();
     let width: u8 = match meta.encoding {

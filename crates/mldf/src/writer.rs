@@ -481,7 +481,7 @@ fn prepare<'v>(
     // The reader's rules, applied to what we built (they do not look at data_ptr).
     let built = slot.get(..len).unwrap_or_default();
     if type_id.has_payload() && !built.iter().all(|&b| b == 0) {
-        slot::interpret(ty, built, payload)?;
+        slot::interpret(ty, built, payload, true)?;
     }
     Ok(Prepared { slot, len, payload })
 }
