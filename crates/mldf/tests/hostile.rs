@@ -1,5 +1,10 @@
 //! Inputs built to cost work or memory out of proportion to their size.
-#![allow(clippy::unwrap_used, clippy::indexing_slicing, missing_docs)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::indexing_slicing,
+    clippy::cast_possible_truncation,
+    missing_docs
+)]
 
 use std::io::Cursor;
 
