@@ -2,7 +2,6 @@
 
 use alloc::vec;
 use alloc::vec::Vec;
-use core::cmp::Ordering;
 
 use binfmt_core::bytes::{self, len_u64};
 use zerocopy::IntoBytes;
@@ -12,6 +11,7 @@ use crate::field::Field;
 use crate::header::{ALLOC_ENTRY_SIZE, DESCRIPTOR_SIZE, DESCRIPTORS_OFFSET, Header, at};
 use crate::raw::{AllocEntry, FieldDescriptor};
 use crate::slot;
+use crate::types::FieldType;
 use crate::value::Value;
 
 /// Which optional checks a [`Dataset`] runs on a checksummed file.
@@ -58,6 +58,23 @@ impl ReadOptions {
     }
 }
 
+/// What an access needs of a field, kept small and together for the hot path.
+#[derive(Debug, Clone, Copy)]
+struct Hot {
+    offset: usize,
+    len: usize,
+    kind: Kind,
+    nullable: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Int,
+    Float,
+    Payload,
+    Unknown,
+}
+
 /// A section of the file, for the overlap check.
 #[derive(Clone, Copy)]
 struct Section {
@@ -76,9 +93,11 @@ pub struct Dataset<'a> {
     data: &'a [u8],
     header: Header,
     fields: Vec<Field<'a>>,
-    by_name: Vec<usize>,
+    by_name: Vec<(&'a [u8], usize)>,
+    hot: Vec<Hot>,
     has_unknown_types: bool,
     row_size: u64,
+    row_len: usize,
     metadata: &'a [u8],
     data_start: u64,
     data_end: u64,
@@ -158,6 +177,21 @@ impl<'a> Dataset<'a> {
             fields.push(field);
         }
         let by_name = name_index(&fields)?;
+        // Offsets within a row fit usize whenever there is a row in memory to index.
+        let hot = fields
+            .iter()
+            .map(|f| Hot {
+                offset: usize::try_from(f.row_offset()).unwrap_or(usize::MAX),
+                len: usize::try_from(f.metadata_size()).unwrap_or(usize::MAX),
+                kind: match f.field_type() {
+                    FieldType::Int => Kind::Int,
+                    FieldType::Float => Kind::Float,
+                    FieldType::Other(_) => Kind::Unknown,
+                    _ => Kind::Payload,
+                },
+                nullable: f.is_nullable(),
+            })
+            .collect();
 
         // Sections (step 5).
         let data_ptr = header.data_ptr();
@@ -290,8 +324,10 @@ impl<'a> Dataset<'a> {
             header,
             fields,
             by_name,
+            hot,
             has_unknown_types,
             row_size,
+            row_len: usize::try_from(row_size).unwrap_or(usize::MAX),
             metadata,
             data_start: data_ptr,
             data_end,
@@ -407,16 +443,11 @@ impl<'a> Dataset<'a> {
     /// The field named `name` (compared by bytes), if any.
     #[must_use]
     pub fn field_by_name(&self, name: &str) -> Option<&Field<'a>> {
-        let fields = &self.fields;
         self.by_name
-            .binary_search_by(|&i| {
-                fields
-                    .get(i)
-                    .map_or(Ordering::Less, |f| f.name().as_bytes().cmp(name.as_bytes()))
-            })
+            .binary_search_by(|(n, _)| (*n).cmp(name.as_bytes()))
             .ok()
             .and_then(|pos| self.by_name.get(pos))
-            .and_then(|&i| fields.get(i))
+            .and_then(|&(_, i)| self.fields.get(i))
     }
 
     /// Bytes per metadata row.
@@ -442,27 +473,43 @@ impl<'a> Dataset<'a> {
     /// # Errors
     /// [`Error::SampleIndex`], [`Error::FieldIndex`].
     pub fn slot(&self, sample: u64, field: usize) -> Result<(&'a [u8], u64)> {
-        let f = self.field(field)?;
-        self.slot_of(sample, f)
+        let (slot, _, start) = self.slot_at(sample, field)?;
+        Ok((slot, self.slot_offset(start)))
     }
 
-    fn slot_of(&self, sample: u64, field: &Field<'a>) -> Result<(&'a [u8], u64)> {
-        if sample >= self.header.num_samples() {
+    /// The slot, the field's access summary and the slot's offset in the metadata table.
+    #[inline]
+    fn slot_at(&self, sample: u64, field: usize) -> Result<(&'a [u8], Hot, usize)> {
+        let hot = *self.hot.get(field).ok_or(Error::FieldIndex {
+            index: field,
+            num_fields: self.fields.len(),
+        })?;
+        let num_samples = self.header.num_samples();
+        if sample >= num_samples {
             return Err(Error::SampleIndex {
                 index: sample,
-                num_samples: self.header.num_samples(),
+                num_samples,
             });
         }
-        // sample < N and N · row_size fits the metadata slice, so nothing overflows.
-        let start = sample * self.row_size + field.row_offset();
-        let offset = self.header.metadata_ptr().saturating_add(start);
-        let slot = bytes::slice(
-            self.metadata,
-            start,
-            u64::from(field.metadata_size()),
-            "metadata slot",
-        )?;
-        Ok((slot, offset))
+        // sample < N and N · row_size is the metadata slice's length, so these fit.
+        let start = usize::try_from(sample)
+            .ok()
+            .and_then(|s| s.checked_mul(self.row_len))
+            .and_then(|s| s.checked_add(hot.offset));
+        let slot = start
+            .and_then(|start| self.metadata.get(start..start.checked_add(hot.len)?))
+            .ok_or(Error::SampleIndex {
+                index: sample,
+                num_samples,
+            })?;
+        Ok((slot, hot, start.unwrap_or(0)))
+    }
+
+    /// The absolute offset of the slot at `start` in the metadata table.
+    fn slot_offset(&self, start: usize) -> u64 {
+        self.header
+            .metadata_ptr()
+            .saturating_add(u64::try_from(start).unwrap_or(u64::MAX))
     }
 
     /// The value of field `field` of sample `sample`, checked against every per-type rule
@@ -473,8 +520,7 @@ impl<'a> Dataset<'a> {
     /// [`Error::ItemOutsideData`], and for CRC checks [`Error::MissingAllocEntry`],
     /// [`Error::AllocSizeMismatch`], [`Error::ItemChecksum`].
     pub fn value(&self, sample: u64, field: usize) -> Result<Value<'a>> {
-        let f = self.field(field)?;
-        self.decode(sample, f, self.item_crcs)
+        self.decode(sample, field, self.item_crcs)
     }
 
     /// The value of the field named `name` of sample `sample`.
@@ -483,7 +529,7 @@ impl<'a> Dataset<'a> {
     /// As for [`Dataset::value`]; `Ok(None)` when there is no such field.
     pub fn value_by_name(&self, sample: u64, name: &str) -> Result<Option<Value<'a>>> {
         match self.field_by_name(name) {
-            Some(f) => self.decode(sample, f, self.item_crcs).map(Some),
+            Some(f) => self.decode(sample, f.index(), self.item_crcs).map(Some),
             None => Ok(None),
         }
     }
@@ -515,23 +561,39 @@ impl<'a> Dataset<'a> {
     }
 
     /// Finds a slot and its payload, checking the pointer rules (not the per-type ones).
-    fn locate(&self, sample: u64, field: &Field<'a>) -> Result<Located<'a>> {
-        let (slot, offset) = self.slot_of(sample, field)?;
-        let ty = field.field_type();
-        if let Some(v) = slot::scalar(&ty, slot) {
-            return Ok(Located::Done(v));
+    #[inline]
+    fn locate(&self, sample: u64, field: usize) -> Result<Located<'a>> {
+        let (slot, hot, start) = self.slot_at(sample, field)?;
+        let first8 = |slot: &[u8]| {
+            slot.get(..8)
+                .and_then(|b| <[u8; 8]>::try_from(b).ok())
+                .unwrap_or_default()
+        };
+        match hot.kind {
+            Kind::Int => return Ok(Located::Done(Value::Int(i64::from_le_bytes(first8(slot))))),
+            Kind::Float => {
+                return Ok(Located::Done(Value::Float(f64::from_le_bytes(first8(
+                    slot,
+                )))));
+            }
+            Kind::Unknown => return Ok(Located::Done(Value::Unknown(slot))),
+            Kind::Payload => {}
         }
-        if slot.iter().all(|&b| b == 0) {
-            return Ok(Located::Done(if field.is_nullable() {
+        // No early exit: the OR of 16 or 24 bytes vectorises.
+        if slot.iter().fold(0u8, |acc, &b| acc | b) == 0 {
+            return Ok(Located::Done(if hot.nullable {
                 Value::Null
             } else {
-                slot::empty(&ty)
+                self.fields
+                    .get(field)
+                    .map_or(Value::Null, |f| slot::empty(f.field_type_ref()))
             }));
         }
+        let offset = self.slot_offset(start);
         let bad = |problem| Error::BadValue {
             offset,
             sample,
-            field: field.index(),
+            field,
             problem,
         };
         let (ptr, size) = slot::pointer(slot).ok_or(bad(ValueProblem::Missing))?;
@@ -542,18 +604,27 @@ impl<'a> Dataset<'a> {
             &[][..]
         } else {
             let end = ptr.checked_add(u64::from(size));
-            if ptr < self.data_start || end.is_none_or(|end| end > self.data_end) {
-                return Err(Error::ItemOutsideData {
-                    offset,
-                    sample,
-                    field: field.index(),
-                    ptr,
-                    size,
-                    data_start: self.data_start,
-                    data_end: self.data_end,
-                });
+            let range = match end {
+                Some(end) if ptr >= self.data_start && end <= self.data_end => {
+                    // Both are ≤ the input's length, so they fit usize.
+                    usize::try_from(ptr).ok().zip(usize::try_from(end).ok())
+                }
+                _ => None,
+            };
+            match range.and_then(|(start, end)| self.data.get(start..end)) {
+                Some(payload) => payload,
+                None => {
+                    return Err(Error::ItemOutsideData {
+                        offset,
+                        sample,
+                        field,
+                        ptr,
+                        size,
+                        data_start: self.data_start,
+                        data_end: self.data_end,
+                    });
+                }
             }
-            bytes::slice(self.data, ptr, u64::from(size), "item")?
         };
         Ok(Located::Payload {
             slot,
@@ -565,7 +636,8 @@ impl<'a> Dataset<'a> {
     }
 
     /// Decodes one slot with every access rule, and the item CRC when `check_crc`.
-    fn decode(&self, sample: u64, field: &Field<'a>, check_crc: bool) -> Result<Value<'a>> {
+    #[inline]
+    fn decode(&self, sample: u64, field: usize, check_crc: bool) -> Result<Value<'a>> {
         let (slot, offset, ptr, size, payload) = match self.locate(sample, field)? {
             Located::Done(v) => return Ok(v),
             Located::Payload {
@@ -576,18 +648,19 @@ impl<'a> Dataset<'a> {
                 payload,
             } => (slot, offset, ptr, size, payload),
         };
+        let f = self.field(field)?;
         let value =
-            slot::interpret(&field.field_type(), slot, payload, true).map_err(|problem| {
+            slot::interpret(f.field_type_ref(), slot, payload, true).map_err(|problem| {
                 Error::BadValue {
                     offset,
                     sample,
-                    field: field.index(),
+                    field,
                     problem,
                 }
             })?;
         if check_crc && size > 0 {
-            let entry = self.entry_for(sample, field.index(), offset, ptr, size)?;
-            self.check_item_crc(sample, field.index(), entry, ptr, payload)?;
+            let entry = self.entry_for(sample, field, offset, ptr, size)?;
+            self.check_item_crc(sample, field, entry, ptr, payload)?;
         }
         Ok(value)
     }
@@ -680,7 +753,7 @@ impl<'a> Dataset<'a> {
                 if !field.type_id().has_payload() {
                     continue;
                 }
-                let (slot, offset, ptr, size, payload) = match self.locate(sample, field) {
+                let (slot, offset, ptr, size, payload) = match self.locate(sample, field.index()) {
                     Ok(Located::Payload {
                         slot,
                         offset,
@@ -692,7 +765,7 @@ impl<'a> Dataset<'a> {
                     Err(e) => {
                         // Match the pointer anyway, so that its entry is not also
                         // reported as unreferenced.
-                        if let Ok((slot, _)) = self.slot_of(sample, field) {
+                        if let Ok((slot, _, _)) = self.slot_at(sample, field.index()) {
                             if let Some(i) =
                                 slot::pointer(slot).and_then(|(p, _)| self.entry_index(p))
                             {
@@ -719,7 +792,9 @@ impl<'a> Dataset<'a> {
                     }
                 }
                 let content = size == 0 || (table_ok && entry.is_some());
-                if let Err(problem) = slot::interpret(&field.field_type(), slot, payload, content) {
+                if let Err(problem) =
+                    slot::interpret(field.field_type_ref(), slot, payload, content)
+                {
                     report(Error::BadValue {
                         offset,
                         sample,
@@ -785,19 +860,21 @@ fn is_marked(bits: &[u64], i: usize) -> bool {
         .is_some_and(|w| w & (1u64 << (i % 64)) != 0)
 }
 
-/// Field indexes sorted by name bytes; fails on the first duplicate.
-fn name_index(fields: &[Field<'_>]) -> Result<Vec<usize>> {
-    let mut order: Vec<usize> = (0..fields.len()).collect();
-    let name = |i: usize| fields.get(i).map_or(&[][..], |f| f.name().as_bytes());
-    order.sort_by(|&a, &b| name(a).cmp(name(b)).then(a.cmp(&b)));
+/// (name bytes, field index), sorted by name; fails on a duplicate name.
+fn name_index<'a>(fields: &[Field<'a>]) -> Result<Vec<(&'a [u8], usize)>> {
+    let mut order: Vec<(&'a [u8], usize)> = fields
+        .iter()
+        .map(|f| (f.name().as_bytes(), f.index()))
+        .collect();
+    order.sort_unstable_by(|a, b| a.0.cmp(b.0));
     for pair in order.windows(2) {
-        if let [a, b] = *pair {
-            if name(a) == name(b) {
-                let later = fields.get(b);
+        if let [(a_name, a), (b_name, b)] = *pair {
+            if a_name == b_name {
+                let (first, later) = (a.min(b), a.max(b));
                 return Err(Error::DuplicateName {
-                    offset: later.map_or(0, Field::descriptor_offset),
-                    field: b,
-                    first: a,
+                    offset: fields.get(later).map_or(0, Field::descriptor_offset),
+                    field: later,
+                    first,
                 });
             }
         }

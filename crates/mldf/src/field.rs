@@ -99,6 +99,10 @@ impl<'a> Field<'a> {
         self.field_type
     }
 
+    pub(crate) const fn field_type_ref(&self) -> &FieldType {
+        &self.field_type
+    }
+
     /// The stored type id.
     #[must_use]
     pub const fn type_id(&self) -> TypeId {

@@ -5,23 +5,9 @@ use binfmt_core::le::{U16, U32};
 use zerocopy::FromBytes;
 
 use crate::error::ValueProblem;
-use crate::raw::{AudioMeta, FloatMeta, ImageMeta, IntMeta, TextMeta};
+use crate::raw::{AudioMeta, ImageMeta, TextMeta};
 use crate::types::{AudioCodec, FieldType, ImageMode, TypeId};
 use crate::value::{Audio, Image, Text, Value};
-
-/// The value of an INT or FLOAT slot, or an unknown type's slot.
-pub(crate) fn scalar<'a>(ty: &FieldType, slot: &'a [u8]) -> Option<Value<'a>> {
-    match ty {
-        FieldType::Int => IntMeta::ref_from_prefix(slot)
-            .ok()
-            .map(|(m, _)| Value::Int(m.value.get())),
-        FieldType::Float => FloatMeta::ref_from_prefix(slot)
-            .ok()
-            .map(|(m, _)| Value::Float(m.value.get())),
-        FieldType::Other(_) => Some(Value::Unknown(slot)),
-        _ => None,
-    }
-}
 
 /// `(data_ptr, data_size)` of a payload slot (the first 12 bytes of every payload type).
 pub(crate) fn pointer(slot: &[u8]) -> Option<(u64, u32)> {
