@@ -521,7 +521,8 @@ impl FileWriter {
         // Validate before creating anything on disk.
         schema.validate()?;
         let file = AtomicFile::create(path)?;
-        let out = BufWriter::with_capacity(256 * 1024, file);
+        // Payloads of 64 KiB or more bypass the buffer; smaller ones are gathered.
+        let out = BufWriter::with_capacity(64 * 1024, file);
         Ok(FileWriter {
             inner: Writer::new(out, schema, options)?,
         })
