@@ -180,7 +180,7 @@ fn write(c: &mut Criterion) {
                     let file = std::fs::File::create(&path).unwrap();
                     let options = WriterOptions::new().checksums(checksums);
                     let mut w =
-                        Writer::new(BufWriter::with_capacity(256 * 1024, file), &schema, options)
+                        Writer::new(BufWriter::with_capacity(64 * 1024, file), &schema, options)
                             .unwrap();
                     for i in 0..BLOBS {
                         w.push(&[Value::Int(i as i64), Value::Bytes(&blob)])
