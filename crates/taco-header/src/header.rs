@@ -52,12 +52,13 @@ impl<'a> Header<'a> {
     /// than 157 bytes (a whole archive, or the body of a `Range: bytes=0-255` response).
     ///
     /// # Errors
-    /// The first problem found, in byte order: [`binfmt_core::Error::Truncated`] for fewer
-    /// than 157 bytes, [`binfmt_core::Error::BadMagic`] for a missing local-header
-    /// signature, then [`Error::Encrypted`], [`Error::DataDescriptor`],
-    /// [`Error::Compressed`], [`Error::PayloadSize`], [`Error::NameLength`],
-    /// [`Error::ExtraField`], [`Error::WrongName`], [`Error::CountTooLarge`],
-    /// [`Error::NonZeroPadding`], and finally [`Error::CrcMismatch`].
+    /// The first problem found: [`binfmt_core::Error::Truncated`] for fewer than 157
+    /// bytes, [`binfmt_core::Error::BadMagic`] for a missing local-header signature,
+    /// [`Error::WrongName`] when the first member is not `TACO_HEADER`, then in byte
+    /// order [`Error::Encrypted`], [`Error::DataDescriptor`], [`Error::Compressed`],
+    /// [`Error::PayloadSize`], [`Error::NameLength`], [`Error::ExtraField`],
+    /// [`Error::CountTooLarge`], [`Error::NonZeroPadding`], and last
+    /// [`Error::CrcMismatch`].
     #[must_use = "parsing only validates; use the returned header"]
     pub fn parse(bytes: &'a [u8]) -> Result<Self> {
         Header::parse_with(bytes, Check::Full)
@@ -80,10 +81,13 @@ impl<'a> Header<'a> {
                 "TACO archive (ZIP local file header)",
             )?;
         }
+        // The name first: for an ordinary ZIP file, "this is not a TACO archive" is
+        // the useful message, not whichever field happens to differ first.
+        if raw.name != HEADER_NAME {
+            return Err(header.wrong_name());
+        }
         if check != Check::Reference {
             header.check_fields()?;
-        } else if raw.name != HEADER_NAME {
-            return Err(header.wrong_name());
         }
         if raw.payload.count > MAX_COUNT {
             return Err(Error::CountTooLarge {
@@ -150,9 +154,6 @@ impl<'a> Header<'a> {
                 offset: 28,
                 len: local.extra_len.get(),
             });
-        }
-        if self.raw.name != HEADER_NAME {
-            return Err(self.wrong_name());
         }
         Ok(())
     }
