@@ -49,7 +49,7 @@ impl<'a> CentralEntry<'a> {
                 &CENTRAL_ENTRY_SIGNATURE,
                 "central-directory entry",
             )
-            .map_err(|e| at_offset(e, offset))?;
+            .map_err(|e| e.rebased(offset))?;
         }
         let name = cursor.take(
             u64::from(raw.name_len.get()),
@@ -156,24 +156,6 @@ fn zip64_extra(extra: &[u8], extra_offset: u64) -> Result<Option<&[u8]>> {
     Ok(None)
 }
 
-fn at_offset(e: binfmt_core::Error, offset: u64) -> Error {
-    match e {
-        binfmt_core::Error::BadMagic {
-            what,
-            expected,
-            found,
-            ..
-        } => binfmt_core::Error::BadMagic {
-            what,
-            offset,
-            expected,
-            found,
-        }
-        .into(),
-        other => other.into(),
-    }
-}
-
 /// The entries of a central directory, in order, from its bytes.
 ///
 /// Yields at most the declared number of entries; an entry that does not fit ends the
@@ -273,7 +255,7 @@ impl<'a> LocalEntry<'a> {
         let raw: &raw::LocalHeader = cursor.read("local file header")?;
         if raw.signature != LOCAL_HEADER_SIGNATURE {
             magic::check(bytes, 0, &LOCAL_HEADER_SIGNATURE, "local file header")
-                .map_err(|e| at_offset(e, offset))?;
+                .map_err(|e| e.rebased(offset))?;
         }
         let name = cursor.take(u64::from(raw.name_len.get()), "local file header name")?;
         let data_offset = bytes::end(

@@ -229,9 +229,9 @@ fn parse_zip64_record(bytes: &[u8], at: u64, locator_offset: u64) -> Result<raw:
         &ZIP64_END_SIGNATURE,
         "ZIP64 end-of-central-directory record",
     )
-    .map_err(|e| rebase(e, at))?;
+    .map_err(|e| e.rebased(at))?;
     let record: &raw::Zip64End = bytes::read(bytes, 0, "ZIP64 end-of-central-directory record")
-        .map_err(|e| rebase(e, at))?;
+        .map_err(|e| e.rebased(at))?;
     let size = record.record_size.get();
     // The record (and any extensible data after its fixed part) must end at or before
     // the locator.
@@ -245,37 +245,6 @@ fn parse_zip64_record(bytes: &[u8], at: u64, locator_offset: u64) -> Result<raw:
         });
     }
     Ok(*record)
-}
-
-/// Offsets in errors from a parse of a sub-slice that starts at `base`.
-fn rebase(e: binfmt_core::Error, base: u64) -> Error {
-    match e {
-        binfmt_core::Error::BadMagic {
-            what,
-            expected,
-            found,
-            ..
-        } => binfmt_core::Error::BadMagic {
-            what,
-            offset: base,
-            expected,
-            found,
-        }
-        .into(),
-        binfmt_core::Error::Truncated {
-            what,
-            needed,
-            available,
-            offset,
-        } => binfmt_core::Error::Truncated {
-            what,
-            offset: base.saturating_add(offset),
-            needed,
-            available,
-        }
-        .into(),
-        other => other.into(),
-    }
 }
 
 /// The position, in `tail`, of the last end record whose comment reaches the end exactly.
