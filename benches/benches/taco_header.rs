@@ -38,6 +38,17 @@ fn decode(c: &mut Criterion) {
             });
         });
     }
+    group.bench_function("structure_parse_only", |b| {
+        b.iter(|| Header::parse_with(black_box(&bytes), Check::Structure).map(|h| h.count()))
+    });
+    group.bench_function("crc_only", |b| {
+        let h = Header::parse_with(&bytes, Check::Structure).expect("valid");
+        b.iter(|| black_box(black_box(h).computed_crc32()))
+    });
+    group.bench_function("entries_only", |b| {
+        let h = Header::parse_with(&bytes, Check::Structure).expect("valid");
+        b.iter(|| black_box(black_box(h).entries()))
+    });
     let lib = reference::load("BINFMT_TACOZIP_LIB", "tacozip_parse_header");
     if let Some(parse) = lib.as_ref().and_then(TacozipParseHeader::new) {
         let mut out = TacoMetaArray::default();

@@ -53,6 +53,16 @@ impl Entries {
         }
     }
 
+    /// `len` entries from the start of `slots`, the rest zero. `len` ≤ 7 is the
+    /// caller's promise (a parsed header's count).
+    #[inline]
+    pub(crate) fn from_array(slots: [Entry; MAX_ENTRIES], len: u8) -> Self {
+        Entries {
+            slots,
+            len: len.min(raw::MAX_COUNT),
+        }
+    }
+
     /// The given entries.
     ///
     /// # Errors

@@ -1,7 +1,7 @@
 //! The 157-byte header: a zero-copy view that validates once, and serialization.
 
 use binfmt_core::{Found, bytes, magic};
-use zerocopy::IntoBytes;
+use zerocopy::{FromBytes, IntoBytes};
 
 use crate::entries::{Entries, Entry};
 use crate::error::{Error, Result};
@@ -17,6 +17,70 @@ const FLAG_ENCRYPTED: u16 = 1 << 0;
 const FLAG_DATA_DESCRIPTOR: u16 = 1 << 3;
 /// General-purpose flag bit 11: the name is UTF-8.
 pub(crate) const FLAG_UTF8: u16 = 1 << 11;
+
+/// Little-endian word of `N` ≤ 8 bytes at `at` of a header. The offsets are constants,
+/// so no bounds check survives compilation.
+#[inline(always)]
+fn word<const N: usize>(b: &[u8; HEADER_SIZE], at: usize) -> u64 {
+    let mut w = [0u8; 8];
+    if let (Some(dst), Some(src)) = (w.get_mut(..N), b.get(at..at.saturating_add(N))) {
+        dst.copy_from_slice(src);
+    }
+    u64::from_le_bytes(w)
+}
+
+/// Bytes 0..8 under this mask: the signature, and flag bits 0 (encrypted) and 3 (data
+/// descriptor), which must be clear; the version (4..6) and other flags are free.
+const SIGNATURE_AND_FLAGS_MASK: u64 = 0x0009_0000_FFFF_FFFF;
+const SIGNATURE_WORD: u64 = 0x0403_4b50;
+/// Bytes 18..41 of every valid header: both sizes 116, name length 11, extra length 0,
+/// and the name.
+const FIXED: [u8; 23] = *b"\x74\0\0\0\x74\0\0\0\x0b\0\0\0TACO_HEADER";
+/// `FIXED` as three (overlapping) words at 18, 26 and 33.
+const FIXED_WORDS: [u64; 3] = [fixed_word(0), fixed_word(8), fixed_word(15)];
+/// The name's last four bytes (file bytes 37..41).
+const NAME_TAIL: u64 = u64::from_le_bytes([b'A', b'D', b'E', b'R', 0, 0, 0, 0]);
+
+// Evaluated at compile time only: an index out of range fails the build.
+#[allow(clippy::indexing_slicing)]
+const fn fixed_word(at: usize) -> u64 {
+    let mut w = [0u8; 8];
+    let mut i = 0;
+    while i < 8 {
+        w[i] = FIXED[at + i];
+        i += 1;
+    }
+    u64::from_le_bytes(w)
+}
+
+/// Everything but the CRC: signature and flags, method (8..10) zero, the fixed bytes,
+/// count ≤ 7 with zero padding (of 41..45 only the count's low three bits may be set).
+#[inline(always)]
+fn structure_ok(b: &[u8; HEADER_SIZE]) -> bool {
+    // `&`, not `&&`: every word is loaded anyway, and one branch beats six.
+    (word::<8>(b, 0) & SIGNATURE_AND_FLAGS_MASK == SIGNATURE_WORD)
+        & (word::<2>(b, 8) == 0)
+        & (word::<8>(b, 18) == FIXED_WORDS[0])
+        & (word::<8>(b, 26) == FIXED_WORDS[1])
+        & (word::<8>(b, 33) == FIXED_WORDS[2])
+        & (word::<4>(b, 41) & !7 == 0)
+}
+
+/// What tacozip checks: signature, name (30..41), count ≤ 7.
+#[inline(always)]
+fn reference_ok(b: &[u8; HEADER_SIZE]) -> bool {
+    (word::<4>(b, 0) == SIGNATURE_WORD)
+        & (word::<8>(b, 30) == u64::from_le_bytes(*b"TACO_HEA"))
+        & (word::<4>(b, 37) == NAME_TAIL)
+        & (word::<1>(b, 41) <= 7)
+}
+
+/// The stored CRC-32 (14..18) matches the payload (41..157).
+#[inline(always)]
+fn crc_ok(b: &[u8; HEADER_SIZE]) -> bool {
+    let payload = b.get(raw::PAYLOAD_OFFSET..).unwrap_or(&[]);
+    u64::from(crc32fast::hash(payload)) == word::<4>(b, 14)
+}
 
 /// How much of the header [`Header::parse_with`] checks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -71,16 +135,46 @@ impl<'a> Header<'a> {
     #[must_use = "parsing only validates; use the returned header"]
     #[inline]
     pub fn parse_with(bytes: &'a [u8], check: Check) -> Result<Self> {
+        // The fast path compares whole little-endian words against the bytes that never
+        // vary; only when it fails does the slow path work out which check failed.
+        if let Some(b) = bytes.first_chunk::<HEADER_SIZE>() {
+            let ok = match check {
+                Check::Full => structure_ok(b) && crc_ok(b),
+                Check::Structure => structure_ok(b),
+                Check::Reference => reference_ok(b),
+            };
+            if ok && let Ok(raw) = raw::Header::ref_from_bytes(b) {
+                return Ok(Header { raw });
+            }
+        }
+        Err(Header::first_problem(bytes, check))
+    }
+
+    /// The first check that `bytes` fails at level `check`, as an error.
+    #[cold]
+    #[inline(never)]
+    fn first_problem(bytes: &'a [u8], check: Check) -> Error {
+        match Header::check_in_order(bytes, check) {
+            Err(e) => e,
+            // Unreachable when the fast path is right; say something true regardless.
+            Ok(()) => binfmt_core::Error::Overflow {
+                what: "TACO header",
+                offset: 0,
+            }
+            .into(),
+        }
+    }
+
+    /// Every check of `check`, in the documented order.
+    fn check_in_order(bytes: &'a [u8], check: Check) -> Result<()> {
         let raw: &raw::Header = bytes::read(bytes, 0, "TACO header")?;
         let header = Header { raw };
-        if raw.local.signature != LOCAL_HEADER_SIGNATURE {
-            magic::check(
-                bytes,
-                0,
-                &LOCAL_HEADER_SIGNATURE,
-                "TACO archive (ZIP local file header)",
-            )?;
-        }
+        magic::check(
+            bytes,
+            0,
+            &LOCAL_HEADER_SIGNATURE,
+            "TACO archive (ZIP local file header)",
+        )?;
         // The name first: for an ordinary ZIP file, "this is not a TACO archive" is
         // the useful message, not whichever field happens to differ first.
         if raw.name != HEADER_NAME {
@@ -111,7 +205,7 @@ impl<'a> Header<'a> {
                 });
             }
         }
-        Ok(header)
+        Ok(())
     }
 
     /// The local-header fields and the name, in file order.
@@ -201,18 +295,24 @@ impl<'a> Header<'a> {
 
     /// The first `count()` entries.
     #[must_use]
+    #[inline]
     pub fn entries(&self) -> Entries {
-        let mut entries = Entries::new();
-        for entry in (0..self.count()).filter_map(|i| self.slot(i)) {
-            // count() ≤ 7 was checked at parse time, so this cannot fail.
-            let _ = entries.push(entry);
-        }
-        entries
+        let count = self.count();
+        let mut index = 0;
+        // Branch-free: slots at or past the count are masked to zero.
+        let slots = self.raw.payload.slots.map(|s| {
+            let keep = u64::from(index < count).wrapping_neg();
+            index += 1;
+            Entry::new(s.offset.get() & keep, s.length.get() & keep)
+        });
+        // count() ≤ 7 was checked at parse time.
+        Entries::from_array(slots, self.raw.payload.count)
     }
 
     /// All seven slots, including those past the count. tacozip does not zero them on
     /// write, so they may hold stale values; only `entries()` is meaningful.
     #[must_use]
+    #[inline]
     pub fn slots(&self) -> [Entry; MAX_ENTRIES] {
         self.raw
             .payload
