@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// The interpreter with the reference implementations, or `None` (after saying so).
-pub fn python(test: &str) -> Option<PathBuf> {
+pub(crate) fn python(test: &str) -> Option<PathBuf> {
     match std::env::var_os("BINFMT_PYTHON") {
         Some(p) if !p.is_empty() => Some(PathBuf::from(p)),
         _ => {
@@ -29,7 +29,7 @@ pub fn python(test: &str) -> Option<PathBuf> {
 }
 
 /// The repository root (the parent of `crates/` and `tools/`).
-pub fn repo_root() -> PathBuf {
+pub(crate) fn repo_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .ancestors()
         .find(|p| p.join("tools").join("requirements.txt").is_file())
@@ -39,7 +39,7 @@ pub fn repo_root() -> PathBuf {
 
 /// Runs `python tools/<script> args…`, returns its stdout, and fails the test with its
 /// stderr when it exits non-zero.
-pub fn run(python: &Path, script: &str, args: &[&std::ffi::OsStr]) -> String {
+pub(crate) fn run(python: &Path, script: &str, args: &[&std::ffi::OsStr]) -> String {
     let path = repo_root().join("tools").join(script);
     let out = Command::new(python)
         .arg(&path)

@@ -149,7 +149,7 @@ fn inspect(args: &InspectArgs) -> Result<ExitCode, Failure> {
                 eprintln!("binfmt: {failure}");
                 if args.json {
                     object.entry("format").or_insert(Value::Null);
-                    object.insert("error".into(), Value::String(failure.to_string()));
+                    object.insert("error".into(), Value::String(failure.message().to_string()));
                     writeln!(out, "{}", Value::Object(object)).map_err(Failure::stdout)?;
                 }
             }

@@ -4,6 +4,8 @@
 //! codes and `--json` keys are documented in `--help` and in this crate's README, and
 //! change only in a major release.
 #![forbid(unsafe_code)]
+// A command-line program is std through and through; `core` paths would only add noise.
+#![allow(clippy::std_instead_of_core, clippy::alloc_instead_of_core)]
 
 mod cli;
 mod detect;

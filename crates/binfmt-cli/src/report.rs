@@ -1,7 +1,7 @@
 //! What `binfmt` prints when something is wrong, and its exit codes.
 
 use std::fmt;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use binfmt_core::Diagnostic;
 
@@ -12,6 +12,8 @@ pub(crate) const EXIT_PROBLEMS: u8 = 1;
 /// A command that could not be carried out.
 #[derive(Debug)]
 pub(crate) struct Failure {
+    /// The file the failure is about, if any.
+    path: Option<PathBuf>,
     message: String,
     broken_pipe: bool,
 }
@@ -19,6 +21,7 @@ pub(crate) struct Failure {
 impl Failure {
     pub(crate) fn new(message: impl Into<String>) -> Self {
         Failure {
+            path: None,
             message: message.into(),
             broken_pipe: false,
         }
@@ -27,9 +30,14 @@ impl Failure {
     /// Writing to standard output failed.
     pub(crate) fn stdout(err: std::io::Error) -> Self {
         Failure {
-            message: format!("cannot write to standard output: {err}"),
             broken_pipe: err.kind() == std::io::ErrorKind::BrokenPipe,
+            ..Failure::new(format!("cannot write to standard output: {err}"))
         }
+    }
+
+    /// The message without the file name (for `"error"` in JSON, next to `"file"`).
+    pub(crate) fn message(&self) -> &str {
+        &self.message
     }
 
     /// True when standard output was closed by its reader (`binfmt … | head`).
@@ -39,7 +47,10 @@ impl Failure {
 
     /// `PATH: message`.
     pub(crate) fn file(path: &Path, message: impl fmt::Display) -> Self {
-        Failure::new(format!("{}: {message}", path.display()))
+        Failure {
+            path: Some(path.to_path_buf()),
+            ..Failure::new(message.to_string())
+        }
     }
 
     pub(crate) fn io(path: &Path, err: &std::io::Error) -> Self {
@@ -47,15 +58,18 @@ impl Failure {
     }
 
     /// `PATH: byte N: message` from a format error.
-    #[allow(dead_code)] // used by the format modules as they land
     pub(crate) fn diagnostic(path: &Path, err: &dyn Diagnostic) -> Self {
         Failure::file(path, Problem::from_diagnostic(err))
     }
 }
 
 impl fmt::Display for Failure {
+    /// `PATH: message`, or the message alone.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.message)
+        match &self.path {
+            Some(path) => write!(f, "{}: {}", path.display(), self.message),
+            None => f.write_str(&self.message),
+        }
     }
 }
 
@@ -74,9 +88,14 @@ impl Problem {
         }
     }
 
-    #[allow(dead_code)] // used by the format modules as they land
+    /// The error's message, with its offset in front unless the message already names it
+    /// (`byte N` appears once either way).
     pub(crate) fn from_diagnostic(err: &dyn Diagnostic) -> Self {
-        Problem::new(err.offset(), err.to_string())
+        let message = err.to_string();
+        let offset = err
+            .offset()
+            .filter(|offset| !message.contains(&format!("byte {offset}")));
+        Problem::new(offset, message)
     }
 }
 

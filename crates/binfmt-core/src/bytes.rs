@@ -246,30 +246,8 @@ impl<'a> Cursor<'a> {
             Err(e) => {
                 // Empty the cursor so that a caller cannot keep reading after an error.
                 self.pos = len_u64(self.data);
-                Err(self.rebase(e))
+                Err(e.rebased(self.base))
             }
-        }
-    }
-
-    /// Turns offsets relative to `data` into absolute ones.
-    fn rebase(&self, e: Error) -> Error {
-        match e {
-            Error::Truncated {
-                what,
-                offset,
-                needed,
-                available,
-            } => Error::Truncated {
-                what,
-                offset: self.base.saturating_add(offset),
-                needed,
-                available,
-            },
-            Error::Overflow { what, offset } => Error::Overflow {
-                what,
-                offset: self.base.saturating_add(offset),
-            },
-            other => other,
         }
     }
 }

@@ -213,6 +213,22 @@ impl Error {
         }
     }
 
+    /// The same error with `base` added to its offset: for errors from a parse of a
+    /// sub-slice that starts at `base` in the whole input.
+    #[must_use]
+    pub fn rebased(self, base: u64) -> Self {
+        let mut e = self;
+        match &mut e {
+            Error::Truncated { offset, .. }
+            | Error::Overflow { offset, .. }
+            | Error::BadMagic { offset, .. }
+            | Error::VersionTooNew { offset, .. }
+            | Error::VersionTooOld { offset, .. }
+            | Error::Misaligned { offset, .. } => *offset = offset.saturating_add(base),
+        }
+        e
+    }
+
     /// Whose fault the problem is: a newer version is unsupported, the rest is bad input.
     #[must_use]
     pub fn fault(&self) -> Fault {

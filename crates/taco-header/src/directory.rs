@@ -1,0 +1,310 @@
+//! Finding the central directory from the records at the end of the archive.
+//!
+//! The end-of-central-directory record (EOCD) is the last thing in a ZIP file, followed
+//! only by its comment. We scan backwards for its signature and accept a candidate only
+//! if its comment ends exactly at the end of the file. A ZIP64 archive has a ZIP64
+//! locator *immediately* before the EOCD, pointing at the ZIP64 record; we look for the
+//! locator at exactly that position and nowhere else. tacozip searches the last 64 KiB
+//! for the locator signature, so member data containing `PK\x06\x07` makes it take a
+//! false ZIP64 path; looking at one fixed offset cannot be fooled by member data.
+//!
+//! The work is split so that a file reader can fetch only what it needs: the tail
+//! ([`TAIL_LEN`] bytes at most) for [`EndRecords::find`], then 56 bytes at
+//! [`EndRecords::zip64_record_offset`] if there is a ZIP64 locator.
+
+use binfmt_core::{bytes, magic};
+
+use crate::error::{Error, Result};
+use crate::raw::{self, END_SIGNATURE, ZIP64_END_SIGNATURE, ZIP64_LOCATOR_SIGNATURE};
+
+/// Size of the end-of-central-directory record without its comment.
+const END_LEN: u64 = 22;
+/// Size of the ZIP64 locator.
+const LOCATOR_LEN: u64 = 20;
+/// The fixed part of the ZIP64 record counted by its `record_size` field.
+const ZIP64_RECORD_MIN: u64 = 44;
+/// Size of the fixed ZIP64 record.
+pub const ZIP64_RECORD_LEN: u64 = 56;
+
+/// How many bytes at the end of a file can hold the end records: the EOCD with the
+/// longest comment, and the ZIP64 locator before it.
+pub const TAIL_LEN: u64 = END_LEN + 0xFFFF + LOCATOR_LEN;
+
+/// The end-of-central-directory record and, if present, the ZIP64 locator before it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EndRecords {
+    end: raw::End,
+    end_offset: u64,
+    locator: Option<(raw::Zip64Locator, u64)>,
+}
+
+impl EndRecords {
+    /// Finds the end records in `tail`, the last bytes of a file of `file_len` bytes
+    /// (the whole file, or at least its last [`TAIL_LEN`] bytes).
+    ///
+    /// # Errors
+    /// [`Error::NoEndOfCentralDirectory`] when no record ends the file exactly;
+    /// [`Error::MultiDisk`] for multi-disk archives; [`Error::MissingZip64`] when the EOCD
+    /// defers to a ZIP64 record that has no locator.
+    pub fn find(tail: &[u8], file_len: u64) -> Result<Self> {
+        let tail_start =
+            file_len
+                .checked_sub(bytes::len_u64(tail))
+                .ok_or(binfmt_core::Error::Overflow {
+                    what: "end of the archive",
+                    offset: file_len,
+                })?;
+        let end_pos = find_end(tail).ok_or(Error::NoEndOfCentralDirectory { offset: file_len })?;
+        let end: &raw::End = bytes::read(tail, end_pos, "end-of-central-directory record")?;
+        let end_offset = tail_start.saturating_add(end_pos);
+
+        let locator = match end_pos.checked_sub(LOCATOR_LEN) {
+            Some(at)
+                if bytes::slice(tail, at, 4, "ZIP64 locator")
+                    == Ok(&ZIP64_LOCATOR_SIGNATURE[..]) =>
+            {
+                let locator: &raw::Zip64Locator = bytes::read(tail, at, "ZIP64 locator")?;
+                Some((*locator, tail_start.saturating_add(at)))
+            }
+            _ => None,
+        };
+
+        let records = EndRecords {
+            end: *end,
+            end_offset,
+            locator,
+        };
+        records.check_disks()?;
+        if records.locator.is_none()
+            && (end.cd_offset.get() == u32::MAX || end.cd_size.get() == u32::MAX)
+        {
+            return Err(Error::MissingZip64 { offset: end_offset });
+        }
+        Ok(records)
+    }
+
+    fn check_disks(&self) -> Result<()> {
+        let end = &self.end;
+        let zip64 = self.locator.is_some();
+        let ok16 = |v: u16| v == 0 || (zip64 && v == u16::MAX);
+        if !ok16(end.disk.get()) || !ok16(end.cd_disk.get()) {
+            return Err(Error::MultiDisk {
+                offset: self.end_offset.saturating_add(4),
+            });
+        }
+        if let Some((locator, at)) = self.locator
+            && (locator.record_disk.get() != 0 || locator.disks.get() > 1)
+        {
+            return Err(Error::MultiDisk {
+                offset: at.saturating_add(4),
+            });
+        }
+        Ok(())
+    }
+
+    /// Where the end-of-central-directory record starts.
+    #[must_use]
+    pub fn end_offset(&self) -> u64 {
+        self.end_offset
+    }
+
+    /// The length of the archive comment.
+    #[must_use]
+    pub fn comment_len(&self) -> u16 {
+        self.end.comment_len.get()
+    }
+
+    /// Where the ZIP64 record is, when the archive has a ZIP64 locator. Read
+    /// [`ZIP64_RECORD_LEN`] bytes there and pass them to [`EndRecords::directory`].
+    #[must_use]
+    pub fn zip64_record_offset(&self) -> Option<u64> {
+        self.locator.map(|(l, _)| l.record_offset.get())
+    }
+
+    /// Resolves the central directory's position, taking the values from the ZIP64
+    /// record (given as the bytes at [`EndRecords::zip64_record_offset`]) when there is one.
+    ///
+    /// # Errors
+    /// [`binfmt_core::Error::BadMagic`] for a missing ZIP64 record signature,
+    /// [`Error::Zip64RecordSize`], [`Error::MultiDisk`], [`Error::EndMismatch`] when the
+    /// two records disagree, [`Error::CentralDirectoryBounds`] when the central
+    /// directory does not end exactly where the end records begin.
+    pub fn directory(&self, zip64_record: Option<&[u8]>) -> Result<Directory> {
+        let end = &self.end;
+        let (cd_offset, cd_size, entries, records_start, zip64) = match (self.locator, zip64_record)
+        {
+            (Some((_, locator_offset)), Some(bytes)) => {
+                let at = self.zip64_record_offset().unwrap_or(0);
+                let record = parse_zip64_record(bytes, at, locator_offset)?;
+                let (o, s, n) = (
+                    record.cd_offset.get(),
+                    record.cd_size.get(),
+                    record.entries.get(),
+                );
+                self.check_agrees(
+                    "central-directory offset",
+                    u64::from(end.cd_offset.get()),
+                    u64::from(u32::MAX),
+                    o,
+                )?;
+                self.check_agrees(
+                    "central-directory size",
+                    u64::from(end.cd_size.get()),
+                    u64::from(u32::MAX),
+                    s,
+                )?;
+                self.check_agrees(
+                    "entry count",
+                    u64::from(end.entries.get()),
+                    u64::from(u16::MAX),
+                    n,
+                )?;
+                if record.disk_entries.get() != n {
+                    return Err(Error::MultiDisk {
+                        offset: at.saturating_add(24),
+                    });
+                }
+                (o, s, n, at, true)
+            }
+            (Some(_), None) => {
+                return Err(Error::MissingZip64 {
+                    offset: self.end_offset,
+                });
+            }
+            (None, _) => {
+                if end.disk_entries.get() != end.entries.get() {
+                    return Err(Error::MultiDisk {
+                        offset: self.end_offset.saturating_add(8),
+                    });
+                }
+                (
+                    u64::from(end.cd_offset.get()),
+                    u64::from(end.cd_size.get()),
+                    u64::from(end.entries.get()),
+                    self.end_offset,
+                    false,
+                )
+            }
+        };
+        let declared_by = if zip64 {
+            records_start
+        } else {
+            self.end_offset
+        };
+        if cd_offset.checked_add(cd_size) != Some(records_start) {
+            return Err(Error::CentralDirectoryBounds {
+                offset: declared_by,
+                cd_offset,
+                cd_size,
+                expected_end: records_start,
+            });
+        }
+        Ok(Directory {
+            cd_offset,
+            cd_size,
+            entries,
+            end_offset: self.end_offset,
+            zip64_record_offset: zip64.then_some(records_start),
+        })
+    }
+
+    fn check_agrees(&self, field: &'static str, end: u64, marker: u64, zip64: u64) -> Result<()> {
+        if end == marker || end == zip64 {
+            Ok(())
+        } else {
+            Err(Error::EndMismatch {
+                offset: self.end_offset,
+                field,
+                end,
+                zip64,
+            })
+        }
+    }
+}
+
+fn parse_zip64_record(bytes: &[u8], at: u64, locator_offset: u64) -> Result<raw::Zip64End> {
+    magic::check(
+        bytes,
+        0,
+        &ZIP64_END_SIGNATURE,
+        "ZIP64 end-of-central-directory record",
+    )
+    .map_err(|e| e.rebased(at))?;
+    let record: &raw::Zip64End = bytes::read(bytes, 0, "ZIP64 end-of-central-directory record")
+        .map_err(|e| e.rebased(at))?;
+    let size = record.record_size.get();
+    // The record (and any extensible data after its fixed part) must end at or before
+    // the locator.
+    let end = 12u64.checked_add(size).and_then(|n| at.checked_add(n));
+    if size < ZIP64_RECORD_MIN || end.is_none_or(|end| end > locator_offset) {
+        return Err(Error::Zip64RecordSize { offset: at, size });
+    }
+    if record.disk.get() != 0 || record.cd_disk.get() != 0 {
+        return Err(Error::MultiDisk {
+            offset: at.saturating_add(16),
+        });
+    }
+    Ok(*record)
+}
+
+/// The position, in `tail`, of the last end record whose comment reaches the end exactly.
+fn find_end(tail: &[u8]) -> Option<u64> {
+    const LEN: usize = 22;
+    let last = tail.len().checked_sub(LEN)?;
+    let first = last.saturating_sub(0xFFFF);
+    (first..=last)
+        .rev()
+        .find(|&pos| {
+            let record = tail.get(pos..).unwrap_or(&[]);
+            let comment = record
+                .get(20..22)
+                .and_then(|c| c.try_into().ok())
+                .map(u16::from_le_bytes);
+            record.starts_with(&END_SIGNATURE)
+                && comment.map(usize::from) == record.len().checked_sub(LEN)
+        })
+        .and_then(|pos| u64::try_from(pos).ok())
+}
+
+/// Where the central directory is, and how many entries it declares.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Directory {
+    /// Offset of the first central-directory entry.
+    pub cd_offset: u64,
+    /// Size of the central directory in bytes.
+    pub cd_size: u64,
+    /// Number of entries declared.
+    pub entries: u64,
+    /// Offset of the end-of-central-directory record.
+    pub end_offset: u64,
+    /// Offset of the ZIP64 record, in a ZIP64 archive.
+    pub zip64_record_offset: Option<u64>,
+}
+
+impl Directory {
+    /// Finds the central directory of the archive `data`.
+    ///
+    /// # Errors
+    /// As [`EndRecords::find`] and [`EndRecords::directory`].
+    pub fn locate(data: &[u8]) -> Result<Self> {
+        let len = bytes::len_u64(data);
+        let tail_start = len.saturating_sub(TAIL_LEN);
+        let records = EndRecords::find(bytes::rest(data, tail_start, "archive tail")?, len)?;
+        let zip64 = match records.zip64_record_offset() {
+            Some(at) => Some(bytes::slice(
+                data,
+                at,
+                ZIP64_RECORD_LEN,
+                "ZIP64 end-of-central-directory record",
+            )?),
+            None => None,
+        };
+        records.directory(zip64)
+    }
+
+    /// True for a ZIP64 archive.
+    #[must_use]
+    pub fn is_zip64(&self) -> bool {
+        self.zip64_record_offset.is_some()
+    }
+}
