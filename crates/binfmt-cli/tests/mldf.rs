@@ -90,14 +90,17 @@ fn verify_reports_every_problem_with_its_offset() {
     assert!(out.status.success());
     assert!(text(out.stdout).ends_with("OK (mldf)\n"));
     for (file, needle) in [
-        ("invalid/item_crc.mldf", "byte 4096: sample 0, field 1"),
+        (
+            "invalid/item_crc.mldf",
+            "sample 0, field 1: the item at byte 4096 is corrupt",
+        ),
         (
             "invalid/unreferenced_item.mldf",
-            "byte 4120: allocation entry 1",
+            "allocation entry 1 at byte 4120",
         ),
         (
             "invalid/header_crc.mldf",
-            "byte 69: header checksum mismatch",
+            "header checksum mismatch at byte 69",
         ),
         ("invalid/incomplete.mldf", "incomplete file"),
         ("invalid/truncated_header.mldf", "truncated input"),
