@@ -1,0 +1,320 @@
+//! `binfmt inspect|verify` on MLDF files and `binfmt mldf diff|get|pack`, through the binary.
+#![allow(
+    clippy::unwrap_used,
+    clippy::indexing_slicing,
+    clippy::panic,
+    missing_docs
+)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../mldf/tests/fixtures")
+        .join(name)
+}
+
+fn binfmt(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_binfmt"))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn ok(args: &[&str]) -> Vec<u8> {
+    let out = binfmt(args);
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out.stdout
+}
+
+fn text(bytes: Vec<u8>) -> String {
+    String::from_utf8(bytes).unwrap()
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("binfmt-mldf-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+#[test]
+fn inspect_json_has_the_documented_keys() {
+    let a = fixture("golden_a.mldf");
+    let line = text(ok(&["inspect", "--json", s(&a)]));
+    let v: serde_json::Value = serde_json::from_str(line.trim()).unwrap();
+    let keys: Vec<&str> = v.as_object().unwrap().keys().map(String::as_str).collect();
+    assert_eq!(
+        keys,
+        [
+            "file",
+            "format",
+            "version",
+            "flags",
+            "num_samples",
+            "page_size",
+            "fields"
+        ]
+    );
+    assert_eq!(v["format"], "mldf");
+    assert_eq!(v["version"], "1.0");
+    assert_eq!(v["flags"], 1);
+    assert_eq!(v["num_samples"], 2);
+    assert_eq!(v["page_size"], 4096);
+    assert_eq!(
+        v["fields"],
+        serde_json::json!([
+            {"name": "label", "type_id": 1, "metadata_size": 8},
+            {"name": "text", "type_id": 40, "metadata_size": 16}
+        ])
+    );
+    let human = text(ok(&["inspect", s(&fixture("all_types.mldf"))]));
+    assert!(human.contains("IMAGE_JPEG quality 90"), "{human}");
+    let help = text(ok(&["inspect", "--help"]));
+    assert!(help.contains("mldf: \"version\""));
+}
+
+#[test]
+fn verify_reports_every_problem_with_its_offset() {
+    let good = fixture("all_types.mldf");
+    let out = binfmt(&["verify", s(&good)]);
+    assert!(out.status.success());
+    assert!(text(out.stdout).ends_with("OK (mldf)\n"));
+    for (file, needle) in [
+        (
+            "invalid/item_crc.mldf",
+            "sample 0, field 1: the item at byte 4096 is corrupt",
+        ),
+        (
+            "invalid/unreferenced_item.mldf",
+            "allocation entry 1 at byte 4120",
+        ),
+        (
+            "invalid/header_crc.mldf",
+            "header checksum mismatch at byte 69",
+        ),
+        ("invalid/incomplete.mldf", "incomplete file"),
+        ("invalid/truncated_header.mldf", "truncated input"),
+    ] {
+        let out = binfmt(&["verify", s(&fixture(file))]);
+        assert_eq!(out.status.code(), Some(1), "{file}");
+        let err = text(out.stderr);
+        assert!(err.contains(needle), "{file}: {err}");
+    }
+}
+
+#[test]
+fn get_prints_values() {
+    let all = fixture("all_types.mldf");
+    let all = s(&all);
+    assert_eq!(text(ok(&["mldf", "get", all, "0", "caption"])), "a cat\n");
+    assert_eq!(
+        text(ok(&["mldf", "get", all, "2", "label"])),
+        "9223372036854775807\n"
+    );
+    assert_eq!(text(ok(&["mldf", "get", all, "0", "1"])), "0.5\n"); // by index
+    assert_eq!(
+        text(ok(&["mldf", "get", all, "0", "tokens"])),
+        "50256 1 70000 0\n"
+    );
+    assert_eq!(ok(&["mldf", "get", all, "0", "blob"]), [0, 1, 2]);
+    assert!(ok(&["mldf", "get", all, "0", "icon"]).starts_with(b"\x89PNG"));
+    assert!(ok(&["mldf", "get", all, "1", "blob"]).is_empty()); // null
+    let v: serde_json::Value =
+        serde_json::from_slice(&ok(&["mldf", "get", "--json", all, "1", "blob"])).unwrap();
+    assert_eq!(v["value"], serde_json::Value::Null);
+    let v: serde_json::Value =
+        serde_json::from_slice(&ok(&["mldf", "get", "--json", all, "0", "photo"])).unwrap();
+    assert_eq!(
+        (
+            v["value"]["height"].as_u64(),
+            v["value"]["channels"].as_u64()
+        ),
+        (Some(8), Some(3))
+    );
+    let v: serde_json::Value =
+        serde_json::from_slice(&ok(&["mldf", "get", "--json", all, "1", "score"])).unwrap();
+    assert_eq!(v["value"], "-inf");
+    for bad in [["9", "label"], ["0", "nope"]] {
+        let out = binfmt(&["mldf", "get", all, bad[0], bad[1]]);
+        assert_eq!(out.status.code(), Some(1));
+        assert!(!text(out.stderr).is_empty());
+    }
+}
+
+#[test]
+fn diff_exits_zero_only_for_equal_content() {
+    let (a, b) = (fixture("golden_a.mldf"), fixture("golden_b.mldf"));
+    let out = binfmt(&["mldf", "diff", s(&a), s(&a)]);
+    assert_eq!((out.status.code(), out.stdout.len()), (Some(0), 0));
+    let out = binfmt(&["mldf", "diff", s(&a), s(&b)]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(text(out.stdout), "header.flags: 0x1 != 0x5\n");
+    let out = binfmt(&["mldf", "diff", "--layout", s(&a), s(&b)]);
+    assert!(text(out.stdout).contains("header.header_crc: 0x00000000 != 0x9281bbab"));
+    let (c, st) = (
+        fixture("all_types.mldf"),
+        fixture("all_types_streaming.mldf"),
+    );
+    let out = text(binfmt(&["mldf", "diff", s(&c), s(&st)]).stdout);
+    assert_eq!(
+        out,
+        "header.flags: 0x5 != 0x1\nheader.page_size: 4096 != 8192\n"
+    );
+    let dir = scratch("diff");
+    let mut bytes = std::fs::read(&a).unwrap();
+    bytes[4097] = b'o'; // "hi" -> "ho"
+    bytes[512] = 8;
+    let changed = dir.join("changed.mldf");
+    std::fs::write(&changed, &bytes).unwrap();
+    let out = binfmt(&["mldf", "diff", s(&a), s(&changed)]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        text(out.stdout),
+        "sample 0, field \"label\": 7 != 8\nsample 0, field \"text\": \"hi\" != \"ho\"\n"
+    );
+    let out = binfmt(&["mldf", "diff", "--limit", "1", s(&a), s(&changed)]);
+    assert!(text(out.stdout).ends_with("… 1 more differing values not listed\n"));
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn pack_builds_a_dataset_from_json() {
+    let dir = scratch("pack");
+    // Payload files: a PNG taken from a fixture, a blob, raw pixels, PCM.
+    let png = ok(&["mldf", "get", s(&fixture("all_types.mldf")), "0", "icon"]);
+    std::fs::create_dir_all(dir.join("media")).unwrap();
+    std::fs::write(dir.join("media/a.png"), &png).unwrap();
+    std::fs::write(dir.join("media/blob.bin"), b"\x00\x01").unwrap();
+    std::fs::write(dir.join("media/px.raw"), [1u8, 2, 3, 4, 5, 6]).unwrap();
+    std::fs::write(dir.join("media/a.pcm"), [0u8; 8]).unwrap();
+    std::fs::write(dir.join("media/v.bin"), 1.5f32.to_le_bytes().repeat(2)).unwrap();
+    let schema = dir.join("schema.json");
+    std::fs::write(
+        &schema,
+        r#"{"page_size": 4096, "checksums": true, "fields": [
+            {"name": "label", "type": "int"},
+            {"name": "score", "type": "float"},
+            {"name": "meta", "type": "json"},
+            {"name": "image", "type": "image_png", "nullable": true},
+            {"name": "raw", "type": "image_raw", "nullable": true},
+            {"name": "blob", "type": "bytes", "nullable": true},
+            {"name": "vec", "type": "ndarray", "dtype": "f32", "shape": [2]},
+            {"name": "wave", "type": "audio_waveform", "nullable": true},
+            {"name": "caption", "type": "text_raw"},
+            {"name": "ids", "type": "text_tokenized", "vocab_size": 100, "token_width": 2}
+        ]}"#,
+    )
+    .unwrap();
+    let samples = dir.join("samples.jsonl");
+    std::fs::write(
+        &samples,
+        concat!(
+            r#"{"label": 1, "score": 0.25, "meta": {"a": [1, null]}, "image": "media/a.png", "blob": "media/blob.bin", "vec": "media/v.bin", "wave": {"path": "media/a.pcm", "codec": "pcm", "sample_rate": 16000, "channels": 2, "bit_depth": 16}, "caption": "first", "ids": [1, 2, 3]}"#,
+            "\n\n",
+            r#"{"label": -5, "score": 1e300, "meta": "text", "raw": {"path": "media/px.raw", "height": 1, "width": 2, "channels": 3}, "vec": "media/v.bin", "caption": "zweite", "ids": []}"#,
+            "\n"
+        ),
+    )
+    .unwrap();
+    let out = dir.join("out.mldf");
+    ok(&["mldf", "pack", s(&schema), s(&samples), s(&out)]);
+    assert!(text(ok(&["verify", s(&out)])).contains("OK (mldf)"));
+    let o = s(&out);
+    assert_eq!(text(ok(&["mldf", "get", o, "1", "label"])), "-5\n");
+    assert_eq!(
+        text(ok(&["mldf", "get", o, "0", "meta"])),
+        "{\"a\":[1,null]}\n"
+    );
+    assert_eq!(text(ok(&["mldf", "get", o, "1", "meta"])), "\"text\"\n");
+    assert_eq!(ok(&["mldf", "get", o, "0", "image"]), png);
+    assert_eq!(ok(&["mldf", "get", o, "1", "raw"]), [1, 2, 3, 4, 5, 6]);
+    assert!(ok(&["mldf", "get", o, "1", "image"]).is_empty());
+    assert_eq!(text(ok(&["mldf", "get", o, "0", "ids"])), "1 2 3\n");
+    let v: serde_json::Value =
+        serde_json::from_slice(&ok(&["mldf", "get", "--json", o, "0", "wave"])).unwrap();
+    assert_eq!(v["value"]["num_samples"], 2);
+    let v: serde_json::Value =
+        serde_json::from_slice(&ok(&["mldf", "get", "--json", o, "0", "image"])).unwrap();
+    assert_eq!(
+        (v["value"]["width"].as_u64(), v["value"]["height"].as_u64()),
+        (Some(5), Some(4))
+    );
+
+    // A bad sample: nothing replaces the output, no temporary file is left.
+    let before = std::fs::read(&out).unwrap();
+    for (bad, needle) in [
+        (
+            r#"{"label": 1.5}"#,
+            "line 1: field \"label\": expected an integer",
+        ),
+        (r#"{"labl": 1}"#, "\"labl\" is not a field"),
+        (
+            r#"{"label": 1, "score": 0, "meta": 1, "vec": "media/v.bin", "caption": "x", "ids": [70000]}"#,
+            "token ids must be integers from 0 to 65535",
+        ),
+        (
+            r#"{"label": 1, "score": 0, "meta": 1, "vec": "media/blob.bin", "caption": "x", "ids": []}"#,
+            "neither empty nor the field's 8 bytes",
+        ),
+        (
+            r#"{"label": 1, "score": 0, "meta": 1, "image": "media/blob.bin", "vec": "media/v.bin", "caption": "x", "ids": []}"#,
+            "PNG",
+        ),
+        ("not json", "line 1"),
+    ] {
+        std::fs::write(&samples, bad).unwrap();
+        let r = binfmt(&["mldf", "pack", s(&schema), s(&samples), s(&out)]);
+        assert_eq!(r.status.code(), Some(1), "{bad}");
+        let err = text(r.stderr);
+        assert!(err.contains(needle), "{bad}: {err}");
+        assert_eq!(std::fs::read(&out).unwrap(), before);
+    }
+    std::fs::write(
+        &schema,
+        r#"{"fields": [{"name": "x", "type": "int", "nullable": true}]}"#,
+    )
+    .unwrap();
+    let r = binfmt(&["mldf", "pack", s(&schema), s(&samples), s(&out)]);
+    assert!(text(r.stderr).contains("cannot be NULLABLE"));
+    let names: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(names.len(), 4, "{names:?}"); // media, schema, samples, out
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn garbage_never_panics() {
+    let dir = scratch("garbage");
+    let a = std::fs::read(fixture("golden_b.mldf")).unwrap();
+    for (i, cut) in [0usize, 9, 40, 73, 300, 600, 4100, 4130]
+        .into_iter()
+        .enumerate()
+    {
+        let p = dir.join(format!("cut{i}.mldf"));
+        std::fs::write(&p, &a[..cut]).unwrap();
+        for args in [
+            vec!["inspect", s(&p)],
+            vec!["inspect", "--json", s(&p)],
+            vec!["verify", s(&p)],
+            vec!["mldf", "get", s(&p), "0", "text"],
+            vec!["mldf", "diff", s(&p), s(&p)],
+        ] {
+            let out = binfmt(&args);
+            assert!(out.status.code().is_some_and(|c| c <= 1), "{args:?}");
+            assert!(!text(out.stderr).contains("panicked"), "{args:?}");
+        }
+    }
+    std::fs::remove_dir_all(dir).unwrap();
+}

@@ -1,0 +1,776 @@
+//! Everything that can go wrong reading or writing an MLDF file.
+//!
+//! Problems with the file carry the absolute byte offset at which they were found, so a
+//! hex dump shows the same bytes the message talks about. Problems with one value (a
+//! metadata slot and its payload) are described once, by [`ValueProblem`], and wrapped
+//! by [`Error::BadValue`] when a reader finds them in a file and by
+//! [`Error::InvalidValue`] when a writer refuses a value.
+
+use binfmt_core::{Diagnostic, Fault};
+
+use crate::types::TypeId;
+
+/// Shorthand for results of this crate.
+pub type Result<T, E = Error> = core::result::Result<T, E>;
+
+/// A problem with one value: its metadata slot, or its payload, or the value a caller
+/// asked a writer to store.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, thiserror::Error)]
+#[non_exhaustive]
+pub enum ValueProblem {
+    /// A slot with a pointer but no size, or a size but no pointer.
+    #[error("data_ptr is {ptr} but data_size is {size}: either both are 0 or neither is")]
+    PointerSizeMismatch {
+        /// The stored data_ptr.
+        ptr: u64,
+        /// The stored data_size.
+        size: u32,
+    },
+    /// An image mode other than 0 (raw), 1 (JPEG) and 2 (PNG).
+    #[error("image mode {mode} is not 0 (raw), 1 (JPEG) or 2 (PNG)")]
+    ImageMode {
+        /// The stored mode.
+        mode: u8,
+    },
+    /// A raw image whose channel count is not 1, 3 or 4.
+    #[error("a raw image has {channels} channels; raw images have 1, 3 or 4")]
+    RawImageChannels {
+        /// The stored channel count.
+        channels: u8,
+    },
+    /// A raw image whose payload is not height × width × channels bytes.
+    #[error(
+        "a raw {height}×{width}×{channels} image needs {expected} bytes, but its payload has {size}"
+    )]
+    RawImageSize {
+        /// Image height.
+        height: u16,
+        /// Image width.
+        width: u16,
+        /// Channels.
+        channels: u8,
+        /// height × width × channels.
+        expected: u64,
+        /// The payload size.
+        size: u32,
+    },
+    /// A JPEG or PNG image whose channel count is not 1 to 4.
+    #[error("a JPEG or PNG image has {channels} channels; it must have 1 to 4")]
+    ImageChannels {
+        /// The stored channel count.
+        channels: u8,
+    },
+    /// An audio codec other than 0 to 4.
+    #[error("audio codec {codec} is not 0 (PCM), 1 (FLAC), 2 (AAC), 3 (MP3) or 4 (float PCM)")]
+    AudioCodec {
+        /// The stored codec.
+        codec: u8,
+    },
+    /// A PCM codec in an AUDIO_COMPRESSED field, or a compressed one in AUDIO_WAVEFORM.
+    #[error(
+        "audio codec {codec} does not belong in a {type_id} field (AUDIO_WAVEFORM holds codecs 0 and 4, AUDIO_COMPRESSED 1 to 3)"
+    )]
+    AudioCodecFamily {
+        /// The stored codec.
+        codec: u8,
+        /// The field's type.
+        type_id: TypeId,
+    },
+    /// A PCM bit depth the codec does not allow.
+    #[error(
+        "PCM codec {codec} cannot have bit depth {bit_depth} (integer PCM: 8, 16, 24 or 32; float PCM: 32)"
+    )]
+    BitDepth {
+        /// The stored codec.
+        codec: u8,
+        /// The stored bit depth.
+        bit_depth: u8,
+    },
+    /// A PCM payload that is not frames × channels × bytes per sample.
+    #[error("the PCM metadata describes {expected} bytes, but the payload has {size}")]
+    PcmSize {
+        /// frames × channels × bit_depth / 8.
+        expected: u64,
+        /// The payload size.
+        size: u32,
+    },
+    /// A text encoding other than 0 (UTF-8), 1 (u32 ids) and 2 (u16 ids).
+    #[error("text encoding {encoding} is not 0 (UTF-8), 1 (u32 token ids) or 2 (u16 token ids)")]
+    TextEncoding {
+        /// The stored encoding.
+        encoding: u8,
+    },
+    /// UTF-8 text with a non-zero token count.
+    #[error("UTF-8 text must have num_tokens 0, found {num_tokens}")]
+    Utf8TokenCount {
+        /// The stored count.
+        num_tokens: u16,
+    },
+    /// Text or JSON that is not valid UTF-8.
+    #[error("the payload is not valid UTF-8 (the first {valid_up_to} bytes are)")]
+    NotUtf8 {
+        /// Length of the valid prefix.
+        valid_up_to: usize,
+    },
+    /// A token payload that is not a whole number of ids.
+    #[error("a payload of {size} bytes is not a whole number of {width}-byte token ids")]
+    TokenSize {
+        /// The payload size.
+        size: u32,
+        /// Bytes per id.
+        width: u8,
+    },
+    /// A token count that is not min(ids, 65535).
+    #[error("num_tokens is {num_tokens}, but the payload holds {expected} (capped at 65535)")]
+    TokenCount {
+        /// The stored count.
+        num_tokens: u16,
+        /// min(data_size / width, 65535).
+        expected: u16,
+    },
+    /// An NDARRAY payload that is neither empty nor the field's byte size.
+    #[error("an array payload of {size} bytes is neither empty nor the field's {expected} bytes")]
+    NdarraySize {
+        /// The payload size.
+        size: u64,
+        /// prod(shape) × itemsize.
+        expected: u32,
+    },
+    /// A value of the wrong kind for its field.
+    #[error("a {got} value cannot be stored in a {type_id} field")]
+    WrongType {
+        /// The field's type.
+        type_id: TypeId,
+        /// What the value was.
+        got: &'static str,
+    },
+    /// A missing value in a field that is not NULLABLE (or has no payload).
+    #[error("the value is missing, but the field is not a NULLABLE payload field")]
+    Missing,
+    /// A payload of 4 GiB or more.
+    #[error("a payload of {size} bytes exceeds the 4 GiB − 1 limit of data_size")]
+    TooLarge {
+        /// The payload size.
+        size: u64,
+    },
+    /// JSON text that RFC 8259 does not accept.
+    #[error("the text is not JSON (RFC 8259): {reason} at byte {at}")]
+    NotJson {
+        /// What was wrong.
+        reason: &'static str,
+        /// Where in the text.
+        at: usize,
+    },
+    /// A JPEG or PNG whose header cannot be read.
+    #[error("cannot read the {mode} header: {reason}")]
+    ImageHeader {
+        /// `"JPEG"` or `"PNG"`.
+        mode: &'static str,
+        /// What was wrong.
+        reason: &'static str,
+    },
+    /// An image larger than 65,535 pixels in some direction.
+    #[error("the image is {width}×{height}; MLDF stores at most 65535 in each direction")]
+    ImageTooLarge {
+        /// Declared height.
+        height: u32,
+        /// Declared width.
+        width: u32,
+    },
+    /// A JPEG with more than 4 components.
+    #[error("the JPEG has {components} components; at most 4 can be stored")]
+    JpegComponents {
+        /// The frame's component count.
+        components: u8,
+    },
+}
+
+/// Everything that can go wrong reading or writing an MLDF file.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// A structural problem every format shares: truncation, overflow, bad magic, version.
+    #[error(transparent)]
+    Layout(#[from] binfmt_core::Error),
+    /// The header is all zero: the writer never finished.
+    #[error(
+        "incomplete file: the header at byte {offset} is all zero, so the writer never finished"
+    )]
+    Incomplete {
+        /// Where the header starts (9).
+        offset: u64,
+    },
+    /// The LITTLE_ENDIAN flag is clear.
+    #[error(
+        "flags {flags:#x} at byte {offset} lack LITTLE_ENDIAN (0x1), which every MLDF v1 file sets"
+    )]
+    NotLittleEndian {
+        /// Where the flags are (13).
+        offset: u64,
+        /// The stored flags.
+        flags: u32,
+    },
+    /// A must-understand flag this reader does not implement (COMPRESSED, ENCRYPTED, …).
+    #[error(
+        "flags at byte {offset} set {bits:#x}, which this reader does not implement (0x2 COMPRESSED and 0x8 ENCRYPTED are reserved)"
+    )]
+    UnsupportedFlags {
+        /// Where the flags are (13).
+        offset: u64,
+        /// The unknown must-understand bits.
+        bits: u32,
+    },
+    /// A page size that is not a power of two from 4096 to 2^31.
+    #[error("page size {page_size} is not a power of two from 4096 to 2^31")]
+    BadPageSize {
+        /// Where the page size is (29), or `None` for a writer option.
+        offset: Option<u64>,
+        /// The page size.
+        page_size: u32,
+    },
+    /// The header CRC does not match.
+    #[error(
+        "header checksum mismatch at byte {offset}: stored {stored:#010x}, computed {computed:#010x}; the header is corrupt"
+    )]
+    HeaderChecksum {
+        /// Where the header CRC is (69).
+        offset: u64,
+        /// The stored CRC.
+        stored: u32,
+        /// The CRC of bytes 0..69.
+        computed: u32,
+    },
+    /// The index CRC does not match.
+    #[error(
+        "index checksum mismatch at byte {offset}: stored {stored:#010x}, computed {computed:#010x}; the descriptors, metadata table or allocation table are corrupt"
+    )]
+    IndexChecksum {
+        /// Where the index CRC is (65).
+        offset: u64,
+        /// The stored CRC.
+        stored: u32,
+        /// The CRC of the three sections.
+        computed: u32,
+    },
+    /// N > 0 samples but no fields.
+    #[error(
+        "the header at byte {offset} declares {num_samples} samples but no fields; a file without fields has no samples"
+    )]
+    NoFields {
+        /// Where num_samples is (17).
+        offset: u64,
+        /// The stored sample count.
+        num_samples: u64,
+    },
+    /// A field name with no bytes before its first NUL.
+    #[error("field {field}: the name at byte {offset} is empty")]
+    EmptyName {
+        /// Where the name starts.
+        offset: u64,
+        /// The field index.
+        field: usize,
+    },
+    /// A field name of 64 bytes with no NUL.
+    #[error("field {field}: the name at byte {offset} has no NUL within its 64 bytes")]
+    UnterminatedName {
+        /// Where the name starts.
+        offset: u64,
+        /// The field index.
+        field: usize,
+    },
+    /// A field name that is not UTF-8.
+    #[error("field {field}: the name at byte {offset} is not valid UTF-8")]
+    NameNotUtf8 {
+        /// Where the name starts.
+        offset: u64,
+        /// The field index.
+        field: usize,
+    },
+    /// Two fields with the same name bytes.
+    #[error("field {field}: the name at byte {offset} repeats the name of field {first}")]
+    DuplicateName {
+        /// Where the repeated name starts.
+        offset: u64,
+        /// The later field.
+        field: usize,
+        /// The earlier field with the same name.
+        first: usize,
+    },
+    /// A metadata size that is zero or not a multiple of 8.
+    #[error("field {field}: metadata_size {size} at byte {offset} is not a non-zero multiple of 8")]
+    BadMetadataSize {
+        /// Where metadata_size is.
+        offset: u64,
+        /// The field index.
+        field: usize,
+        /// The stored size.
+        size: u32,
+    },
+    /// A known type with a metadata size other than its v1 size.
+    #[error(
+        "field {field}: a {type_id} field has metadata_size {size} at byte {offset}, expected {expected}{}",
+        if *newer { " or more" } else { "" }
+    )]
+    WrongMetadataSize {
+        /// Where metadata_size is.
+        offset: u64,
+        /// The field index.
+        field: usize,
+        /// The field's type.
+        type_id: TypeId,
+        /// The stored size.
+        size: u32,
+        /// The v1.0 size.
+        expected: u32,
+        /// True when the file's minor version is newer, so a larger size is allowed.
+        newer: bool,
+    },
+    /// An NDARRAY dtype code that v1.0 does not define.
+    #[error("field {field}: NDARRAY dtype code {code} at byte {offset} is not 1 to 13")]
+    NdarrayDtype {
+        /// Where the code is.
+        offset: u64,
+        /// The field index.
+        field: usize,
+        /// The stored code.
+        code: u8,
+    },
+    /// An NDARRAY with more than 15 dimensions.
+    #[error("field {field}: NDARRAY ndim {ndim} at byte {offset} exceeds 15")]
+    NdarrayRank {
+        /// Where ndim is.
+        offset: u64,
+        /// The field index.
+        field: usize,
+        /// The stored ndim.
+        ndim: usize,
+    },
+    /// An NDARRAY whose byte size does not fit a u32 data_size.
+    #[error(
+        "field {field}: the NDARRAY shape at byte {offset} needs more than 4 GiB − 1 bytes per value"
+    )]
+    NdarrayTooLarge {
+        /// Where the shape starts.
+        offset: u64,
+        /// The field index.
+        field: usize,
+    },
+    /// A section pointer below 73, inside the magic and header.
+    #[error("the {section} pointer at byte {offset} is {ptr}, inside the magic and header (< 73)")]
+    PointerBeforeHeader {
+        /// Where the pointer is stored.
+        offset: u64,
+        /// The section.
+        section: &'static str,
+        /// The stored pointer.
+        ptr: u64,
+    },
+    /// A section that ends past the allocation table or the end of the file.
+    #[error(
+        "the {section} ({start}..{end}, pointer at byte {offset}) runs past byte {limit} (the allocation table or the end of the file)"
+    )]
+    SectionPastEnd {
+        /// Where the pointer is stored.
+        offset: u64,
+        /// The section.
+        section: &'static str,
+        /// Its first byte.
+        start: u64,
+        /// One past its last byte.
+        end: u64,
+        /// What it must end at or before.
+        limit: u64,
+    },
+    /// data_ptr after alloc_table_ptr.
+    #[error(
+        "data_ptr {data_ptr} (byte {offset}) is after alloc_table_ptr {alloc_table_ptr}; the allocation table comes last"
+    )]
+    DataAfterAllocTable {
+        /// Where data_ptr is stored (49).
+        offset: u64,
+        /// The data pointer.
+        data_ptr: u64,
+        /// The allocation table pointer.
+        alloc_table_ptr: u64,
+    },
+    /// An allocation table whose length is not a multiple of 16.
+    #[error(
+        "the allocation table at byte {offset} runs {length} bytes to the end of the file, not a multiple of 16"
+    )]
+    AllocTableLength {
+        /// Where the table starts.
+        offset: u64,
+        /// Bytes from the table's start to EOF.
+        length: u64,
+    },
+    /// An allocation table that starts past the end of the file.
+    #[error(
+        "alloc_table_ptr {alloc_table_ptr} (byte {offset}) is past the end of the {file_size}-byte file"
+    )]
+    AllocTablePastEnd {
+        /// Where alloc_table_ptr is stored (57).
+        offset: u64,
+        /// The stored pointer.
+        alloc_table_ptr: u64,
+        /// The file size.
+        file_size: u64,
+    },
+    /// Two sections that share bytes.
+    #[error("the {first} and the {second} overlap at byte {offset}")]
+    SectionsOverlap {
+        /// Where the later section starts.
+        offset: u64,
+        /// One section.
+        first: &'static str,
+        /// The other.
+        second: &'static str,
+    },
+    /// An allocation entry of size 0.
+    #[error("allocation entry {index} at byte {offset} has size 0")]
+    AllocEntryEmpty {
+        /// Where the entry is.
+        offset: u64,
+        /// Its index.
+        index: u64,
+    },
+    /// Allocation entries out of order or overlapping.
+    #[error(
+        "allocation entry {index} at byte {offset} points at {ptr}, before the end {previous_end} of the previous item (entries are sorted and disjoint)"
+    )]
+    AllocEntryOrder {
+        /// Where the entry is.
+        offset: u64,
+        /// Its index.
+        index: u64,
+        /// Its pointer.
+        ptr: u64,
+        /// End of the previous entry's item.
+        previous_end: u64,
+    },
+    /// An allocation entry outside the data region.
+    #[error(
+        "allocation entry {index} at byte {offset} ({ptr}, {size} bytes) lies outside the data region {data_start}..{data_end}"
+    )]
+    AllocEntryOutsideData {
+        /// Where the entry is.
+        offset: u64,
+        /// Its index.
+        index: u64,
+        /// Its pointer.
+        ptr: u64,
+        /// Its size.
+        size: u32,
+        /// Start of the data region.
+        data_start: u64,
+        /// End of the data region.
+        data_end: u64,
+    },
+    /// A slot whose value breaks a per-type rule.
+    #[error("sample {sample}, field {field}: bad slot at byte {offset}: {problem}")]
+    BadValue {
+        /// Where the slot starts.
+        offset: u64,
+        /// The sample index.
+        sample: u64,
+        /// The field index.
+        field: usize,
+        /// What is wrong.
+        problem: ValueProblem,
+    },
+    /// A payload outside the data region.
+    #[error(
+        "sample {sample}, field {field}: the item {ptr}..+{size} (slot at byte {offset}) lies outside the data region {data_start}..{data_end}"
+    )]
+    ItemOutsideData {
+        /// Where the slot starts.
+        offset: u64,
+        /// The sample index.
+        sample: u64,
+        /// The field index.
+        field: usize,
+        /// The item's pointer.
+        ptr: u64,
+        /// The item's size.
+        size: u32,
+        /// Start of the data region.
+        data_start: u64,
+        /// End of the data region.
+        data_end: u64,
+    },
+    /// A payload with no allocation entry.
+    #[error(
+        "sample {sample}, field {field}: no allocation entry points at the item at {ptr} (slot at byte {offset})"
+    )]
+    MissingAllocEntry {
+        /// Where the slot starts.
+        offset: u64,
+        /// The sample index.
+        sample: u64,
+        /// The field index.
+        field: usize,
+        /// The item's pointer.
+        ptr: u64,
+    },
+    /// A payload whose allocation entry has another size.
+    #[error(
+        "sample {sample}, field {field}: the slot at byte {offset} says {size} bytes, its allocation entry {entry_size}"
+    )]
+    AllocSizeMismatch {
+        /// Where the slot starts.
+        offset: u64,
+        /// The sample index.
+        sample: u64,
+        /// The field index.
+        field: usize,
+        /// The slot's data_size.
+        size: u32,
+        /// The entry's size.
+        entry_size: u32,
+    },
+    /// A payload whose CRC does not match its allocation entry.
+    #[error(
+        "sample {sample}, field {field}: the item at byte {offset} is corrupt: CRC {computed:#010x}, stored {stored:#010x}"
+    )]
+    ItemChecksum {
+        /// Where the item starts.
+        offset: u64,
+        /// The sample index.
+        sample: u64,
+        /// The field index.
+        field: usize,
+        /// The CRC in the allocation entry.
+        stored: u32,
+        /// The CRC of the payload.
+        computed: u32,
+    },
+    /// An allocation entry no slot points at.
+    #[error(
+        "allocation entry {index} at byte {offset} (item at {ptr}) is not referenced by any slot"
+    )]
+    UnreferencedItem {
+        /// Where the entry is.
+        offset: u64,
+        /// Its index.
+        index: u64,
+        /// Its pointer.
+        ptr: u64,
+    },
+    /// An allocation entry more than one slot points at.
+    #[error(
+        "sample {sample}, field {field}: the item at {ptr} (slot at byte {offset}) is already referenced by another slot"
+    )]
+    SharedItem {
+        /// Where the second slot starts.
+        offset: u64,
+        /// The sample index.
+        sample: u64,
+        /// The field index.
+        field: usize,
+        /// The item's pointer.
+        ptr: u64,
+    },
+    /// A sample index past the end.
+    #[error("sample {index} does not exist: the dataset has {num_samples} samples")]
+    SampleIndex {
+        /// The requested index.
+        index: u64,
+        /// The sample count.
+        num_samples: u64,
+    },
+    /// A field index past the end.
+    #[error("field {index} does not exist: the dataset has {num_fields} fields")]
+    FieldIndex {
+        /// The requested index.
+        index: usize,
+        /// The field count.
+        num_fields: usize,
+    },
+    /// An array shape that no value could satisfy.
+    #[error(
+        "an NDARRAY of {ndim} {dtype} dimensions is invalid: at most 15 dimensions and 4 GiB − 1 bytes per value"
+    )]
+    BadShape {
+        /// The number of dimensions.
+        ndim: usize,
+        /// The element type.
+        dtype: &'static str,
+    },
+    /// A field name that is empty or longer than 63 bytes.
+    #[error("field {field}: a name must have 1 to 63 bytes of UTF-8, this one has {len}")]
+    NameLength {
+        /// The field index.
+        field: usize,
+        /// The name's length in bytes.
+        len: usize,
+    },
+    /// A field name containing NUL.
+    #[error("field {field}: a name cannot contain NUL")]
+    NameHasNul {
+        /// The field index.
+        field: usize,
+    },
+    /// Two schema fields with the same name.
+    #[error("field {field}: its name is already used by field {first}")]
+    NameTaken {
+        /// The later field.
+        field: usize,
+        /// The earlier field.
+        first: usize,
+    },
+    /// More than 65,535 fields.
+    #[error("a schema has at most 65535 fields, this one has {count}")]
+    TooManyFields {
+        /// The number of fields.
+        count: usize,
+    },
+    /// NULLABLE on an INT or FLOAT field.
+    #[error("field {field}: INT and FLOAT fields cannot be NULLABLE (v1.0 has no scalar null)")]
+    NullableScalar {
+        /// The field index.
+        field: usize,
+    },
+    /// A reserved or unknown type id in a schema.
+    #[error("field {field}: {type_id} cannot be written (reserved or unknown in v1.0)")]
+    UnwritableType {
+        /// The field index.
+        field: usize,
+        /// The type id.
+        type_id: TypeId,
+    },
+    /// A sample pushed for a schema without fields.
+    #[error("a schema without fields cannot have samples")]
+    SamplesWithoutFields,
+    /// A sample with the wrong number of values.
+    #[error("sample {sample} has {got} values, the schema has {expected} fields")]
+    ValueCount {
+        /// The sample index.
+        sample: u64,
+        /// The field count.
+        expected: usize,
+        /// The value count.
+        got: usize,
+    },
+    /// A value a writer refuses.
+    #[error("sample {sample}, field {field}: {problem}")]
+    InvalidValue {
+        /// The sample index.
+        sample: u64,
+        /// The field index.
+        field: usize,
+        /// What is wrong.
+        problem: ValueProblem,
+    },
+    /// More samples than the writer was told to expect, or fewer at `finish`.
+    #[error("the writer was told to expect {expected} samples, but got {got}")]
+    SampleCount {
+        /// The declared count.
+        expected: u64,
+        /// The count pushed (so far).
+        got: u64,
+    },
+    /// An earlier I/O error left the writer's output unusable.
+    #[error("an earlier write failed, so this writer cannot go on; start again")]
+    Poisoned,
+    /// Reading or writing failed.
+    #[cfg(feature = "std")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "std")))]
+    #[error("I/O error: {0}")]
+    Io(#[from] std::io::Error),
+}
+
+impl Error {
+    /// Who has to act to make the error go away.
+    #[must_use]
+    pub fn fault(&self) -> Fault {
+        match self {
+            Error::Layout(e) => e.fault(),
+            Error::UnsupportedFlags { .. } => Fault::Unsupported,
+            Error::SampleIndex { .. }
+            | Error::FieldIndex { .. }
+            | Error::BadShape { .. }
+            | Error::NameLength { .. }
+            | Error::NameHasNul { .. }
+            | Error::NameTaken { .. }
+            | Error::TooManyFields { .. }
+            | Error::NullableScalar { .. }
+            | Error::UnwritableType { .. }
+            | Error::SamplesWithoutFields
+            | Error::ValueCount { .. }
+            | Error::InvalidValue { .. }
+            | Error::SampleCount { .. }
+            | Error::Poisoned => Fault::Caller,
+            Error::BadPageSize { offset: None, .. } => Fault::Caller,
+            #[cfg(feature = "std")]
+            Error::Io(_) => Fault::Io,
+            _ => Fault::Input,
+        }
+    }
+
+    /// The byte offset in the file at which the problem was found, if it is about a file.
+    #[must_use]
+    pub fn offset(&self) -> Option<u64> {
+        match *self {
+            Error::Layout(ref e) => Some(e.offset()),
+            Error::BadPageSize { offset, .. } => offset,
+            Error::Incomplete { offset }
+            | Error::NotLittleEndian { offset, .. }
+            | Error::UnsupportedFlags { offset, .. }
+            | Error::HeaderChecksum { offset, .. }
+            | Error::IndexChecksum { offset, .. }
+            | Error::NoFields { offset, .. }
+            | Error::EmptyName { offset, .. }
+            | Error::UnterminatedName { offset, .. }
+            | Error::NameNotUtf8 { offset, .. }
+            | Error::DuplicateName { offset, .. }
+            | Error::BadMetadataSize { offset, .. }
+            | Error::WrongMetadataSize { offset, .. }
+            | Error::NdarrayDtype { offset, .. }
+            | Error::NdarrayRank { offset, .. }
+            | Error::NdarrayTooLarge { offset, .. }
+            | Error::PointerBeforeHeader { offset, .. }
+            | Error::SectionPastEnd { offset, .. }
+            | Error::DataAfterAllocTable { offset, .. }
+            | Error::AllocTableLength { offset, .. }
+            | Error::AllocTablePastEnd { offset, .. }
+            | Error::SectionsOverlap { offset, .. }
+            | Error::AllocEntryEmpty { offset, .. }
+            | Error::AllocEntryOrder { offset, .. }
+            | Error::AllocEntryOutsideData { offset, .. }
+            | Error::BadValue { offset, .. }
+            | Error::ItemOutsideData { offset, .. }
+            | Error::MissingAllocEntry { offset, .. }
+            | Error::AllocSizeMismatch { offset, .. }
+            | Error::ItemChecksum { offset, .. }
+            | Error::UnreferencedItem { offset, .. }
+            | Error::SharedItem { offset, .. } => Some(offset),
+            _ => None,
+        }
+    }
+}
+
+impl Diagnostic for Error {
+    fn fault(&self) -> Fault {
+        Error::fault(self)
+    }
+    fn offset(&self) -> Option<u64> {
+        Error::offset(self)
+    }
+}
+
+#[cfg(feature = "std")]
+impl From<Error> for std::io::Error {
+    fn from(err: Error) -> std::io::Error {
+        use std::io::ErrorKind;
+        let kind = match err.fault() {
+            Fault::Io => match err {
+                Error::Io(e) => return e,
+                _ => ErrorKind::Other,
+            },
+            Fault::Input => ErrorKind::InvalidData,
+            Fault::Caller => ErrorKind::InvalidInput,
+            Fault::Unsupported => ErrorKind::Unsupported,
+            _ => ErrorKind::Other,
+        };
+        std::io::Error::new(kind, err)
+    }
+}

@@ -1,0 +1,100 @@
+//! Test helpers: the JSON form of a dataset that the Python reference also prints
+//! (`tools/mldf/mldf_ref.py dump`), and error names as the fixtures spell them.
+#![allow(
+    dead_code,
+    unreachable_pub,
+    clippy::unwrap_used,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
+
+use mldf::{Dataset, Error, FieldType, Text, Value};
+use serde_json::{Value as Json, json};
+
+fn blob(b: &[u8]) -> String {
+    if b.len() <= 256 {
+        b.iter().map(|x| format!("{x:02x}")).collect()
+    } else {
+        format!("len={} crc32={:08x}", b.len(), crc32fast::hash(b))
+    }
+}
+
+pub fn value_json(v: &Value<'_>) -> Json {
+    match *v {
+        Value::Null => Json::Null,
+        Value::Int(i) => json!({ "int": i }),
+        Value::Float(f) => json!({ "float_bits": f.to_bits() }),
+        Value::Bytes(b) | Value::Ndarray(b) => json!({ "bytes": blob(b) }),
+        Value::Json(s) => json!({ "str": s }),
+        Value::Image(i) => {
+            json!({ "image": [i.mode.code(), i.height, i.width, i.channels, blob(i.data)] })
+        }
+        Value::Audio(a) => {
+            json!({ "audio": [a.codec.code(), a.num_samples, a.sample_rate, a.num_channels, a.bit_depth, blob(a.data)] })
+        }
+        Value::Text(Text::Utf8(s)) => json!({ "str": s }),
+        Value::Text(t) => {
+            let width = if t.encoding() == 1 { 4 } else { 2 };
+            let ids: Vec<u32> = t.token_ids().collect();
+            if ids.len() <= 64 {
+                json!({ "tokens": [width, ids] })
+            } else {
+                json!({ "tokens": [width, blob(t.as_bytes())] })
+            }
+        }
+        Value::Unknown(slot) => json!({ "unknown": blob(slot) }),
+        _ => panic!("unexpected value {v:?}"),
+    }
+}
+
+/// The dump `mldf_ref.py dump` prints for a valid file.
+pub fn dump(bytes: &[u8]) -> Json {
+    let ds = Dataset::parse(bytes).unwrap();
+    let mut problems = Vec::new();
+    assert_eq!(
+        mldf::verify(bytes, |e| problems.push(e.to_string())),
+        0,
+        "{problems:?}"
+    );
+    let h = ds.header();
+    let fields: Vec<Json> = ds
+        .fields()
+        .iter()
+        .map(|f| {
+            let mut o = json!({
+                "name": f.name(), "type_id": f.type_id().0, "flags": f.flags(),
+                "metadata_size": f.metadata_size(),
+            });
+            if let FieldType::Ndarray(spec) = f.field_type() {
+                o["dtype"] = json!(spec.dtype().code());
+                o["shape"] = json!(spec.shape());
+            }
+            o
+        })
+        .collect();
+    let samples: Vec<Json> = ds
+        .samples()
+        .map(|s| Json::Array(s.values().map(|v| value_json(&v.unwrap())).collect()))
+        .collect();
+    json!({
+        "version": [h.version().major, h.version().minor], "flags": h.flags(),
+        "num_samples": h.num_samples(), "page_size": h.page_size(),
+        "pointers": [h.field_desc_ptr(), h.metadata_ptr(), h.data_ptr(), h.alloc_table_ptr()],
+        "file_size": bytes.len(), "fields": fields, "samples": samples,
+    })
+}
+
+/// `HeaderChecksum`, `Truncated` (for `Layout(Truncated {..})`), `BadValue:NotUtf8`.
+pub fn error_name(e: &Error) -> String {
+    let head = |s: String| {
+        s.split(|c: char| !c.is_ascii_alphanumeric())
+            .next()
+            .unwrap()
+            .to_string()
+    };
+    match e {
+        Error::Layout(inner) => head(format!("{inner:?}")),
+        Error::BadValue { problem, .. } => format!("BadValue:{}", head(format!("{problem:?}"))),
+        other => head(format!("{other:?}")),
+    }
+}
