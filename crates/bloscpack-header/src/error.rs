@@ -18,7 +18,7 @@ pub enum Error {
 
     /// The options byte has bits that the file's format version does not define.
     #[error(
-        "byte {offset}: the options byte is {options:#04x}, but format version {version} defines only {defined:#04x} (0x01 offsets, 0x02 metadata); the file is corrupt or from an unknown writer"
+        "the options byte at byte {offset} is {options:#04x}, but format version {version} defines only {defined:#04x} (0x01 offsets, 0x02 metadata); the file is corrupt or from an unknown writer"
     )]
     UndefinedOptions {
         /// Where the options byte is (5).
@@ -32,7 +32,7 @@ pub enum Error {
     },
     /// A checksum id above 8.
     #[error(
-        "byte {offset}: checksum id {id} is unknown (0 none, 1 adler32, 2 crc32, 3 md5, 4 sha1, 5 sha224, 6 sha256, 7 sha384, 8 sha512)"
+        "the checksum id at byte {offset} is {id}, which is unknown (0 none, 1 adler32, 2 crc32, 3 md5, 4 sha1, 5 sha224, 6 sha256, 7 sha384, 8 sha512)"
     )]
     UnknownChecksum {
         /// Where the id is.
@@ -42,7 +42,7 @@ pub enum Error {
     },
     /// A header size field outside its range (-1 or 0..=2147483631 for chunk sizes,
     /// -1 or more for counts).
-    #[error("byte {offset}: {field} is {value}, outside {min}..={max}")]
+    #[error("{field} at byte {offset} is {value}, outside {min}..={max}")]
     FieldOutOfRange {
         /// Where the field is.
         offset: u64,
@@ -56,7 +56,7 @@ pub enum Error {
         max: i64,
     },
     /// `last_chunk` is larger than `chunk_size`.
-    #[error("byte {offset}: last_chunk is {last_chunk}, larger than chunk_size {chunk_size}")]
+    #[error("last_chunk at byte {offset} is {last_chunk}, larger than chunk_size {chunk_size}")]
     LastChunkTooLarge {
         /// Where `last_chunk` is (12).
         offset: u64,
@@ -67,7 +67,7 @@ pub enum Error {
     },
     /// `chunk_size`, `last_chunk` and `nchunks` do not describe any possible file.
     #[error(
-        "byte {offset}: chunk_size {chunk_size}, last_chunk {last_chunk} and nchunks {nchunks} contradict each other: {reason}"
+        "the header sizes contradict each other (at byte {offset}): chunk_size {chunk_size}, last_chunk {last_chunk}, nchunks {nchunks}: {reason}"
     )]
     InconsistentSizes {
         /// Where the first field involved is.
@@ -84,7 +84,7 @@ pub enum Error {
     /// `nchunks + max_app_chunks` does not fit an `i64`, or spare slots are declared for an
     /// unknown chunk count, or an offsets section is declared for an unknown chunk count.
     #[error(
-        "byte {offset}: nchunks {nchunks} and max_app_chunks {max_app_chunks} are invalid together: {reason}"
+        "nchunks {nchunks} and max_app_chunks {max_app_chunks} (at byte {offset}) are invalid together: {reason}"
     )]
     BadAppendSlots {
         /// Where `max_app_chunks` is (24).
@@ -98,7 +98,9 @@ pub enum Error {
     },
 
     /// The metadata section names a serializer other than JSON.
-    #[error("byte {offset}: metadata format {found} is unknown; only JSON is defined")]
+    #[error(
+        "the metadata format at byte {offset} is {found}, which is unknown; only JSON is defined"
+    )]
     UnknownMetadataFormat {
         /// Where the metadata header starts.
         offset: u64,
@@ -106,7 +108,7 @@ pub enum Error {
         found: Found,
     },
     /// A metadata header byte has an undefined value.
-    #[error("byte {offset}: {field} is {value}, but only {allowed} is defined")]
+    #[error("{field} at byte {offset} is {value}, but only {allowed} is defined")]
     BadMetadataField {
         /// Where the byte is.
         offset: u64,
@@ -119,7 +121,7 @@ pub enum Error {
     },
     /// The stored metadata is larger than the space reserved for it.
     #[error(
-        "byte {offset}: meta_comp_size {meta_comp_size} is larger than max_meta_size {max_meta_size}"
+        "meta_comp_size at byte {offset} is {meta_comp_size}, larger than max_meta_size {max_meta_size}"
     )]
     MetadataOverflowsSection {
         /// Where `meta_comp_size` is.
@@ -131,7 +133,7 @@ pub enum Error {
     },
     /// Raw (uncompressed) metadata whose stored length differs from its declared length.
     #[error(
-        "byte {offset}: the metadata is stored raw, so meta_comp_size ({meta_comp_size}) must equal meta_size ({meta_size})"
+        "the metadata is stored raw, so meta_comp_size ({meta_comp_size}) must equal meta_size ({meta_size}, at byte {offset})"
     )]
     RawMetadataSize {
         /// Where `meta_size` is.
@@ -143,7 +145,7 @@ pub enum Error {
     },
     /// The metadata digest does not match the stored metadata.
     #[error(
-        "byte {offset}: the {checksum} digest of the metadata does not match the {stored_len} stored bytes at byte {data_offset}; the metadata is corrupt"
+        "the {checksum} digest of the metadata at byte {offset} does not match the {stored_len} stored bytes at byte {data_offset}; the metadata is corrupt"
     )]
     MetadataDigestMismatch {
         /// Where the digest is stored.
@@ -157,7 +159,7 @@ pub enum Error {
     },
     /// The zlib stream of compressed metadata is corrupt or inflates to the wrong size.
     #[error(
-        "byte {offset}: the compressed metadata does not inflate to its declared {meta_size} bytes ({reason})"
+        "the compressed metadata at byte {offset} does not inflate to its declared {meta_size} bytes ({reason})"
     )]
     BadMetadataStream {
         /// Where the stored metadata starts.
@@ -168,7 +170,7 @@ pub enum Error {
         reason: &'static str,
     },
     /// The metadata is not UTF-8, so it cannot be JSON.
-    #[error("byte {offset}: the metadata is not UTF-8 (valid up to its byte {valid_up_to})")]
+    #[error("the metadata at byte {offset} is not UTF-8 (valid up to its byte {valid_up_to})")]
     MetadataNotUtf8 {
         /// Where the stored metadata starts.
         offset: u64,
@@ -178,7 +180,7 @@ pub enum Error {
 
     /// An offsets entry does not point at its chunk.
     #[error(
-        "byte {offset}: offsets entry {index} is {stored}, but chunk {index} starts at byte {actual}"
+        "offsets entry {index} at byte {offset} is {stored}, but chunk {index} starts at byte {actual}"
     )]
     OffsetMismatch {
         /// Where the entry is.
@@ -191,7 +193,7 @@ pub enum Error {
         actual: u64,
     },
     /// A spare offsets slot (for appending) is not -1.
-    #[error("byte {offset}: spare offsets slot {index} is {stored}, but unused slots must be -1")]
+    #[error("spare offsets slot {index} at byte {offset} is {stored}, but unused slots must be -1")]
     SpareSlotInUse {
         /// Where the entry is.
         offset: u64,
@@ -203,7 +205,7 @@ pub enum Error {
 
     /// A chunk is not a Blosc1 buffer (version byte other than 2).
     #[error(
-        "byte {offset}: chunk {index} has Blosc format version {version}; only version 2 (c-blosc 1.x) is defined for Bloscpack"
+        "chunk {index} at byte {offset} has Blosc format version {version}; only version 2 (c-blosc 1.x) is defined for Bloscpack"
     )]
     BloscVersion {
         /// Where the chunk starts.
@@ -215,7 +217,7 @@ pub enum Error {
     },
     /// A chunk's Blosc header is impossible (sizes that no Blosc buffer can have).
     #[error(
-        "byte {offset}: chunk {index} has an invalid Blosc header: {reason} (nbytes {nbytes}, blocksize {blocksize}, cbytes {cbytes})"
+        "chunk {index} at byte {offset} has an invalid Blosc header: {reason} (nbytes {nbytes}, blocksize {blocksize}, cbytes {cbytes})"
     )]
     BadBloscHeader {
         /// Where the chunk starts.
@@ -233,7 +235,7 @@ pub enum Error {
     },
     /// A chunk's uncompressed size disagrees with the header's chunk_size or last_chunk.
     #[error(
-        "byte {offset}: chunk {index} holds {nbytes} uncompressed bytes, but the header says {expected} ({field})"
+        "chunk {index} holds {nbytes} uncompressed bytes (nbytes at byte {offset}), but the header says {expected} ({field})"
     )]
     ChunkSizeMismatch {
         /// Where the chunk's `nbytes` is.
@@ -249,7 +251,7 @@ pub enum Error {
     },
     /// A chunk's digest does not match its bytes.
     #[error(
-        "byte {offset}: the {checksum} digest of chunk {index} (at byte {chunk_offset}, {cbytes} bytes) does not match; the chunk is corrupt"
+        "the {checksum} digest at byte {offset} of chunk {index} (at byte {chunk_offset}, {cbytes} bytes) does not match; the chunk is corrupt"
     )]
     ChunkDigestMismatch {
         /// Where the digest is stored.
@@ -265,7 +267,7 @@ pub enum Error {
     },
     /// A chunk uses a codec this build of c-blosc cannot decode.
     #[error(
-        "byte {offset}: chunk {index} uses codec {codec}, which this build cannot decompress (it has blosclz, lz4, lz4hc, zlib and zstd)"
+        "chunk {index} at byte {offset} uses codec {codec}, which this build cannot decompress (it has blosclz, lz4, lz4hc, zlib and zstd)"
     )]
     UnsupportedCodec {
         /// Where the chunk's flags are.
@@ -277,7 +279,7 @@ pub enum Error {
     },
     /// c-blosc rejected a chunk.
     #[error(
-        "byte {offset}: c-blosc cannot decompress chunk {index} (its code {code}); the chunk is corrupt"
+        "c-blosc cannot decompress chunk {index} at byte {offset} (its code {code}); the chunk is corrupt"
     )]
     Decompress {
         /// Where the chunk starts.

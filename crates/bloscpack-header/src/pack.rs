@@ -393,10 +393,29 @@ pub struct UnpackOptions {
 
 impl Default for UnpackOptions {
     fn default() -> Self {
-        UnpackOptions {
-            verify: true,
-            threads: 1,
-        }
+        UnpackOptions::DEFAULT
+    }
+}
+
+impl UnpackOptions {
+    /// Verify digests, one thread.
+    pub const DEFAULT: UnpackOptions = UnpackOptions {
+        verify: true,
+        threads: 1,
+    };
+
+    /// With `threads` c-blosc threads per chunk (at least 1).
+    #[must_use]
+    pub const fn threads(mut self, threads: u16) -> Self {
+        self.threads = if threads == 0 { 1 } else { threads };
+        self
+    }
+
+    /// With or without digest checks.
+    #[must_use]
+    pub const fn verify(mut self, verify: bool) -> Self {
+        self.verify = verify;
+        self
     }
 }
 
