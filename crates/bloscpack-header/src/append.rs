@@ -286,28 +286,51 @@ impl Plan {
         let mut args = *args;
         args.typesize = header.typesize().max(1);
         let mut compressor = ChunkCompressor::new(&args, header.checksum(), chunk)?;
-        let mut joined = alloc::vec![0u8; usize::try_from(last_chunk).unwrap_or(0)];
-        last.decompress_into(&mut joined, 1)?;
-        joined.extend_from_slice(top_up);
+        // A full last chunk stays as it is: the tail then starts after its digest.
+        let rewrite_last = !top_up.is_empty();
+        let (tail_at, first_index) = if rewrite_last {
+            (last_at, last_index)
+        } else {
+            (last_at + chunk_len, nchunks)
+        };
+        let mut joined = Vec::new();
+        if rewrite_last {
+            let len = usize::try_from(last_chunk).unwrap_or(0);
+            joined
+                .try_reserve_exact(len + top_up.len())
+                .map_err(|_| Error::OutOfMemory {
+                    bytes: u64::from(last_chunk),
+                })?;
+            joined.resize(len, 0);
+            last.decompress_into(&mut joined, 1)?;
+            joined.extend_from_slice(top_up);
+        }
+        let first = Some(&joined[..]).filter(|_| rewrite_last);
         let mut tail = Vec::new();
         let mut offsets = Vec::new();
-        for piece in core::iter::once(&joined[..]).chain(rest.chunks(chunk)) {
+        for piece in first.into_iter().chain(rest.chunks(chunk)) {
             offsets.extend_from_slice(
-                &(last_at + u64::try_from(tail.len()).unwrap_or(0)).to_le_bytes(),
+                &(tail_at + u64::try_from(tail.len()).unwrap_or(0)).to_le_bytes(),
             );
             let (c, d) = compressor.compress(piece)?;
             tail.extend_from_slice(c);
             tail.extend_from_slice(d.as_bytes());
         }
-        let offsets_at = offsets_pos + 8 * last_index;
+        let offsets_at = offsets_pos + 8 * first_index;
         let old_offsets = table
-            .get(usize::try_from(8 * last_index).unwrap_or(0)..)
+            .get(usize::try_from(8 * first_index).unwrap_or(0)..)
             .unwrap_or(&[])
             .get(..offsets.len())
             .unwrap_or(&[])
             .to_vec();
-        let old_tail = read_at(file, last_at, file_len - last_at, file_len, "chunk")?;
-        report.file_len = last_at + u64::try_from(tail.len()).unwrap_or(0);
+        let old_tail = read_at(
+            file,
+            tail_at,
+            file_len.saturating_sub(tail_at),
+            file_len,
+            "chunk",
+        )?;
+        report.file_len = tail_at + u64::try_from(tail.len()).unwrap_or(0);
         let mut old_header_bytes = [0u8; 32];
         old_header_bytes.copy_from_slice(&old_header);
         Ok(Plan {
@@ -316,7 +339,7 @@ impl Plan {
             offsets_at,
             offsets,
             old_offsets,
-            tail_at: last_at,
+            tail_at,
             tail,
             old_tail,
             old_len,

@@ -343,6 +343,14 @@ pub enum Error {
         /// Why.
         reason: &'static str,
     },
+    /// The data would decompress to more than the caller's limit.
+    #[error("the file decompresses to {bytes} bytes, more than the limit of {limit}")]
+    TooLarge {
+        /// The uncompressed length.
+        bytes: u64,
+        /// The limit.
+        limit: u64,
+    },
     /// An allocation for decompressed data failed.
     #[error("cannot allocate {bytes} bytes for the decompressed data")]
     OutOfMemory {
@@ -372,7 +380,7 @@ impl Error {
             | Error::MetadataTooLarge { .. }
             | Error::NotEnoughSpace { .. }
             | Error::CannotAppend { .. } => Fault::Caller,
-            Error::OutOfMemory { .. } => Fault::Limit,
+            Error::OutOfMemory { .. } | Error::TooLarge { .. } => Fault::Limit,
             #[cfg(feature = "std")]
             Error::Io(_) => Fault::Io,
             _ => Fault::Input,

@@ -389,6 +389,10 @@ pub struct UnpackOptions {
     pub verify: bool,
     /// c-blosc threads per chunk (default 1).
     pub threads: u16,
+    /// The most uncompressed bytes to produce (default: no limit). The headers of a small
+    /// file can claim up to 2 GiB per chunk; with a limit, such a file is refused before
+    /// anything is allocated.
+    pub max_len: u64,
 }
 
 impl Default for UnpackOptions {
@@ -402,7 +406,15 @@ impl UnpackOptions {
     pub const DEFAULT: UnpackOptions = UnpackOptions {
         verify: true,
         threads: 1,
+        max_len: u64::MAX,
     };
+
+    /// With a limit on the uncompressed length.
+    #[must_use]
+    pub const fn max_len(mut self, max_len: u64) -> Self {
+        self.max_len = max_len;
+        self
+    }
 
     /// With `threads` c-blosc threads per chunk (at least 1).
     #[must_use]
@@ -460,7 +472,18 @@ impl Chunk<'_> {
 }
 
 impl Bloscpack<'_> {
+    fn check_limit(&self, options: UnpackOptions) -> Result<()> {
+        if self.uncompressed_len() > options.max_len {
+            return Err(Error::TooLarge {
+                bytes: self.uncompressed_len(),
+                limit: options.max_len,
+            });
+        }
+        Ok(())
+    }
+
     fn check_metadata(&self, options: UnpackOptions) -> Result<()> {
+        self.check_limit(options)?;
         match self.metadata() {
             Some(m) if options.verify => m.verify(),
             _ => Ok(()),
@@ -496,10 +519,12 @@ impl Bloscpack<'_> {
     /// Decompresses the whole file into a new `Vec`.
     ///
     /// # Errors
-    /// [`Error::OutOfMemory`] when the uncompressed length cannot be allocated, otherwise
-    /// as for [`unpack_into`](Self::unpack_into).
+    /// [`Error::TooLarge`] beyond `options.max_len`, [`Error::OutOfMemory`] when the
+    /// uncompressed length cannot be allocated, otherwise as for
+    /// [`unpack_into`](Self::unpack_into).
     #[cfg_attr(docsrs, doc(cfg(feature = "blosc")))]
     pub fn unpack_to_vec(&self, options: UnpackOptions) -> Result<Vec<u8>> {
+        self.check_limit(options)?;
         let len = self.uncompressed_len();
         let mut out = Vec::new();
         let n = usize::try_from(len).map_err(|_| Error::OutOfMemory { bytes: len })?;

@@ -11,7 +11,8 @@
     clippy::unwrap_used,
     clippy::expect_used,
     clippy::panic,
-    clippy::indexing_slicing
+    clippy::indexing_slicing,
+    clippy::cast_possible_truncation
 )]
 
 #[allow(unreachable_pub)]
@@ -280,6 +281,12 @@ mod blosc {
                 continue;
             };
             let unpacked = file.unpack_to_vec(UnpackOptions::default());
+            if file.uncompressed_len() > 0 {
+                assert!(matches!(
+                    file.unpack_to_vec(UnpackOptions::DEFAULT.max_len(file.uncompressed_len() - 1)),
+                    Err(Error::TooLarge { .. })
+                ));
+            }
             if name == "version2" {
                 // Refused by the reference, read by us: the data of max_app_0.
                 assert_eq!(unpacked.unwrap(), ramp(), "{name}");
@@ -484,6 +491,8 @@ mod blosc {
             ("checksum_sha256", &extra[..]),
             ("meta_zlib", &extra[..]),
             ("append_chunks", &extra[..5000]),
+            // A full last chunk is left as it is; new chunks follow it.
+            ("exact_multiple", &extra[..5000]),
         ] {
             let path = dir.join(format!("{fixture}.blp"));
             std::fs::copy(fixtures().join(format!("{fixture}.blp")), &path).unwrap();
