@@ -22,6 +22,9 @@ pub const FORMAT_VERSION: u8 = 3;
 /// The largest uncompressed chunk c-blosc 1.x handles: 2^31 - 1 - 16 bytes.
 pub const MAX_CHUNK_SIZE: u32 = 2_147_483_631;
 
+/// `blpk` and version 3 as the low five bytes of a little-endian word.
+const MAGIC_V3: u64 = 0x03_6b_70_6c_62;
+
 /// What `binfmt_core`'s version checks call this format.
 const WHAT: &str = "Bloscpack file";
 
@@ -192,6 +195,60 @@ impl Header {
     /// The variant of [`Error`] naming the first rule broken.
     #[inline]
     pub fn from_raw(raw: &raw::Header, config: Config) -> Result<Header> {
+        match Header::fast(raw) {
+            Some(header) => Ok(header),
+            None => Header::checked(raw, config),
+        }
+    }
+
+    /// The common case in seven branch-free comparisons: a format 3 header with every
+    /// size known and non-zero, `nchunks` at most 2^32 and `max_app_chunks` below 2^62
+    /// (so that neither the total size nor `nchunks + max_app_chunks` can overflow).
+    /// Such a header breaks no rule if these hold. `None` sends the header to
+    /// [`Header::checked`], which either accepts it (format 2, unknown sizes, the empty
+    /// file, huge counts) or names the rule it breaks.
+    #[inline(always)]
+    fn fast(raw: &raw::Header) -> Option<Header> {
+        // Bytes 0..8 as one word: magic, version, options, checksum, typesize.
+        let mut head = [0u8; 8];
+        head.copy_from_slice(zerocopy::IntoBytes::as_bytes(raw).get(..8)?);
+        let head = u64::from_le_bytes(head);
+        // The fields' bits as unsigned numbers: -1 becomes the maximum, so one unsigned
+        // comparison checks both ends of a range.
+        let (cs, lc) = (
+            u32::from_le_bytes(raw.chunk_size.to_bytes()),
+            u32::from_le_bytes(raw.last_chunk.to_bytes()),
+        );
+        let (n, app) = (
+            u64::from_le_bytes(raw.nchunks.to_bytes()),
+            u64::from_le_bytes(raw.max_app_chunks.to_bytes()),
+        );
+        let ok = (head & 0xff_ffff_ffff == MAGIC_V3)
+            & ((head >> 40) & 0xff <= 0x03)
+            & ((head >> 48) & 0xff <= 8)
+            & (cs.wrapping_sub(1) < MAX_CHUNK_SIZE)
+            & (lc.wrapping_sub(1) < cs)
+            & (n.wrapping_sub(1) < 1 << 32)
+            & (app < 1 << 62);
+        if !ok {
+            return None;
+        }
+        Some(Header {
+            version: raw.version,
+            options: Options(raw.options),
+            checksum: Checksum::from_id(raw.checksum)?,
+            typesize: raw.typesize,
+            chunk_size: raw.chunk_size.get(),
+            last_chunk: raw.last_chunk.get(),
+            nchunks: raw.nchunks.get(),
+            max_app_chunks: raw.max_app_chunks.get(),
+        })
+    }
+
+    /// Every rule, one after the other, naming the first one broken.
+    #[cold]
+    #[inline(never)]
+    fn checked(raw: &raw::Header, config: Config) -> Result<Header> {
         if &raw.magic != MAGIC {
             magic::check(&raw.magic, 0, MAGIC, WHAT)?;
         }
@@ -518,6 +575,7 @@ fn out_of_range(offset: u64, field: &'static str, value: i64, max: i64) -> Error
 }
 
 #[cfg(test)]
+#[allow(clippy::cast_possible_truncation)]
 mod tests {
     use super::*;
 
@@ -531,6 +589,51 @@ mod tests {
         let mut raw = *bytes::read::<raw::Header>(&UNKNOWN, 0, "h").unwrap();
         f(&mut raw);
         Header::from_raw(&raw, Config::DEFAULT)
+    }
+
+    #[test]
+    fn the_fast_path_never_accepts_what_the_rules_refuse() {
+        let mut state = 0x243f_6a88_85a3_08d3u64;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        let interesting = [
+            -2i64,
+            -1,
+            0,
+            1,
+            2,
+            7,
+            4096,
+            2_147_483_631,
+            2_147_483_632,
+            i64::MAX,
+        ];
+        let mut accepted = 0;
+        for _ in 0..200_000 {
+            let pick = |r: u64| interesting[(r % interesting.len() as u64) as usize];
+            let mut raw = *bytes::read::<raw::Header>(&UNKNOWN, 0, "h").unwrap();
+            let r = next();
+            raw.version = [2, 3, 3, 3, 4][(r % 5) as usize];
+            raw.options = ((r >> 8) % 5) as u8;
+            raw.checksum = ((r >> 16) % 10) as u8;
+            raw.chunk_size = I32::new(pick(next()).clamp(i32::MIN.into(), i32::MAX.into()) as i32);
+            raw.last_chunk = I32::new(pick(next()).clamp(i32::MIN.into(), i32::MAX.into()) as i32);
+            raw.nchunks = I64::new(pick(next()));
+            raw.max_app_chunks = I64::new(pick(next()));
+            if let Some(fast) = Header::fast(&raw) {
+                accepted += 1;
+                assert_eq!(
+                    Header::checked(&raw, Config::DEFAULT).unwrap(),
+                    fast,
+                    "{raw:?}"
+                );
+            }
+        }
+        assert!(accepted > 1000);
     }
 
     #[test]
