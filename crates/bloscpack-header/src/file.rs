@@ -58,11 +58,8 @@ impl<'a> Bloscpack<'a> {
         };
         let offsets_at = pos;
         let offsets: &[I64] = bytes::read_table(data, pos, header.offsets_len(), "offsets")?;
-        pos = bytes::end(
-            pos,
-            bytes::size_u64::<I64>() * header.offsets_len(),
-            "offsets",
-        )?;
+        let table_len = bytes::size_of_table(header.offsets_len(), 8, "offsets", pos)?;
+        pos = bytes::end(pos, table_len, "offsets")?;
         let mut file = Bloscpack {
             data,
             header,

@@ -262,6 +262,19 @@ impl PackOptions {
         } else {
             0
         };
+        // The offsets table must fit a file: 8 bytes per entry, within i64.
+        if max_app_chunks
+            .checked_add(nchunks)
+            .and_then(|n| n.checked_mul(8))
+            .is_none_or(|bytes| bytes > i64::MAX.unsigned_abs())
+        {
+            return Err(Error::ArgumentOutOfRange {
+                what: "max_app_chunks",
+                value: max_app_chunks,
+                min: 0,
+                max: (i64::MAX.unsigned_abs() / 8).saturating_sub(nchunks),
+            });
+        }
         let metadata = match &self.metadata {
             Some(m) => m.encode()?,
             None => Vec::new(),
@@ -575,5 +588,66 @@ impl Bloscpack<'_> {
         let n = self.unpack_to_writer(io::BufWriter::with_capacity(1 << 20, &mut file), options)?;
         file.commit()?;
         Ok(n)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn options_are_checked_before_writing() {
+        let out_of_range = |o: PackOptions| {
+            let mut sink = io::Cursor::new(Vec::new());
+            let e = o.pack(b"data", &mut sink).unwrap_err();
+            assert!(sink.get_ref().is_empty(), "wrote before failing: {e}");
+            e
+        };
+        for options in [
+            PackOptions {
+                max_app_chunks: Some(u64::MAX),
+                ..PackOptions::default()
+            },
+            PackOptions {
+                max_app_chunks: Some(i64::MAX.unsigned_abs() / 8),
+                ..PackOptions::default()
+            },
+            PackOptions {
+                chunk_size: 0,
+                ..PackOptions::default()
+            },
+            PackOptions {
+                chunk_size: MAX_CHUNK_SIZE + 1,
+                ..PackOptions::default()
+            },
+            PackOptions {
+                blosc: BloscArgs {
+                    clevel: 10,
+                    ..BloscArgs::default()
+                },
+                ..PackOptions::default()
+            },
+            PackOptions {
+                blosc: BloscArgs {
+                    typesize: 0,
+                    ..BloscArgs::default()
+                },
+                ..PackOptions::default()
+            },
+        ] {
+            assert!(matches!(
+                out_of_range(options),
+                Error::ArgumentOutOfRange { .. }
+            ));
+        }
+        let mut meta = Metadata::new(&b"{\"a\":1}"[..]);
+        meta.max_meta_size = Some(2);
+        let e = out_of_range(PackOptions {
+            metadata: Some(meta),
+            ..PackOptions::default()
+        });
+        assert!(matches!(e, Error::MetadataTooLarge { .. }));
+        assert_eq!("LZ4HC".parse::<Compressor>().unwrap(), Compressor::Lz4Hc);
+        assert!("snappy".parse::<Compressor>().is_err());
     }
 }
