@@ -18,7 +18,8 @@
 //!   so it reads only inside the slice. It writes at most `destsize` bytes, and we pass
 //!   `destsize = nbytes`, at most the length of the output slice (checked), so it writes
 //!   only inside that slice. `nbytes` fits in an `i32`, so c-blosc's signed comparisons
-//!   of sizes cannot wrap. c-blosc's decompressor has been fuzzed in OSS-Fuzz since 2021.
+//!   of sizes cannot wrap. Our `bloscpack` fuzz target feeds corrupt chunks through
+//!   this path.
 //! * **Compression.** The source is a whole slice (`nbytes` = its length, at most
 //!   `BLOSC_MAX_BUFFERSIZE`, checked), the destination a slice of `nbytes + 16` bytes
 //!   (`destsize` = its length); c-blosc guarantees it never writes past `destsize`. The
