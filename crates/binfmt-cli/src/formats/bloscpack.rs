@@ -202,32 +202,27 @@ fn parse(input: &Input) -> Result<Bloscpack<'_>, Failure> {
     Bloscpack::parse(input.bytes()).map_err(|e| Failure::diagnostic(input.path(), &e))
 }
 
-fn metadata_value(file: &Bloscpack<'_>) -> Result<Option<Value>, Error> {
+/// The decoded metadata (digest checked), or why it cannot be decoded.
+fn metadata_value(path: &Path, file: &Bloscpack<'_>) -> Result<Option<Value>, Failure> {
     let Some(section) = file.metadata() else {
         return Ok(None);
     };
-    let text = section.text()?;
-    serde_json::from_str(&text)
-        .map(Some)
-        .map_err(|_| Error::MetadataNotUtf8 {
-            offset: section.offset() + 32,
-            valid_up_to: 0,
-        })
+    let text = section.text().map_err(|e| Failure::diagnostic(path, &e))?;
+    serde_json::from_str(&text).map(Some).map_err(|e| {
+        Failure::file(
+            path,
+            format!(
+                "byte {}: the metadata is not valid JSON ({e})",
+                section.offset() + 32
+            ),
+        )
+    })
 }
 
 pub(crate) fn inspect(input: &Input, _options: &InspectOptions) -> Result<Inspection, Failure> {
     let file = parse(input)?;
     let h = file.header();
-    let metadata = match metadata_value(&file) {
-        Ok(m) => m,
-        Err(Error::MetadataNotUtf8 { offset, .. }) => {
-            return Err(Failure::file(
-                input.path(),
-                format!("byte {offset}: the metadata is not valid JSON"),
-            ));
-        }
-        Err(e) => return Err(Failure::diagnostic(input.path(), &e)),
-    };
+    let metadata = metadata_value(input.path(), &file)?;
     let offsets: Vec<u64> = file.offsets().collect();
     let chunks: Vec<Value> = file
         .chunks()
