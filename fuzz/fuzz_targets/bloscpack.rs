@@ -6,7 +6,9 @@
 //! header claims (nchunks, max_app_chunks, meta_size …): parsing allocates nothing at all,
 //! and the only allocations (inflated metadata, unpacked data) are bounded below.
 
-use bloscpack_header::{Bloscpack, Config, Header, UnpackOptions};
+use std::io::Cursor;
+
+use bloscpack_header::{BloscArgs, Bloscpack, Config, Header, UnpackOptions, append};
 use libfuzzer_sys::fuzz_target;
 
 /// Unpack only files that decompress to at most this much.
@@ -48,9 +50,33 @@ fuzz_target!(|data: &[u8]| {
         if file.uncompressed_len() <= MAX_UNPACK {
             // Without digest checks, so that corrupt chunks reach c-blosc.
             let options = UnpackOptions::DEFAULT.verify(false);
-            if let Ok(out) = file.unpack_to_vec(options) {
+            let before = file.unpack_to_vec(options);
+            if let Ok(out) = &before {
                 assert_eq!(out.len() as u64, file.uncompressed_len());
             }
+            check_append(data, before.ok());
         }
     }
 });
+
+/// Appending to a file that parsed: on error the bytes are unchanged; on success the
+/// result parses, and it unpacks to the old data plus the new whenever the old did.
+fn check_append(data: &[u8], before: Option<Vec<u8>>) {
+    const EXTRA: &[u8] = b"appended by the fuzzer: 0123456789abcdef0123456789abcdef";
+    let mut file = Cursor::new(data.to_vec());
+    match append(&mut file, EXTRA, &BloscArgs::default()) {
+        Err(_) => assert!(file.get_ref().starts_with(data)),
+        Ok(report) => {
+            let mut bytes = file.into_inner();
+            bytes.truncate(report.file_len as usize);
+            let after = Bloscpack::parse(&bytes).expect("an append result parses");
+            if let Some(mut want) = before {
+                want.extend_from_slice(EXTRA);
+                let got = after.unpack_to_vec(UnpackOptions::DEFAULT.verify(false));
+                if let Ok(got) = got {
+                    assert_eq!(got, want);
+                }
+            }
+        }
+    }
+}

@@ -43,10 +43,11 @@ pub struct AppendReport {
 /// truncates the file there.
 ///
 /// Everything is computed (and the space checked) before the first byte is written. If a
-/// write then fails, the original bytes and length are written back before the error is
-/// returned, so the file is unchanged unless that restore fails too (or the machine
-/// stops mid-way: an in-place update cannot be made crash-atomic without copying the
-/// whole file).
+/// write then fails, the original bytes are written back before the error is returned,
+/// so the file is unchanged unless that restore fails too (or the machine stops mid-way:
+/// an in-place update cannot be made crash-atomic without copying the whole file). A
+/// generic `file` cannot be shortened: if the failed append had already grown it, bytes
+/// remain after the original end ([`append_path`] cuts them off).
 ///
 /// # Errors
 /// [`Error::CannotAppend`] for a file without offsets or with an unknown or zero chunk
@@ -76,7 +77,16 @@ pub fn append<F: Read + Write + Seek>(
 pub fn append_path(path: impl AsRef<Path>, data: &[u8], args: &BloscArgs) -> Result<AppendReport> {
     let mut file = OpenOptions::new().read(true).write(true).open(path)?;
     let old_len = file.metadata()?.len();
-    let report = append(&mut file, data, args)?;
+    let report = match append(&mut file, data, args) {
+        Ok(report) => report,
+        Err(e) => {
+            // `append` has written the old bytes back; a longer file also needs cutting.
+            if file.metadata().is_ok_and(|m| m.len() > old_len) {
+                let _ = file.set_len(old_len);
+            }
+            return Err(e);
+        }
+    };
     if report.file_len < old_len {
         // The rewritten tail is shorter than what it replaced: drop the stale bytes.
         file.set_len(report.file_len)?;
