@@ -295,7 +295,16 @@ impl Plan {
 
         let mut args = *args;
         args.typesize = header.typesize().max(1);
-        let mut compressor = ChunkCompressor::new(&args, header.checksum(), chunk)?;
+        // The largest piece actually compressed, not chunk_size: a header may declare
+        // 2 GiB chunks for a few bytes of data.
+        let last_len = usize::try_from(last_chunk).unwrap_or(usize::MAX);
+        let largest = if top_up.is_empty() {
+            0
+        } else {
+            last_len + top_up.len()
+        }
+        .max(rest.len().min(chunk));
+        let mut compressor = ChunkCompressor::new(&args, header.checksum(), largest)?;
         // A full last chunk stays as it is: the tail then starts after its digest.
         let rewrite_last = !top_up.is_empty();
         let (tail_at, first_index) = if rewrite_last {
