@@ -49,6 +49,9 @@ pub struct AppendReport {
 /// generic `file` cannot be shortened: if the failed append had already grown it, bytes
 /// remain after the original end ([`append_path`] cuts them off).
 ///
+/// Memory: the last chunk decompressed (up to the file's `chunk_size`), plus the new data
+/// compressed; earlier chunks are never loaded.
+///
 /// # Errors
 /// [`Error::CannotAppend`] for a file without offsets or with an unknown or zero chunk
 /// size; [`Error::NotEnoughSpace`] when the spare slots are too few; any parse or digest
