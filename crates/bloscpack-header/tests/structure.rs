@@ -285,6 +285,7 @@ fn metadata_claims_are_checked_against_the_input() {
     assert!(section.is_err());
 }
 
+#[cfg(feature = "alloc")]
 #[test]
 fn metadata_rules() {
     let meta = bloscpack_header::Metadata::new(
