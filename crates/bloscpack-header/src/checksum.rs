@@ -155,9 +155,9 @@ impl Checksum {
 }
 
 fn adler32(data: &[u8]) -> u32 {
-    let mut adler = adler2::Adler32::new();
-    adler.write_slice(data);
-    adler.checksum()
+    let mut adler = simd_adler32::Adler32::new();
+    adler.write(data);
+    adler.finish()
 }
 
 fn u32_le(bytes: &[u8]) -> Option<u32> {
