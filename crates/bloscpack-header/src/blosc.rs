@@ -1,0 +1,179 @@
+//! The crate's only `unsafe`: two calls into the bundled c-blosc 1.21 (`blosc-src`).
+//!
+//! # Safety argument
+//!
+//! Only c-blosc's context functions are used (`blosc_compress_ctx`,
+//! `blosc_decompress_ctx`): they keep all state in a stack context, never touch
+//! c-blosc's global state, and are documented as safe to call from several threads at
+//! once. Both functions take raw pointers plus lengths; the argument is that every
+//! pointer/length pair we pass describes memory we own for the whole call:
+//!
+//! * **Decompression.** c-blosc reads the source buffer's length from its own header
+//!   (`cbytes`, bytes 12..16) and trusts it. So before the call, `blosc_cbuffer_validate`
+//!   (which reads only the first 16 bytes, and we check there are 16) must confirm that
+//!   `cbytes` equals the length of our slice and that `nbytes` is at most
+//!   `BLOSC_MAX_BUFFERSIZE`. c-blosc 1.21 then bounds every block-start and stream
+//!   length it reads by `cbytes` (see `blosc_d` and `blosc_run_decompression_with_context`:
+//!   "Validate src_offset", "Validate cbytes", "enough space to hold the bstarts array"),
+//!   so it reads only inside the slice. It writes at most `destsize` bytes, and we pass
+//!   `destsize = nbytes`, at most the length of the output slice (checked), so it writes
+//!   only inside that slice. `nbytes` fits in an `i32`, so c-blosc's signed comparisons
+//!   of sizes cannot wrap. Our `bloscpack` fuzz target feeds corrupt chunks through
+//!   this path.
+//! * **Compression.** The source is a whole slice (`nbytes` = its length, at most
+//!   `BLOSC_MAX_BUFFERSIZE`, checked), the destination a slice of `nbytes + 16` bytes
+//!   (`destsize` = its length); c-blosc guarantees it never writes past `destsize`. The
+//!   compressor name is a NUL-terminated `'static` C string literal.
+//! * Source and destination never overlap: they are a shared and an exclusive borrow.
+//! * Nothing is retained: c-blosc keeps no pointer after returning (the context's
+//!   thread pool, used only when `threads > 1`, is joined before `blosc_decompress_ctx`
+//!   returns).
+//!
+//! Everything else about a chunk (its header fields, sizes, digests) is checked in safe
+//! Rust before these functions are reached.
+#![allow(unsafe_code)]
+
+use core::ffi::{CStr, c_int, c_void};
+
+use blosc_src as ffi;
+
+/// The largest buffer c-blosc 1.x handles.
+const MAX_BUFFERSIZE: usize = ffi::BLOSC_MAX_BUFFERSIZE as usize;
+/// c-blosc's header, and the most compression can add.
+pub(crate) const OVERHEAD: usize = ffi::BLOSC_MAX_OVERHEAD as usize;
+
+/// Why c-blosc refused a buffer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Refusal {
+    /// The buffer fails `blosc_cbuffer_validate` (size fields inconsistent with its length).
+    Invalid,
+    /// The output slice is smaller than the buffer's `nbytes`.
+    OutputTooSmall,
+    /// c-blosc returned this code (0 or negative: corrupt data).
+    Code(i32),
+}
+
+/// Decompresses one Blosc1 buffer (`src` is exactly one buffer, `cbytes` long) into the
+/// start of `dst`, and returns the number of bytes written (its `nbytes`).
+pub(crate) fn decompress(src: &[u8], dst: &mut [u8], threads: u16) -> Result<usize, Refusal> {
+    if src.len() < OVERHEAD {
+        return Err(Refusal::Invalid);
+    }
+    let mut nbytes: usize = 0;
+    // SAFETY: `src` has at least 16 bytes (checked above), all that
+    // `blosc_cbuffer_validate` reads; `nbytes` is a valid, exclusive `usize` out-pointer.
+    let valid =
+        unsafe { ffi::blosc_cbuffer_validate(src.as_ptr().cast(), src.len(), &raw mut nbytes) };
+    if valid != 0 || nbytes > MAX_BUFFERSIZE {
+        return Err(Refusal::Invalid);
+    }
+    let Some(out) = dst.get_mut(..nbytes) else {
+        return Err(Refusal::OutputTooSmall);
+    };
+    if nbytes == 0 {
+        return Ok(0);
+    }
+    let threads = c_int::from(threads.max(1));
+    // SAFETY: validation proved that the buffer's own `cbytes` equals `src.len()`, so
+    // c-blosc (which bounds all its reads by `cbytes`) reads only inside `src`; it writes
+    // at most `destsize = out.len()` bytes into `out`, which we borrow exclusively.
+    // `nbytes <= BLOSC_MAX_BUFFERSIZE < i32::MAX`. See the module's safety argument.
+    let code = unsafe {
+        ffi::blosc_decompress_ctx(
+            src.as_ptr().cast::<c_void>(),
+            out.as_mut_ptr().cast::<c_void>(),
+            out.len(),
+            threads,
+        )
+    };
+    match usize::try_from(code) {
+        Ok(n) if n == nbytes => Ok(n),
+        _ => Err(Refusal::Code(code)),
+    }
+}
+
+/// Compression settings for one call.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Settings {
+    pub(crate) clevel: u8,
+    pub(crate) shuffle: u8,
+    pub(crate) typesize: u8,
+    pub(crate) cname: &'static CStr,
+}
+
+/// Compresses `src` (at most `BLOSC_MAX_BUFFERSIZE` bytes) into the start of `dst`
+/// (at least `src.len() + 16` bytes) and returns the compressed length.
+pub(crate) fn compress(src: &[u8], dst: &mut [u8], settings: Settings) -> Result<usize, Refusal> {
+    if src.len() > MAX_BUFFERSIZE {
+        return Err(Refusal::Invalid);
+    }
+    let Some(need) = src.len().checked_add(OVERHEAD) else {
+        return Err(Refusal::Invalid);
+    };
+    let Some(out) = dst.get_mut(..need) else {
+        return Err(Refusal::OutputTooSmall);
+    };
+    // SAFETY: `src` is read for exactly `src.len()` bytes; c-blosc writes at most
+    // `destsize = out.len()` bytes into `out`, which we borrow exclusively; `cname` is a
+    // NUL-terminated static string; no pointer outlives the call. One thread, so the
+    // output does not depend on scheduling.
+    let code = unsafe {
+        ffi::blosc_compress_ctx(
+            c_int::from(settings.clevel),
+            c_int::from(settings.shuffle),
+            usize::from(settings.typesize),
+            src.len(),
+            src.as_ptr().cast::<c_void>(),
+            out.as_mut_ptr().cast::<c_void>(),
+            out.len(),
+            settings.cname.as_ptr(),
+            0,
+            1,
+        )
+    };
+    match usize::try_from(code) {
+        Ok(n) if n >= OVERHEAD && n <= out.len() => Ok(n),
+        _ => Err(Refusal::Code(code)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_trip_and_refusals() {
+        let data: std::vec::Vec<u8> = (0..10_000u32).flat_map(|i| (i / 7).to_le_bytes()).collect();
+        let mut packed = std::vec![0u8; data.len() + OVERHEAD];
+        let settings = Settings {
+            clevel: 5,
+            shuffle: 1,
+            typesize: 4,
+            cname: c"lz4",
+        };
+        let n = compress(&data, &mut packed, settings).unwrap();
+        assert!(n < data.len());
+        let mut out = std::vec![0u8; data.len()];
+        assert_eq!(decompress(&packed[..n], &mut out, 1), Ok(data.len()));
+        assert_eq!(out, data);
+        // A slice that is not exactly one buffer, a short output, a short input.
+        assert_eq!(
+            decompress(&packed[..n - 1], &mut out, 1),
+            Err(Refusal::Invalid)
+        );
+        assert_eq!(
+            decompress(&packed[..n], &mut out[..10], 1),
+            Err(Refusal::OutputTooSmall)
+        );
+        assert_eq!(decompress(&packed[..8], &mut out, 1), Err(Refusal::Invalid));
+        assert_eq!(
+            compress(&data, &mut packed[..10], settings),
+            Err(Refusal::OutputTooSmall)
+        );
+        // Corrupt the body: c-blosc reports it, nothing is read or written out of bounds.
+        for b in &mut packed[16..n] {
+            *b ^= 0x5a;
+        }
+        assert!(decompress(&packed[..n], &mut out, 2).is_err());
+    }
+}

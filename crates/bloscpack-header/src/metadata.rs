@@ -1,0 +1,450 @@
+//! The metadata section: a 32-byte header, the stored (raw or zlib) JSON, padding, digest.
+
+#[cfg(feature = "alloc")]
+use alloc::{borrow::Cow, vec::Vec};
+
+use binfmt_core::{Found, bytes};
+
+use crate::checksum::Checksum;
+use crate::error::{Error, Result};
+use crate::raw;
+
+/// The only serializer bloscpack defines, NUL-padded to 8 bytes.
+pub const JSON_FORMAT: [u8; 8] = *b"JSON\0\0\0\0";
+
+/// The size of the metadata section's header.
+pub const METADATA_HEADER_LEN: usize = 32;
+
+/// How the metadata is stored.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+#[non_exhaustive]
+pub enum MetaCodec {
+    /// Stored as is (0).
+    None,
+    /// A zlib stream (1), bloscpack's default.
+    #[default]
+    Zlib,
+}
+
+impl MetaCodec {
+    /// The codec with id `id`, if defined.
+    #[must_use]
+    pub const fn from_id(id: u8) -> Option<MetaCodec> {
+        match id {
+            0 => Some(MetaCodec::None),
+            1 => Some(MetaCodec::Zlib),
+            _ => None,
+        }
+    }
+
+    /// The id stored in the file.
+    #[must_use]
+    pub const fn id(self) -> u8 {
+        match self {
+            MetaCodec::None => 0,
+            MetaCodec::Zlib => 1,
+        }
+    }
+
+    /// `"None"` or `"zlib"`, as bloscpack names them.
+    #[must_use]
+    pub const fn name(self) -> &'static str {
+        match self {
+            MetaCodec::None => "None",
+            MetaCodec::Zlib => "zlib",
+        }
+    }
+}
+
+/// A validated metadata section, borrowed from the file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MetadataSection<'a> {
+    offset: u64,
+    header: &'a raw::MetadataHeader,
+    checksum: Checksum,
+    codec: MetaCodec,
+    stored: &'a [u8],
+    digest: &'a [u8],
+}
+
+impl<'a> MetadataSection<'a> {
+    /// Parses and validates the section starting at `offset` of `data`.
+    ///
+    /// Checks the header's fields and that the whole section (header, reserved space,
+    /// digest) lies inside `data`. It does not check the digest: see
+    /// [`verify`](Self::verify).
+    ///
+    /// # Errors
+    /// [`Error::Layout`] when the section is truncated, [`Error::UnknownMetadataFormat`],
+    /// [`Error::BadMetadataField`], [`Error::MetadataOverflowsSection`] or
+    /// [`Error::RawMetadataSize`] for a header that breaks a rule.
+    pub fn parse(data: &'a [u8], offset: u64) -> Result<MetadataSection<'a>> {
+        let header: &raw::MetadataHeader = bytes::read(data, offset, "metadata header")?;
+        let at = |delta: u64| offset.saturating_add(delta);
+        if header.magic_format != JSON_FORMAT {
+            return Err(Error::UnknownMetadataFormat {
+                offset,
+                found: Found::new(&header.magic_format),
+            });
+        }
+        if header.meta_options != 0 {
+            return Err(Error::BadMetadataField {
+                offset: at(8),
+                field: "meta_options",
+                value: header.meta_options,
+                allowed: "0",
+            });
+        }
+        let checksum = Checksum::from_id(header.meta_checksum).ok_or(Error::BadMetadataField {
+            offset: at(9),
+            field: "meta_checksum",
+            value: header.meta_checksum,
+            allowed: "0..=8",
+        })?;
+        let codec = MetaCodec::from_id(header.meta_codec).ok_or(Error::BadMetadataField {
+            offset: at(10),
+            field: "meta_codec",
+            value: header.meta_codec,
+            allowed: "0 (none) or 1 (zlib)",
+        })?;
+        if header.meta_level > 9 {
+            return Err(Error::BadMetadataField {
+                offset: at(11),
+                field: "meta_level",
+                value: header.meta_level,
+                allowed: "0..=9",
+            });
+        }
+        let (size, max, comp) = (
+            header.meta_size.get(),
+            header.max_meta_size.get(),
+            header.meta_comp_size.get(),
+        );
+        if comp > max {
+            return Err(Error::MetadataOverflowsSection {
+                offset: at(20),
+                meta_comp_size: comp,
+                max_meta_size: max,
+            });
+        }
+        if codec == MetaCodec::None && comp != size {
+            return Err(Error::RawMetadataSize {
+                offset: at(12),
+                meta_size: size,
+                meta_comp_size: comp,
+            });
+        }
+        let body = at(32);
+        let stored = bytes::slice(data, body, comp.into(), "metadata")?;
+        let digest_at = bytes::end(body, max.into(), "metadata digest")?;
+        let digest = bytes::slice(data, digest_at, checksum.size_u64(), "metadata digest")?;
+        Ok(MetadataSection {
+            offset,
+            header,
+            checksum,
+            codec,
+            stored,
+            digest,
+        })
+    }
+
+    /// Where the section starts (32).
+    #[must_use]
+    pub const fn offset(&self) -> u64 {
+        self.offset
+    }
+
+    /// The section's whole length: 32 + `max_meta_size` + the digest.
+    #[must_use]
+    pub fn len(&self) -> u64 {
+        32 + u64::from(self.max_meta_size()) + self.checksum.size_u64()
+    }
+
+    /// Never true: the section has at least its 32-byte header.
+    #[must_use]
+    pub const fn is_empty(&self) -> bool {
+        false
+    }
+
+    /// The raw section header.
+    #[must_use]
+    pub const fn raw(&self) -> &'a raw::MetadataHeader {
+        self.header
+    }
+
+    /// The serializer's name, without its NUL padding (`b"JSON"`).
+    #[must_use]
+    pub fn format(&self) -> &'a [u8] {
+        let magic = &self.header.magic_format;
+        let end = magic.iter().position(|&b| b == 0).unwrap_or(magic.len());
+        magic.get(..end).unwrap_or(&[])
+    }
+
+    /// The digest kind of the metadata.
+    #[must_use]
+    pub const fn checksum(&self) -> Checksum {
+        self.checksum
+    }
+
+    /// How the metadata is stored.
+    #[must_use]
+    pub const fn codec(&self) -> MetaCodec {
+        self.codec
+    }
+
+    /// The zlib level recorded (bloscpack leaves 6 here even when it stores raw).
+    #[must_use]
+    pub const fn level(&self) -> u8 {
+        self.header.meta_level
+    }
+
+    /// The serialized (uncompressed) length.
+    #[must_use]
+    pub fn meta_size(&self) -> u32 {
+        self.header.meta_size.get()
+    }
+
+    /// The space reserved for the stored metadata.
+    #[must_use]
+    pub fn max_meta_size(&self) -> u32 {
+        self.header.max_meta_size.get()
+    }
+
+    /// The stored length.
+    #[must_use]
+    pub fn meta_comp_size(&self) -> u32 {
+        self.header.meta_comp_size.get()
+    }
+
+    /// The stored bytes (compressed when [`codec`](Self::codec) is zlib).
+    #[must_use]
+    pub const fn stored(&self) -> &'a [u8] {
+        self.stored
+    }
+
+    /// The stored digest.
+    #[must_use]
+    pub const fn digest(&self) -> &'a [u8] {
+        self.digest
+    }
+
+    /// Where the digest is.
+    #[must_use]
+    pub fn digest_offset(&self) -> u64 {
+        self.offset + 32 + u64::from(self.max_meta_size())
+    }
+
+    /// Checks the digest of the stored bytes.
+    ///
+    /// # Errors
+    /// [`Error::MetadataDigestMismatch`].
+    pub fn verify(&self) -> Result<()> {
+        if self.checksum.matches(self.stored, self.digest) {
+            Ok(())
+        } else {
+            Err(Error::MetadataDigestMismatch {
+                offset: self.digest_offset(),
+                checksum: self.checksum,
+                data_offset: self.offset + 32,
+                stored_len: self.meta_comp_size(),
+            })
+        }
+    }
+
+    /// Verifies the digest, decodes the metadata into `out` and returns its text.
+    ///
+    /// `out` must hold at least [`meta_size`](Self::meta_size) bytes. Needs no
+    /// allocation: zlib streams are inflated straight into `out`.
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] when `out` is too small, otherwise as for
+    /// [`text`](Self::text).
+    pub fn decode_into<'b>(&self, out: &'b mut [u8]) -> Result<&'b str> {
+        self.verify()?;
+        let size = usize::try_from(self.meta_size()).unwrap_or(usize::MAX);
+        let out = out.get_mut(..size).ok_or(Error::InvalidArgument {
+            what: "output buffer",
+            reason: "it is smaller than meta_size",
+        })?;
+        match self.codec {
+            MetaCodec::None => out.copy_from_slice(self.stored),
+            MetaCodec::Zlib => self.inflate_into(out)?,
+        }
+        self.utf8(out)
+    }
+
+    fn inflate_into(&self, out: &mut [u8]) -> Result<()> {
+        use miniz_oxide::inflate::TINFLStatus;
+        use miniz_oxide::inflate::core::{DecompressorOxide, decompress, inflate_flags};
+        let mut state = DecompressorOxide::new();
+        let flags = inflate_flags::TINFL_FLAG_PARSE_ZLIB_HEADER
+            | inflate_flags::TINFL_FLAG_USING_NON_WRAPPING_OUTPUT_BUF;
+        let (status, _, written) = decompress(&mut state, self.stored, out, 0, flags);
+        match status {
+            TINFLStatus::Done if written == out.len() => Ok(()),
+            TINFLStatus::Done => Err(self.bad_stream("the stream ends early")),
+            TINFLStatus::HasMoreOutput => Err(self.bad_stream("the stream holds more")),
+            TINFLStatus::Adler32Mismatch => Err(self.bad_stream("zlib's Adler-32 does not match")),
+            _ => Err(self.bad_stream("the zlib stream is corrupt or truncated")),
+        }
+    }
+
+    fn bad_stream(&self, reason: &'static str) -> Error {
+        Error::BadMetadataStream {
+            offset: self.offset + 32,
+            meta_size: self.meta_size(),
+            reason,
+        }
+    }
+
+    fn utf8<'b>(&self, text: &'b [u8]) -> Result<&'b str> {
+        core::str::from_utf8(text).map_err(|e| Error::MetadataNotUtf8 {
+            offset: self.offset + 32,
+            valid_up_to: e.valid_up_to(),
+        })
+    }
+
+    /// Verifies the digest and returns the metadata's text (the JSON), borrowed from the
+    /// file when it is stored raw.
+    ///
+    /// # Errors
+    /// [`Error::MetadataDigestMismatch`], [`Error::BadMetadataStream`] when the zlib
+    /// stream is corrupt or does not inflate to exactly `meta_size` bytes,
+    /// [`Error::MetadataNotUtf8`].
+    #[cfg(feature = "alloc")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "alloc")))]
+    pub fn text(&self) -> Result<Cow<'a, str>> {
+        self.verify()?;
+        match self.codec {
+            MetaCodec::None => self.utf8(self.stored).map(Cow::Borrowed),
+            MetaCodec::Zlib => {
+                let size = usize::try_from(self.meta_size()).unwrap_or(usize::MAX);
+                // The output grows as the stream produces it (at most meta_size bytes), so
+                // a large declared meta_size alone allocates nothing.
+                let out: Vec<u8> =
+                    miniz_oxide::inflate::decompress_to_vec_zlib_with_limit(self.stored, size)
+                        .map_err(|e| match e.status {
+                            miniz_oxide::inflate::TINFLStatus::HasMoreOutput => {
+                                self.bad_stream("the stream holds more")
+                            }
+                            _ => self.bad_stream("the zlib stream is corrupt or truncated"),
+                        })?;
+                if out.len() != size {
+                    return Err(self.bad_stream("the stream ends early"));
+                }
+                self.utf8(&out)?;
+                Ok(Cow::Owned(
+                    alloc::string::String::from_utf8(out).unwrap_or_default(),
+                ))
+            }
+        }
+    }
+}
+
+/// What to store in a metadata section: the serialized JSON and how to store it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg(feature = "alloc")]
+#[cfg_attr(docsrs, doc(cfg(feature = "alloc")))]
+pub struct Metadata {
+    /// The serialized metadata (compact JSON, as bloscpack writes it).
+    pub json: Vec<u8>,
+    /// The digest kind (bloscpack's default: Adler-32).
+    pub checksum: Checksum,
+    /// How to store it (default: zlib, falling back to raw when that is smaller).
+    pub codec: MetaCodec,
+    /// The zlib level, 0..=9 (default 6).
+    pub level: u8,
+    /// The space to reserve; `None` reserves 10 × the serialized length, as bloscpack
+    /// does, so that the metadata can grow in place.
+    pub max_meta_size: Option<u32>,
+}
+
+#[cfg(feature = "alloc")]
+impl Metadata {
+    /// bloscpack's defaults for `json`: Adler-32, zlib level 6, 10 × room.
+    #[must_use]
+    pub fn new(json: impl Into<Vec<u8>>) -> Metadata {
+        Metadata {
+            json: json.into(),
+            checksum: Checksum::Adler32,
+            codec: MetaCodec::Zlib,
+            level: 6,
+            max_meta_size: None,
+        }
+    }
+
+    /// Encodes the whole section (header, stored bytes, zero padding, digest).
+    ///
+    /// When zlib does not make the metadata smaller, it is stored raw with level 0
+    /// (bloscpack keeps the requested level there; readers ignore it).
+    ///
+    /// # Errors
+    /// [`Error::ArgumentOutOfRange`] for a level above 9 or metadata of 4 GiB or more,
+    /// [`Error::MetadataTooLarge`] when the stored bytes exceed `max_meta_size`.
+    pub fn encode(&self) -> Result<Vec<u8>> {
+        use binfmt_core::le::U32;
+        use zerocopy::IntoBytes;
+        if self.level > 9 {
+            return Err(Error::ArgumentOutOfRange {
+                what: "metadata level",
+                value: self.level.into(),
+                min: 0,
+                max: 9,
+            });
+        }
+        let too_big = |n: usize| Error::ArgumentOutOfRange {
+            what: "metadata length",
+            value: u64::try_from(n).unwrap_or(u64::MAX),
+            min: 0,
+            max: u32::MAX.into(),
+        };
+        let meta_size = u32::try_from(self.json.len()).map_err(|_| too_big(self.json.len()))?;
+        let compressed = match self.codec {
+            MetaCodec::Zlib => Some(miniz_oxide::deflate::compress_to_vec_zlib(
+                &self.json, self.level,
+            ))
+            .filter(|c| c.len() <= self.json.len()),
+            MetaCodec::None => None,
+        };
+        let (codec, level, stored): (MetaCodec, u8, &[u8]) = match &compressed {
+            Some(c) => (MetaCodec::Zlib, self.level, c),
+            None => (MetaCodec::None, 0, &self.json),
+        };
+        let comp = u32::try_from(stored.len()).map_err(|_| too_big(stored.len()))?;
+        let max = match self.max_meta_size {
+            Some(max) => max,
+            None => meta_size
+                .checked_mul(10)
+                .ok_or_else(|| too_big(self.json.len()))?,
+        };
+        if comp > max {
+            return Err(Error::MetadataTooLarge {
+                needed: comp.into(),
+                max_meta_size: max.into(),
+            });
+        }
+        let header = raw::MetadataHeader {
+            magic_format: JSON_FORMAT,
+            meta_options: 0,
+            meta_checksum: self.checksum.id(),
+            meta_codec: codec.id(),
+            meta_level: level,
+            meta_size: U32::new(meta_size),
+            max_meta_size: U32::new(max),
+            meta_comp_size: U32::new(comp),
+            user_codec: [0; 8],
+        };
+        let digest = self.checksum.compute(stored);
+        let padding = usize::try_from(max - comp).map_err(|_| too_big(usize::MAX))?;
+        let mut out = Vec::new();
+        out.try_reserve_exact(32 + stored.len() + padding + digest.as_bytes().len())
+            .map_err(|_| Error::OutOfMemory {
+                bytes: u64::from(max) + 96,
+            })?;
+        out.extend_from_slice(header.as_bytes());
+        out.extend_from_slice(stored);
+        out.resize(out.len() + padding, 0);
+        out.extend_from_slice(digest.as_bytes());
+        Ok(out)
+    }
+}
