@@ -220,7 +220,8 @@ impl Warning {
                 first_shard,
                 ..
             } => alloc::format!(
-                "duplicate member {stem}.{ext} (also in {}); both rows are kept",
+                "duplicate member {stem}{}{ext} (also in {}); both rows are kept",
+                if ext.is_empty() { "" } else { "." },
                 shard_name(usize::from(*first_shard))
             ),
             Warning::NoEndMarker { .. } => String::from("no end-of-archive marker"),
