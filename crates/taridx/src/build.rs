@@ -87,6 +87,9 @@ impl fmt::Display for SkipReason {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match *self {
             SkipReason::Sparse => f.write_str("sparse member: payload is not the file content"),
+            SkipReason::NotRegular { typeflag: 0 } => f.write_str(
+                "old-style directory (typeflag NUL, name ending in '/') is not a regular file",
+            ),
             SkipReason::NotRegular { typeflag } => write!(
                 f,
                 "typeflag '{}' is not a regular file",
