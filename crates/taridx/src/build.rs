@@ -367,6 +367,7 @@ pub struct IndexBuilder {
     run_exts: Vec<u16>,
     runs: u64,
     maybe_duplicates: bool,
+    hasher: fn(&str) -> u64,
 }
 
 impl IndexBuilder {
@@ -387,6 +388,16 @@ impl IndexBuilder {
             run_exts: Vec::new(),
             runs: 0,
             maybe_duplicates: false,
+            hasher: key::keyhash,
+        }
+    }
+
+    /// A builder with another stem hash, to exercise many-way collisions in tests.
+    #[cfg(test)]
+    fn with_hasher(options: BuildOptions, hasher: fn(&str) -> u64) -> Self {
+        IndexBuilder {
+            hasher,
+            ..IndexBuilder::new(options)
         }
     }
 
@@ -581,7 +592,7 @@ impl IndexBuilder {
 
     /// The stem's index, adding it (with its crash id) if it is new.
     fn stem_index(&mut self, stem: &str, fid: u16, offset: u64) -> Result<usize> {
-        let keyhash = key::keyhash(stem);
+        let keyhash = (self.hasher)(stem);
         let mut last = None;
         let mut at = self.by_hash.get(&keyhash).copied().unwrap_or(NONE);
         while let Some(s) = self.stems.get(idx(at)) {
@@ -701,4 +712,71 @@ pub fn shard_suffix<'n>(fold: &str, file_name: &'n str) -> Option<&'n str> {
     let base = file_name.strip_suffix(".tar")?;
     let (head, suffix) = base.split_once('_')?;
     (head == fold && !suffix.contains('_')).then_some(suffix)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Index, StemMap};
+
+    fn short_hash(stem: &str) -> u64 {
+        key::keyhash(stem) & 0xf
+    }
+
+    #[test]
+    fn many_way_collisions_get_crash_ids_in_first_seen_order() {
+        let mut b = IndexBuilder::with_hasher(BuildOptions::strict(), short_hash);
+        let stems: Vec<String> = (0..40).map(|i| alloc::format!("s{i}")).collect();
+        for (i, stem) in stems.iter().enumerate() {
+            let offset = u64::try_from(i).unwrap() * 1024;
+            b.add_row(0, offset, 1, stem, "jpg").unwrap();
+            // The same stem again later keeps its id.
+            b.add_row(0, offset + 512, 1, stem, "cls").unwrap();
+        }
+        b.add_row(0, 1 << 20, 1, "s0", "png").unwrap();
+        let (file, _) = b.finish();
+        assert_eq!(file.n_stems(), 40);
+        assert!(!file.is_contiguous());
+        // With at most 16 hash values, every stem beyond the first of its value is a crash
+        // stem, numbered as first seen.
+        let values: alloc::collections::BTreeSet<u64> =
+            stems.iter().map(|s| short_hash(s)).collect();
+        assert_eq!(file.crash_stems().len(), 40 - values.len());
+        let mut seen = alloc::collections::BTreeMap::new();
+        let mut next = 1;
+        for (row, stem) in file.rows().iter().zip(stems.iter().flat_map(|s| [s, s])) {
+            let h = short_hash(stem);
+            let expect = match seen.get(stem) {
+                Some(&id) => id,
+                None => {
+                    let id = if seen.keys().any(|s: &&String| short_hash(s) == h) {
+                        next += 1;
+                        next - 1
+                    } else {
+                        0
+                    };
+                    seen.insert(stem, id);
+                    id
+                }
+            };
+            assert_eq!((row.keyhash, row.crashid), (h, expect), "{stem}");
+            if expect > 0 {
+                assert_eq!(
+                    &file.crash_stems()[usize::try_from(expect).unwrap() - 1],
+                    stem
+                );
+            }
+        }
+        let bytes = file.to_bytes();
+        let index = Index::parse(&bytes).unwrap();
+        let map = StemMap::build(&index).unwrap();
+        map.check_header().unwrap();
+        for stem in &stems {
+            let rows: Vec<_> = map
+                .lookup_key(short_hash(stem), map.crashid_of(stem))
+                .collect();
+            let expected = if stem == "s0" { 3 } else { 2 };
+            assert_eq!(rows.len(), expected, "{stem}");
+        }
+    }
 }
