@@ -44,7 +44,14 @@ fn index_file(stems: u64) -> IndexFile {
         let fid = u16::try_from(i * 100 / stems).unwrap();
         for (extid, size) in [(0u16, 1u64), (1, 2000), (2, 30)] {
             let offset = (i % 3334) * 4608 + u64::from(extid) * 1024;
-            rows.push(RowData { fid, offset, size, extid, crashid: 0, keyhash: h });
+            rows.push(RowData {
+                fid,
+                offset,
+                size,
+                extid,
+                crashid: 0,
+                keyhash: h,
+            });
         }
     }
     let exts = EXTS.iter().map(|s| s.to_string()).collect();
@@ -74,9 +81,11 @@ fn write_tar(path: &Path) -> u64 {
     let mut members = 0;
     for i in 0..TAR_SAMPLES {
         for (ext, size) in [("cls", 1u64), ("jpg", 2000), ("json", 30)] {
-            out.write_all(&tar_header(&format!("{}.{ext}", stem(i)), size)).unwrap();
+            out.write_all(&tar_header(&format!("{}.{ext}", stem(i)), size))
+                .unwrap();
             let padded = size.div_ceil(512) * 512;
-            out.write_all(&vec![b'x'; usize::try_from(padded).unwrap()]).unwrap();
+            out.write_all(&vec![b'x'; usize::try_from(padded).unwrap()])
+                .unwrap();
             members += 1;
         }
     }
@@ -94,7 +103,13 @@ fn fixture() -> Fixture {
     index_file(3_334).write_to_path(&index_10k).unwrap();
     let tar = dir.join("shard_0000.tar");
     let tar_members = write_tar(&tar);
-    Fixture { dir, index_1m, index_10k, tar, tar_members }
+    Fixture {
+        dir,
+        index_1m,
+        index_10k,
+        tar,
+        tar_members,
+    }
 }
 
 fn bench(c: &mut Criterion, f: &Fixture) {
@@ -122,7 +137,9 @@ fn bench(c: &mut Criterion, f: &Fixture) {
     g.bench_function("1m_rows", |b| {
         b.iter(|| {
             let map = StemMap::build(black_box(&index)).unwrap();
-            map.lookup(black_box("sample0123456")).map(|e| e.size).sum::<u64>()
+            map.lookup(black_box("sample0123456"))
+                .map(|e| e.size)
+                .sum::<u64>()
         })
     });
     g.finish();
@@ -137,7 +154,9 @@ fn bench(c: &mut Criterion, f: &Fixture) {
         let mut i = 0;
         b.iter(|| {
             i = (i + 1) & 4095;
-            map.lookup(black_box(&queries[i])).map(|e| e.size).sum::<u64>()
+            map.lookup(black_box(&queries[i]))
+                .map(|e| e.size)
+                .sum::<u64>()
         })
     });
     g.bench_function("1m_rows_absent", |b| {
@@ -149,14 +168,23 @@ fn bench(c: &mut Criterion, f: &Fixture) {
     let mut g = c.benchmark_group("taridx/index");
     g.throughput(Throughput::Elements(f.tar_members));
     g.sample_size(20).measurement_time(Duration::from_secs(10));
-    for (name, options) in [("strict", BuildOptions::strict()), ("glzn", BuildOptions::glzn())] {
-        g.bench_with_input(BenchmarkId::new("tar_100k_members", name), &options, |b, &o| {
-            b.iter(|| {
-                let mut builder = IndexBuilder::new(o);
-                builder.add_shard("shard_0000.tar", black_box(&shard)).unwrap();
-                builder.finish().0.rows().len()
-            })
-        });
+    for (name, options) in [
+        ("strict", BuildOptions::strict()),
+        ("glzn", BuildOptions::glzn()),
+    ] {
+        g.bench_with_input(
+            BenchmarkId::new("tar_100k_members", name),
+            &options,
+            |b, &o| {
+                b.iter(|| {
+                    let mut builder = IndexBuilder::new(o);
+                    builder
+                        .add_shard("shard_0000.tar", black_box(&shard))
+                        .unwrap();
+                    builder.finish().0.rows().len()
+                })
+            },
+        );
     }
     g.finish();
 }
@@ -175,18 +203,24 @@ fn reference(f: &Fixture) {
             .arg(stem(123_456))
             .output()
             .ok()?;
-        out.status.success().then(|| String::from_utf8_lossy(&out.stdout).into_owned())
+        out.status
+            .success()
+            .then(|| String::from_utf8_lossy(&out.stdout).into_owned())
     });
     println!("\n=== taridx reference figures ===");
     match measured {
         Some(json) => {
             println!("measured now, Python/numpy equivalents of glzn on the same files");
-            println!("(tools/taridx/bench_reference.py; compare with the criterion medians above):");
+            println!(
+                "(tools/taridx/bench_reference.py; compare with the criterion medians above):"
+            );
             println!("  {}", json.trim());
         }
         None => println!("Python not available: no reference measured in this run"),
     }
-    println!("glzn itself (reference document, 2-vCPU EPYC, warm cache): load 25-38 ms for 1M rows,");
+    println!(
+        "glzn itself (reference document, 2-vCPU EPYC, warm cache): load 25-38 ms for 1M rows,"
+    );
     println!("  ~8.7-11 ms per isin lookup, indexing 122-166k members/s (parse_tar + finalize).");
 }
 
