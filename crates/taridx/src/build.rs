@@ -551,8 +551,17 @@ impl IndexBuilder {
             return Err(Error::Newline { shard: fid, offset });
         }
         let ext = key::lowercase(ext);
-        let extid = match self.ext_ids.get(ext.as_ref()) {
-            Some(&id) => id,
+        // Folds have a handful of extensions: a scan beats the map until there are many.
+        let found = if self.exts.len() <= 16 {
+            (0u16..)
+                .zip(&self.exts)
+                .find(|(_, e)| **e == *ext)
+                .map(|(i, _)| i)
+        } else {
+            self.ext_ids.get(ext.as_ref()).copied()
+        };
+        let extid = match found {
+            Some(id) => id,
             None => {
                 let id = u16::try_from(self.exts.len())
                     .map_err(|_| Error::TooManyExtensions { shard: fid, offset })?;

@@ -1,10 +1,17 @@
 //! Fast lookups by stem: a one-time map from `(keyhash, crashid)` to row ranges.
 //!
-//! The map is bucketed by the top bits of the keyhash (XXH64 output is uniform, so a
-//! bucket holds about one run of rows) and sorted within each bucket. Building it is a
-//! counting sort: linear in the rows for real data, O(n log n) at worst, and no input can
-//! make it quadratic, because there is no hashing of ours to attack. A lookup is a
-//! bucket read and a binary search over about one entry.
+//! Two layouts, chosen at build time:
+//!
+//! * **Direct** (every key is one run of rows, the normal case): an open-addressing table
+//!   indexed by the top bits of the keyhash, filled during the single pass over the rows.
+//!   XXH64 output is uniform, so a lookup reads one slot (one cache miss) and then the rows.
+//! * **Sorted** (a key has several runs, or the keyhashes are so skewed that a probe
+//!   sequence grows past a fixed limit, which real XXH64 output never does): the runs,
+//!   bucketed by the top bits of the keyhash with a counting sort and sorted inside each
+//!   bucket; a lookup is a bucket read and a binary search over about one entry.
+//!
+//! Neither layout can be driven quadratic by crafted input: the direct table gives up after
+//! a bounded probe length, and the sorted layout is O(n log n) at worst.
 
 use alloc::vec::Vec;
 
@@ -52,15 +59,41 @@ pub struct StemMap<'a> {
     rows: &'a [raw::Row],
     exts: Vec<&'a str>,
     crash: Vec<(&'a str, u32)>,
-    shift: u32,
-    buckets: Vec<u32>,
-    runs: Vec<Run>,
+    table: Table,
     starts: Vec<u32>,
     distinct: u64,
 }
 
+/// A direct-table slot: `(low 32 bits of keyhash) << 32 | (first row + 1)`; 0 is empty.
+/// The row itself holds the full key, and the run ends where the key changes.
+type Slot = u64;
+
+/// Runs are inserted in batches whose slots are touched first, so that their cache misses
+/// overlap instead of being paid one after the other.
+const BATCH: usize = 64;
+
+#[derive(Debug, Clone)]
+enum Table {
+    Direct {
+        slots: Vec<Slot>,
+        shift: u32,
+        /// The longest probe sequence any key needed.
+        probes: usize,
+    },
+    Sorted {
+        shift: u32,
+        buckets: Vec<u32>,
+        runs: Vec<Run>,
+    },
+}
+
+/// A direct-table probe sequence longer than this means skewed keyhashes: use the
+/// sorted layout. Uniform keys at load ≤ 0.75 stay far below it.
+const PROBE_LIMIT: usize = 256;
+
 impl<'a> StemMap<'a> {
-    /// Builds the map: one pass over the rows, then a counting sort of the runs.
+    /// Builds the map: one pass over the rows (and, for indexes whose stems are not
+    /// contiguous, a counting sort of the runs).
     ///
     /// # Errors
     /// [`Error::ExtId`] or [`Error::CrashId`] for the first bad row (strict read mode);
@@ -70,6 +103,99 @@ impl<'a> StemMap<'a> {
         let n = u32::try_from(rows.len()).map_err(|_| Error::TooManyRows {
             n_rows: index.n_rows(),
         })?;
+        let (table, starts, distinct) = match Self::direct(index, rows, n)? {
+            Some(direct) => direct,
+            None => Self::sorted(index, rows, n)?,
+        };
+        let mut crash: Vec<(&'a str, u32)> = (1..)
+            .zip(index.crash_stems())
+            .map(|(i, s)| (s, i))
+            .collect();
+        crash.sort_unstable();
+        Ok(StemMap {
+            index: *index,
+            rows,
+            exts: index.extensions().collect(),
+            crash,
+            table,
+            starts,
+            distinct,
+        })
+    }
+
+    /// The direct table, or `None` when a key has more than one run or probes run long.
+    fn direct(
+        index: &Index<'a>,
+        rows: &'a [raw::Row],
+        n: u32,
+    ) -> Result<Option<(Table, Vec<u32>, u64)>> {
+        if n == u32::MAX {
+            return Ok(None); // a slot holds row + 1 in 32 bits
+        }
+        // Size from n_stems (untrusted, so bounded by the rows): load ≤ 2/3 when it is right.
+        let hint = usize::try_from(index.n_stems())
+            .unwrap_or(usize::MAX)
+            .min(rows.len())
+            .max(1);
+        let capacity = hint
+            .saturating_add(hint / 2)
+            .saturating_add(1)
+            .next_power_of_two();
+        let shift = 64 - capacity.trailing_zeros();
+        let mut table = Direct {
+            slots: alloc::vec![0; capacity],
+            shift,
+            mask: capacity - 1,
+            probes: 0,
+            rows,
+        };
+        let mut starts: Vec<u32> = Vec::with_capacity(hint);
+        let (n_ext, n_crash) = (index.n_ext(), index.n_crash());
+        let strict = index.mode() == crate::ReadMode::Strict;
+        let mut current: Option<(u64, u32)> = None;
+        let mut pending = [(0u64, 0u32); BATCH];
+        let mut n_pending = 0;
+        for (i, r) in (0u32..n).zip(rows) {
+            let key = (r.keyhash.get(), r.crashid.get());
+            if strict && (u32::from(r.extid.get()) >= n_ext || key.1 > n_crash) {
+                index.check_row(u64::from(i), r)?;
+            }
+            if current == Some(key) {
+                continue;
+            }
+            current = Some(key);
+            if starts.len() >= capacity - capacity / 4 {
+                return Ok(None);
+            }
+            starts.push(i);
+            if let Some(p) = pending.get_mut(n_pending) {
+                *p = (key.0, i);
+                n_pending += 1;
+            }
+            if n_pending == BATCH {
+                if !table.insert_batch(&pending) {
+                    return Ok(None);
+                }
+                n_pending = 0;
+            }
+        }
+        if !table.insert_batch(pending.get(..n_pending).unwrap_or(&[])) {
+            return Ok(None);
+        }
+        let distinct = crate::len_u64(starts.len());
+        Ok(Some((
+            Table::Direct {
+                slots: table.slots,
+                shift,
+                probes: table.probes,
+            },
+            starts,
+            distinct,
+        )))
+    }
+
+    /// The sorted layout: runs bucketed by keyhash bits, sorted inside each bucket.
+    fn sorted(index: &Index<'a>, rows: &'a [raw::Row], n: u32) -> Result<(Table, Vec<u32>, u64)> {
         let (n_ext, n_crash) = (index.n_ext(), index.n_crash());
         let strict = index.mode() == crate::ReadMode::Strict;
 
@@ -115,8 +241,7 @@ impl<'a> StemMap<'a> {
         let mut fill = buckets.clone();
         let mut runs = alloc::vec![Run::default(); in_order.len()];
         for run in &in_order {
-            let b = bucket(run.keyhash, shift);
-            if let Some(slot) = fill.get_mut(b) {
+            if let Some(slot) = fill.get_mut(bucket(run.keyhash, shift)) {
                 if let Some(dst) = runs.get_mut(*slot as usize) {
                     *dst = *run;
                 }
@@ -126,43 +251,41 @@ impl<'a> StemMap<'a> {
         let starts: Vec<u32> = in_order.iter().map(|r| r.start).collect();
         drop(in_order);
 
-        // Sort inside buckets (stable: equal keys stay in row order) and count repeats.
-        let mut repeats = 0u64;
-        for w in buckets.windows(2) {
-            if let [lo, hi] = *w {
-                if let Some(slice) = runs.get_mut(lo as usize..hi as usize) {
-                    if slice.len() > 1 {
-                        if !slice.is_sorted_by_key(Run::key) {
-                            slice.sort_by_key(Run::key);
-                        }
-                        repeats += crate::len_u64(
-                            slice
-                                .windows(2)
-                                .filter(|p| matches!(p, [a, b] if a.key() == b.key()))
-                                .count(),
-                        );
-                    }
+        // Buckets whose runs are out of key order (rare: two runs in one bucket, the later
+        // one with the smaller key) are sorted; equal keys stay in row order (stable).
+        let mut unsorted: Vec<usize> = Vec::new();
+        for pair in runs.windows(2) {
+            if let [a, b] = pair {
+                let bb = bucket(b.keyhash, shift);
+                if bucket(a.keyhash, shift) == bb
+                    && b.key() < a.key()
+                    && unsorted.last() != Some(&bb)
+                {
+                    unsorted.push(bb);
                 }
             }
         }
-        let distinct = crate::len_u64(runs.len()) - repeats;
-
-        let mut crash: Vec<(&'a str, u32)> = (1..)
-            .zip(index.crash_stems())
-            .map(|(i, s)| (s, i))
-            .collect();
-        crash.sort_unstable();
-        Ok(StemMap {
-            index: *index,
-            rows,
-            exts: index.extensions().collect(),
-            crash,
-            shift,
-            buckets,
-            runs,
+        for b in unsorted {
+            if let (Some(&lo), Some(&hi)) = (buckets.get(b), buckets.get(b + 1)) {
+                if let Some(slice) = runs.get_mut(lo as usize..hi as usize) {
+                    slice.sort_by_key(Run::key);
+                }
+            }
+        }
+        let repeats = runs
+            .windows(2)
+            .filter(|p| matches!(p, [a, b] if a.key() == b.key()))
+            .count();
+        let distinct = crate::len_u64(runs.len() - repeats);
+        Ok((
+            Table::Sorted {
+                shift,
+                buckets,
+                runs,
+            },
             starts,
             distinct,
-        })
+        ))
     }
 
     /// The index the map was built from.
@@ -212,28 +335,66 @@ impl<'a> StemMap<'a> {
     /// The rows with exactly this `(keyhash, crashid)`.
     #[must_use]
     pub fn lookup_key(&self, keyhash: u64, crashid: u32) -> Sample<'_> {
-        let b = bucket(keyhash, self.shift);
-        let (lo, hi) = match (self.buckets.get(b), self.buckets.get(b + 1)) {
-            (Some(&lo), Some(&hi)) => (lo as usize, hi as usize),
-            _ => (0, 0),
-        };
-        let slice = self.runs.get(lo..hi).unwrap_or(&[]);
-        let k = (keyhash, crashid);
-        let first = slice.partition_point(|r| r.key() < k);
-        let rest = slice.get(first..).unwrap_or(&[]);
-        let count = rest.partition_point(|r| r.key() == k);
-        Sample {
+        let mut sample = Sample {
             rows: self.rows,
-            runs: rest.get(..count).unwrap_or(&[]),
+            runs: &[],
             next: 0,
             end: 0,
+        };
+        match &self.table {
+            Table::Direct {
+                slots,
+                shift,
+                probes,
+            } => {
+                let mask = slots.len().wrapping_sub(1);
+                let tag = tag_of(keyhash);
+                let mut at = bucket(keyhash, *shift);
+                for _ in 0..=*probes {
+                    let Some(&slot) = slots.get(at) else { break };
+                    if slot == 0 {
+                        break;
+                    }
+                    if slot >> 32 == tag {
+                        let start = slot_row(slot);
+                        if key_at(self.rows, start) == Some((keyhash, crashid)) {
+                            let mut end = start + 1;
+                            while key_at(self.rows, end) == Some((keyhash, crashid)) {
+                                end += 1;
+                            }
+                            sample.next = start;
+                            sample.end = end;
+                            break;
+                        }
+                    }
+                    at = (at + 1) & mask;
+                }
+            }
+            Table::Sorted {
+                shift,
+                buckets,
+                runs,
+            } => {
+                let b = bucket(keyhash, *shift);
+                let (lo, hi) = match (buckets.get(b), buckets.get(b + 1)) {
+                    (Some(&lo), Some(&hi)) => (lo as usize, hi as usize),
+                    _ => (0, 0),
+                };
+                let slice = runs.get(lo..hi).unwrap_or(&[]);
+                let k = (keyhash, crashid);
+                let first = slice.partition_point(|r| r.key() < k);
+                let rest = slice.get(first..).unwrap_or(&[]);
+                let count = rest.partition_point(|r| r.key() == k);
+                sample.runs = rest.get(..count).unwrap_or(&[]);
+            }
         }
+        sample
     }
 
     /// True when every stem's rows are contiguous (recomputed, not the stored flag).
     #[must_use]
     pub fn is_contiguous(&self) -> bool {
-        crate::len_u64(self.runs.len()) == self.distinct
+        crate::len_u64(self.starts.len()) == self.distinct
     }
 
     /// The number of distinct `(keyhash, crashid)` pairs (recomputed).
@@ -297,6 +458,72 @@ impl<'a> StemMap<'a> {
     }
 }
 
+/// The direct table while it is filled.
+struct Direct<'r> {
+    slots: Vec<Slot>,
+    shift: u32,
+    mask: usize,
+    probes: usize,
+    rows: &'r [raw::Row],
+}
+
+impl Direct<'_> {
+    /// Inserts runs given as (keyhash, first row); false when a key is already present
+    /// (its rows are not contiguous) or a probe sequence exceeds the limit.
+    fn insert_batch(&mut self, runs: &[(u64, u32)]) -> bool {
+        // Touch every home slot first: independent loads whose misses overlap.
+        let mut touched = 0u64;
+        for &(keyhash, _) in runs {
+            touched ^= self
+                .slots
+                .get(bucket(keyhash, self.shift))
+                .copied()
+                .unwrap_or(0);
+        }
+        core::hint::black_box(touched);
+        for &(keyhash, start) in runs {
+            let key = key_at(self.rows, start);
+            let tag = tag_of(keyhash);
+            let mut at = bucket(keyhash, self.shift);
+            let mut probe = 0;
+            loop {
+                let Some(slot) = self.slots.get_mut(at) else {
+                    return false;
+                };
+                if *slot == 0 {
+                    *slot = tag << 32 | u64::from(start + 1);
+                    break;
+                }
+                if *slot >> 32 == tag && key_at(self.rows, slot_row(*slot)) == key {
+                    return false;
+                }
+                probe += 1;
+                if probe > PROBE_LIMIT {
+                    return false;
+                }
+                at = (at + 1) & self.mask;
+            }
+            self.probes = self.probes.max(probe);
+        }
+        true
+    }
+}
+
+/// The low 32 bits of a keyhash (the slot position uses the high bits).
+fn tag_of(keyhash: u64) -> u64 {
+    keyhash & 0xffff_ffff
+}
+
+/// The first row of a slot's run.
+fn slot_row(slot: Slot) -> u32 {
+    u32::try_from((slot & 0xffff_ffff).saturating_sub(1)).unwrap_or(u32::MAX)
+}
+
+fn key_at(rows: &[raw::Row], i: u32) -> Option<(u64, u32)> {
+    rows.get(i as usize)
+        .map(|r| (r.keyhash.get(), r.crashid.get()))
+}
+
 fn bucket(keyhash: u64, shift: u32) -> usize {
     // shift is 64 for a single bucket; bits ≤ 32, so the value fits usize on 32-bit targets.
     usize::try_from(keyhash.checked_shr(shift).unwrap_or(0)).unwrap_or(0)
@@ -351,3 +578,88 @@ impl Iterator for Sample<'_> {
 
 impl ExactSizeIterator for Sample<'_> {}
 impl core::iter::FusedIterator for Sample<'_> {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{IndexFile, RowData};
+    use alloc::string::{String, ToString};
+
+    fn file(rows: Vec<RowData>, crash: usize) -> Vec<u8> {
+        let crash = (0..crash).map(|i| alloc::format!("c{i}")).collect();
+        IndexFile::new(alloc::vec![String::from("x")], crash, rows)
+            .unwrap()
+            .to_bytes()
+    }
+
+    fn row(keyhash: u64, crashid: u32) -> RowData {
+        RowData {
+            fid: 0,
+            offset: 0,
+            size: 1,
+            extid: 0,
+            crashid,
+            keyhash,
+        }
+    }
+
+    #[test]
+    fn the_direct_table_serves_contiguous_indexes() {
+        let rows = (0..1000u64)
+            .flat_map(|k| [row(key::keyhash(&k.to_string()), 0); 2])
+            .collect();
+        let bytes = file(rows, 0);
+        let index = Index::parse(&bytes).unwrap();
+        let map = StemMap::build(&index).unwrap();
+        assert!(matches!(map.table, Table::Direct { .. }));
+        assert!(map.is_contiguous());
+        assert_eq!(map.distinct_stems(), 1000);
+        for k in 0..1000u64 {
+            let rows: alloc::vec::Vec<u64> = map.lookup(&k.to_string()).map(|e| e.row).collect();
+            assert_eq!(rows, [2 * k, 2 * k + 1]);
+        }
+        assert!(map.lookup("absent").is_empty());
+    }
+
+    #[test]
+    fn skewed_or_repeated_keys_fall_back_to_the_sorted_layout() {
+        // 300 stems with one keyhash (distinct crash ids): a probe sequence of 300.
+        let rows: alloc::vec::Vec<RowData> = (0..=300u32).map(|c| row(7, c)).collect();
+        let bytes = file(rows, 300);
+        let index = Index::parse(&bytes).unwrap();
+        let map = StemMap::build(&index).unwrap();
+        assert!(matches!(map.table, Table::Sorted { .. }));
+        assert!(map.is_contiguous());
+        for c in 0..=300u32 {
+            assert_eq!(
+                map.lookup_key(7, c)
+                    .map(|e| e.row)
+                    .collect::<alloc::vec::Vec<_>>(),
+                [u64::from(c)]
+            );
+        }
+        // A key that comes back later: not contiguous.
+        let bytes = file(alloc::vec![row(1, 0), row(2, 0), row(1, 0)], 0);
+        let index = Index::parse(&bytes).unwrap();
+        let map = StemMap::build(&index).unwrap();
+        assert!(matches!(map.table, Table::Sorted { .. }));
+        assert!(!map.is_contiguous());
+        assert_eq!(
+            map.lookup_key(1, 0)
+                .map(|e| e.row)
+                .collect::<alloc::vec::Vec<_>>(),
+            [0, 2]
+        );
+        // A lying n_stems (1 for 500 stems) overfills the table: sorted again, still right.
+        let rows = (0..500u64)
+            .map(|k| row(key::keyhash(&k.to_string()), 0))
+            .collect();
+        let mut bytes = file(rows, 0);
+        bytes[16..24].copy_from_slice(&1u64.to_le_bytes());
+        let index = Index::parse(&bytes).unwrap();
+        let map = StemMap::build(&index).unwrap();
+        assert!(matches!(map.table, Table::Sorted { .. }));
+        assert_eq!(map.lookup("499").len(), 1);
+        assert!(map.check_header().is_err());
+    }
+}

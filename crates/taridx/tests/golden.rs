@@ -118,7 +118,8 @@ fn strict_report_matches_the_oracle_json() {
 #[test]
 fn golden_indexes_have_the_documented_shape() {
     // (file, bytes, rows, n_stems, flags, extensions, crash stems)
-    let cases: [(&str, usize, u64, u64, u8, &[&str], &[&str]); 3] = [
+    type Case<'a> = (&'a str, usize, u64, u64, u8, &'a [&'a str], &'a [&'a str]);
+    let cases: [Case<'_>; 3] = [
         (
             "clean.taridx",
             764,
