@@ -519,12 +519,15 @@ fn check_checksum(block: &[u8], header: &TarHeader, shard: u16, offset: u64) -> 
     // Sum the whole block (a loop the compiler vectorises), then count the checksum field
     // as eight spaces instead of its bytes.
     let sum = |bytes: &[u8]| bytes.iter().map(|&b| u32::from(b)).sum::<u32>();
-    let high = |bytes: &[u8]| bytes.iter().map(|&b| u32::from(b >> 7)).sum::<u32>();
     let unsigned = u64::from(sum(block) - sum(&header.chksum) + 8 * 32);
-    // As signed chars, each byte of 0x80 or more counts 256 less.
+    if stored == unsigned {
+        return Ok(());
+    }
+    // Some historical writers summed signed chars: each byte ≥ 0x80 counts 256 less.
+    let high = |bytes: &[u8]| bytes.iter().map(|&b| u32::from(b >> 7)).sum::<u32>();
     let high = i64::from(high(block) - high(&header.chksum));
     let signed = i64::try_from(unsigned).unwrap_or(i64::MAX) - 256 * high;
-    if stored == unsigned || i64::try_from(stored).is_ok_and(|s| s == signed) {
+    if i64::try_from(stored).is_ok_and(|s| s == signed) {
         Ok(())
     } else {
         Err(Error::TarChecksum {
@@ -720,6 +723,49 @@ mod tests {
         assert!(matches!(
             number(&b256, 0, 0, "size"),
             Err(Error::TarNumber { .. })
+        ));
+    }
+
+    fn header(name: &[u8], signed: bool) -> [u8; 1024] {
+        let mut h = [0u8; 1024];
+        h[..name.len()].copy_from_slice(name);
+        h[124..135].copy_from_slice(b"00000000001");
+        h[156] = b'0';
+        h[148..156].copy_from_slice(b"        ");
+        let sum: i64 = h[..512]
+            .iter()
+            .map(|&b| {
+                if signed {
+                    i64::from(b as i8)
+                } else {
+                    i64::from(b)
+                }
+            })
+            .sum();
+        let text = std::format!("{sum:06o}\0 ");
+        h[148..156].copy_from_slice(text.as_bytes());
+        h
+    }
+
+    #[test]
+    fn checksums_may_be_unsigned_or_signed_sums() {
+        for signed in [false, true] {
+            let h = header("caf\u{e9}.jpg".as_bytes(), signed);
+            let events: std::vec::Vec<_> = Walker::new(&h, 0).collect();
+            assert!(
+                matches!(events[..], [Ok(Event::Member(Member { size: 1, .. }))]),
+                "{signed}"
+            );
+        }
+        let mut h = header(b"a.jpg", false);
+        h[0] = b'b';
+        assert!(matches!(
+            Walker::new(&h, 3).next(),
+            Some(Err(Error::TarChecksum {
+                shard: 3,
+                offset: 0,
+                ..
+            }))
         ));
     }
 
