@@ -15,7 +15,6 @@
     clippy::cast_possible_truncation
 )]
 
-#[allow(unreachable_pub)]
 #[path = "../../../tools/reference.rs"]
 mod reference;
 

@@ -9,7 +9,6 @@
 )]
 
 // Shared test support; its `pub` items are only used from here.
-#[allow(unreachable_pub)]
 #[path = "../../../tools/reference.rs"]
 mod reference;
 

@@ -21,7 +21,6 @@ use crate::report::{Failure, Problem};
 #[derive(Debug, Clone, Copy, Default)]
 pub(crate) struct InspectOptions {
     /// `--rows`: list every row of a .taridx index.
-    #[allow(dead_code)] // read by the .taridx module once it lands
     pub(crate) rows: bool,
 }
 
