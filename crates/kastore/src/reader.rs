@@ -174,12 +174,17 @@ fn read_store<R: Read>(r: &mut R, offset: u64, limits: &Limits) -> Result<Option
         let got = read_full(r, dst)?;
         filled = filled.saturating_add(got);
         if got < want {
-            return Err(Error::Layout(binfmt_core::Error::Truncated {
+            // The same diagnosis as parsing these bytes from a slice: a corrupt descriptor
+            // rather than "truncated" when the descriptors say so.
+            buf.truncate(filled);
+            let truncated = Error::Layout(binfmt_core::Error::Truncated {
                 what: "store",
-                offset,
+                offset: 0,
                 needed: info.file_size,
                 available: u64::try_from(filled).unwrap_or(u64::MAX),
-            }));
+            });
+            let e = check::first_problem(&buf).err().unwrap_or(truncated);
+            return Err(rebase(e));
         }
     }
     OwnedStore::from_aligned(buf).map(Some).map_err(rebase)
