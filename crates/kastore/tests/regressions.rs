@@ -45,7 +45,9 @@ fn replay(data: &[u8]) {
             (Ok(a), Ok(b)) => assert_eq!(a.as_bytes(), b.as_bytes()),
             (Err(_), Err(Error::TooLarge { file_size, .. })) => assert!(*file_size > limit),
             (Err(a), Err(b)) => assert_eq!(a.code(), b.code()),
-            (Ok(a), Err(e)) => assert!(matches!(e, Error::TooLarge { .. }) && a.file_size() > limit),
+            (Ok(a), Err(e)) => {
+                assert!(matches!(e, Error::TooLarge { .. }) && a.file_size() > limit)
+            }
             (Err(a), Ok(_)) => panic!("slice error {a} but the stream read a store"),
         }
     }
@@ -71,15 +73,34 @@ fn a_size_limit_applies_before_the_layout_is_read() {
     let data = std::fs::read(regressions().join("limit-before-layout")).unwrap();
     let e = Store::parse(&data).unwrap_err();
     assert!(
-        matches!(e, Error::FileSizeMismatch { file_size: 0x0800_0000, expected: 64, offset: 16 }),
+        matches!(
+            e,
+            Error::FileSizeMismatch {
+                file_size: 0x0800_0000,
+                expected: 64,
+                offset: 16
+            }
+        ),
         "{e}"
     );
     let e = StoreReader::with_limits(data.as_slice(), Limits::default().max_store_size(1 << 16))
         .next()
         .unwrap()
         .unwrap_err();
-    assert!(matches!(e, Error::TooLarge { file_size: 0x0800_0000, .. }), "{e}");
+    assert!(
+        matches!(
+            e,
+            Error::TooLarge {
+                file_size: 0x0800_0000,
+                ..
+            }
+        ),
+        "{e}"
+    );
     // Without a limit the stream reads what arrives and agrees with the slice.
-    let e = StoreReader::new(data.as_slice()).next().unwrap().unwrap_err();
+    let e = StoreReader::new(data.as_slice())
+        .next()
+        .unwrap()
+        .unwrap_err();
     assert!(matches!(e, Error::FileSizeMismatch { .. }), "{e}");
 }
