@@ -17,6 +17,8 @@ use crate::store::Store;
 /// is still read, but [`Store::get`] then copies its multi-byte arrays.
 ///
 /// ```
+/// # #[cfg(not(feature = "alloc"))] fn main() {}
+/// # #[cfg(feature = "alloc")]
 /// # fn main() -> Result<(), kastore::Error> {
 /// let mut builder = kastore::Builder::new();
 /// builder.insert("first", &[1i16, 2, 3])?;
@@ -91,11 +93,13 @@ impl FusedIterator for Stores<'_> {}
 /// Returns the number of problems; 0 means every rule holds.
 ///
 /// ```
+/// # #[cfg(feature = "alloc")] {
 /// let mut data = kastore::Builder::new().to_vec().unwrap();
 /// data[16] = 65; // file_size
 /// let mut problems = Vec::new();
 /// assert_eq!(kastore::verify(&data, |e| problems.push(e.to_string())), 1);
 /// assert!(problems[0].contains("file_size"));
+/// # }
 /// ```
 pub fn verify(data: &[u8], mut report: impl FnMut(Error)) -> usize {
     let mut count = 0usize;
