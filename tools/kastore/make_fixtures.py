@@ -35,7 +35,7 @@ import kastore
 import kastore.store as kstore
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from fixture_json import item_json  # noqa: E402
+from fixture_json import DTYPES, item_json  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXED_UUID = "6b617374-6f72-4500-8000-62696e666d74"  # "kastore" / "binfmt" in hex
@@ -188,7 +188,16 @@ def valid_fixtures():
     assert len(two) == 142
     two += dumps_checked({"second": np.arange(5, dtype="float32") / 4, "x": np.array([9], dtype="uint8")})
     trees, summary = fixed_uuid_trees()
-    return {
+    # The reference suites' base stores, which the Rust tests patch the way the Python
+    # suite does (file_size, key and array starts, truncation), and the C suite's valid
+    # v1/all_types_{n}_elements files (every type, n elements).
+    suites = {f"suite_{n}_items.kas": n_items(n) for n in range(10)}
+    suites["suite_one_item.kas"] = dumps_checked({"a": np.arange(100)})
+    suites["suite_two_items.kas"] = dumps_checked({"a": np.arange(100), "b": []})
+    for n in range(10):
+        suites[f"all_types_{n}_elements.kas"] = dumps_checked(
+            {t: np.arange(n).astype(t) for t in DTYPES})
+    return suites | {
         "all_dtypes.kas": dumps_checked(extremes()),
         "empty.kas": dumps_checked({}),
         "empty_array.kas": dumps_checked({"empty": np.array([], dtype="float64")}),

@@ -117,7 +117,7 @@ fn valid() -> Vec<(String, Vec<u8>, Value)> {
 #[test]
 fn reads_every_valid_fixture_as_the_reference_does() {
     let fixtures = valid();
-    assert_eq!(fixtures.len(), 10);
+    assert_eq!(fixtures.len(), 32);
     for (name, data, entry) in &fixtures {
         let want_stores = entry["stores"].as_array().unwrap();
         let stores: Vec<Store<'_>> = kastore::stores(data)
@@ -323,6 +323,89 @@ fn tree_sequence_matches_tskit() {
         Builder::from_store(&store).to_vec().unwrap(),
         store.as_bytes()
     );
+}
+
+fn patched(data: &[u8], offset: usize, value: u64) -> Vec<u8> {
+    let mut out = data.to_vec();
+    out[offset..offset + 8].copy_from_slice(&value.to_le_bytes());
+    out
+}
+
+fn assert_format_error(what: &str, data: &[u8]) {
+    let e = Store::parse(data).expect_err(what);
+    assert_eq!(e.code(), ErrorCode::BadFileFormat, "{what}: {e}");
+    assert!(kastore::verify(data, |_| {}) > 0, "{what}");
+}
+
+/// The Python suite's parameter sweeps (tests/test_errors.py), applied to stores the
+/// reference wrote: every case is a format error for every reference reader, and for us.
+#[test]
+fn python_suite_sweeps() {
+    let read = |name: &str| std::fs::read(fixtures().join("valid").join(name)).unwrap();
+    // file_size off by -2, -1, +1, +1024 for 0..9 items (keys a, aa, … with arange(j)).
+    for n in 0..10 {
+        let base = read(&format!("suite_{n}_items.kas"));
+        Store::parse(&base).unwrap();
+        for delta in [-2i64, -1, 1, 1024] {
+            let size = (base.len() as i64 + delta) as u64;
+            assert_format_error(
+                &format!("{n} items, file_size {delta:+}"),
+                &patched(&base, 16, size),
+            );
+        }
+        if (2..5).contains(&n) {
+            assert_format_error(&format!("{n} items, descriptors cut"), &base[..n * 64 - 1]);
+            assert_format_error(
+                &format!("{n} items, last byte cut"),
+                &base[..base.len() - 1],
+            );
+        }
+    }
+    // {"a": arange(100)}: the first key_start and array_start moved.
+    let one = read("suite_one_item.kas");
+    for delta in [-1i64, 1, 2, 100] {
+        assert_format_error(
+            &format!("key_start {delta:+}"),
+            &patched(&one, 64 + 8, (128 + delta) as u64),
+        );
+    }
+    for delta in [-100i64, -1, 1, 2, 8, 16, 100] {
+        assert_format_error(
+            &format!("array_start {delta:+}"),
+            &patched(&one, 64 + 24, (136 + delta) as u64),
+        );
+    }
+    // {"a": arange(100), "b": []}: the second key_start and array_start moved.
+    let two = read("suite_two_items.kas");
+    let store = Store::parse(&two).unwrap();
+    let (key_b, array_b) = {
+        let b = store.item("b").unwrap();
+        (b.key_offset() as i64, b.array_offset() as i64)
+    };
+    for delta in [-1i64, 1, 2, 100] {
+        assert_format_error(
+            &format!("second key_start {delta:+}"),
+            &patched(&two, 128 + 8, (key_b + delta) as u64),
+        );
+    }
+    for delta in [-1i64, 1, 2, -8, 8, 100] {
+        assert_format_error(
+            &format!("second array_start {delta:+}"),
+            &patched(&two, 128 + 24, (array_b + delta) as u64),
+        );
+    }
+    // Major versions: 0 is too old, 2..5 too new.
+    let empty = read("empty.kas");
+    for major in 0u16..6 {
+        let mut data = empty.clone();
+        data[8..10].copy_from_slice(&major.to_le_bytes());
+        let result = Store::parse(&data);
+        match major {
+            0 => assert_eq!(result.unwrap_err().code(), ErrorCode::VersionTooOld),
+            1 => assert!(result.is_ok()),
+            _ => assert_eq!(result.unwrap_err().code(), ErrorCode::VersionTooNew),
+        }
+    }
 }
 
 /// What our parser must say about each malformed fixture.
