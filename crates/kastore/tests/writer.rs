@@ -271,3 +271,16 @@ fn a_mapped_store_survives_being_replaced() {
     drop(map);
     std::fs::remove_dir_all(dir).unwrap();
 }
+
+#[test]
+fn public_types_are_thread_safe() {
+    fn check<T: Send + Sync>() {}
+    check::<Store<'static>>();
+    check::<kastore::Item<'static>>();
+    check::<kastore::Array<'static, f64>>();
+    check::<Builder<'static>>();
+    check::<kastore::OwnedStore>();
+    check::<kastore::AlignedBytes>();
+    fn error<T: core::error::Error + Send + Sync + 'static>() {}
+    error::<Error>();
+}
