@@ -151,7 +151,10 @@ fn verify_reports_every_problem_with_its_offset() {
         if name != "bad_magic.blp" {
             // Every line names the file, then the offset (once, in or before the message).
             for line in err.lines() {
-                assert!(line.starts_with(s(&fixture(name))) && line.contains("byte "), "{name}: {line}");
+                assert!(
+                    line.starts_with(s(&fixture(name))) && line.contains("byte "),
+                    "{name}: {line}"
+                );
             }
         }
     }

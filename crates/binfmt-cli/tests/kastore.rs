@@ -1,0 +1,285 @@
+//! `binfmt` on kastore files: the command-line contract.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing,
+    missing_docs
+)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::{Value, json};
+
+fn fixture(path: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../kastore/tests/fixtures")
+        .join(path)
+}
+
+fn binfmt(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_binfmt"))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn binfmt_on(args: &[&str], file: &Path) -> Output {
+    let mut all: Vec<&str> = args.to_vec();
+    all.push(file.to_str().unwrap());
+    binfmt(&all)
+}
+
+fn stdout(out: &Output) -> String {
+    String::from_utf8(out.stdout.clone()).unwrap()
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+fn json_line(out: &Output) -> Value {
+    serde_json::from_str(stdout(out).trim()).unwrap()
+}
+
+#[test]
+fn inspect_json_has_the_documented_keys_in_order() {
+    let file = fixture("valid/control.kas");
+    let out = binfmt_on(&["inspect", "--json"], &file);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let value = json_line(&out);
+    let keys: Vec<&str> = value
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
+    assert_eq!(
+        keys,
+        [
+            "file",
+            "format",
+            "version",
+            "file_size",
+            "items",
+            "stores",
+            "more_stores"
+        ]
+    );
+    assert_eq!(value["format"], "kastore");
+    assert_eq!(value["version"], json!([1, 0]));
+    assert_eq!(value["file_size"], 221);
+    assert_eq!(
+        value["items"],
+        json!([
+            {"key": "a", "dtype": "uint32", "len": 3},
+            {"key": "bb", "dtype": "uint8", "len": 5},
+        ])
+    );
+    assert_eq!(
+        (value["stores"].clone(), value["more_stores"].clone()),
+        (json!(1), json!([]))
+    );
+}
+
+#[test]
+fn inspect_json_lists_a_tree_sequence_in_file_order() {
+    let expected: Value =
+        serde_json::from_str(&std::fs::read_to_string(fixture("expected.json")).unwrap()).unwrap();
+    let reference: Vec<Value> = expected["valid"]["tree.trees"]["stores"][0]["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| json!({"key": i["key"], "dtype": i["dtype"], "len": i["len"]}))
+        .collect();
+    let out = binfmt_on(&["inspect", "--json"], &fixture("valid/tree.trees"));
+    assert!(out.status.success());
+    let value = json_line(&out);
+    assert_eq!(value["items"], Value::Array(reference));
+    assert_eq!(value["items"].as_array().unwrap().len(), 62);
+}
+
+#[test]
+fn inspect_shows_every_store_and_odd_keys() {
+    let out = binfmt_on(&["inspect", "--json"], &fixture("valid/two_stores.kas"));
+    let value = json_line(&out);
+    assert_eq!(value["stores"], 2);
+    assert_eq!(value["more_stores"][0]["offset"], 142);
+    assert_eq!(value["more_stores"][0]["file_size"], 225);
+    assert_eq!(
+        value["more_stores"][0]["items"][1],
+        json!({"key": "x", "dtype": "uint8", "len": 1})
+    );
+
+    let out = binfmt_on(
+        &["inspect", "--json"],
+        &fixture("malformed/invalid_utf8_key.kas"),
+    );
+    let value = json_line(&out);
+    assert_eq!(
+        value["items"][0],
+        json!({"key": "\u{fffd}\u{fffd}", "key_hex": "fffe", "dtype": "uint8", "len": 1})
+    );
+
+    let out = binfmt_on(&["inspect"], &fixture("valid/two_stores.kas"));
+    let text = stdout(&out);
+    assert!(text.contains("store at byte 142:"), "{text}");
+    assert!(text.contains("second  float32  5"), "{text}");
+    let out = binfmt_on(&["inspect"], &fixture("valid/prefix_keys.kas"));
+    assert!(stdout(&out).contains("a\\0b"), "NUL shown escaped");
+}
+
+#[test]
+fn get_prints_values_or_raw_bytes() {
+    let file = fixture("valid/all_dtypes.kas");
+    let out = binfmt(&["kastore", "get", file.to_str().unwrap(), "float64"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let lines: Vec<String> = stdout(&out).lines().map(String::from).collect();
+    assert_eq!(lines[..4], ["0.0", "-0.0", "1.0", "-1.5"]);
+    assert_eq!(lines[10..13], ["inf", "-inf", "NaN"]);
+    // Every float reads back to its bits (NaN payloads apart, which text cannot show).
+    for line in &lines[..12] {
+        let v: f64 = line.parse().unwrap();
+        assert_eq!(v.to_string().parse::<f64>().unwrap().to_bits(), v.to_bits());
+    }
+    let out = binfmt(&["kastore", "get", file.to_str().unwrap(), "uint64"]);
+    assert!(stdout(&out).ends_with("18446744073709551615\n"));
+    let out = binfmt(&["kastore", "get", file.to_str().unwrap(), "int8"]);
+    assert_eq!(stdout(&out), "-128\n-127\n-1\n0\n1\n126\n127\n");
+
+    let out = binfmt(&["kastore", "get", "--raw", file.to_str().unwrap(), "float64"]);
+    let bytes = std::fs::read(&file).unwrap();
+    let store = kastore::Store::parse(&bytes).unwrap();
+    assert_eq!(out.stdout, store.item("float64").unwrap().bytes());
+
+    let two = fixture("valid/two_stores.kas");
+    let out = binfmt(&[
+        "kastore",
+        "get",
+        "--store",
+        "1",
+        two.to_str().unwrap(),
+        "second",
+    ]);
+    assert_eq!(stdout(&out), "0.0\n0.25\n0.5\n0.75\n1.0\n");
+    let odd = fixture("malformed/invalid_utf8_key.kas");
+    let out = binfmt(&["kastore", "get", "--hex", odd.to_str().unwrap(), "FFfe"]);
+    assert_eq!(stdout(&out), "1\n");
+}
+
+#[test]
+fn get_fails_clearly() {
+    let file = fixture("valid/control.kas");
+    let file = file.to_str().unwrap();
+    for (args, message) in [
+        (
+            vec!["kastore", "get", file, "nope"],
+            "key \"nope\" not found",
+        ),
+        (
+            vec!["kastore", "get", "--store", "1", file, "a"],
+            "--store 1: the file holds 1 store(s)",
+        ),
+        (
+            vec!["kastore", "get", "--hex", file, "6"],
+            "not an even number of hexadecimal digits",
+        ),
+        (
+            vec!["kastore", "get", "/no/such/file", "a"],
+            "/no/such/file",
+        ),
+    ] {
+        let out = binfmt(&args);
+        assert_eq!(out.status.code(), Some(1), "{args:?}");
+        assert!(stderr(&out).contains(message), "{args:?}: {}", stderr(&out));
+        assert!(out.stdout.is_empty());
+    }
+    let bad = fixture("malformed/bad_type_11.kas");
+    let out = binfmt(&["kastore", "get", bad.to_str().unwrap(), "a"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("byte 64: item 0: unknown element type code 11"),
+        "{}",
+        stderr(&out)
+    );
+    // A missing argument is a usage error (exit 2, from clap).
+    assert_eq!(binfmt(&["kastore", "get", file]).status.code(), Some(2));
+}
+
+#[test]
+fn verify_accepts_valid_files_and_lists_problems_with_offsets() {
+    let valid: Vec<PathBuf> = std::fs::read_dir(fixture("valid"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    let mut args = vec!["verify"];
+    args.extend(valid.iter().map(|p| p.to_str().unwrap()));
+    let out = binfmt(&args);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(stdout(&out).matches(": OK (kastore)").count(), valid.len());
+
+    let out = binfmt_on(&["verify"], &fixture("malformed/bad_filesize_10_1.kas"));
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("bad_filesize_10_1.kas: byte 16: the header's file_size at byte 16 is 1121, but the keys and arrays end at byte 1120"),
+        "{}",
+        stderr(&out)
+    );
+    let out = binfmt_on(&["verify"], &fixture("malformed/trailing_garbage.kas"));
+    assert!(stderr(&out).contains("byte 137:"), "{}", stderr(&out));
+}
+
+#[test]
+fn no_malformed_file_makes_the_cli_panic() {
+    for entry in std::fs::read_dir(fixture("malformed")).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_str().unwrap().to_owned();
+        for args in [vec!["inspect"], vec!["inspect", "--json"], vec!["verify"]] {
+            let out = binfmt_on(&args, &path);
+            let code = out.status.code();
+            assert!(matches!(code, Some(0 | 1)), "{name} {args:?}: {code:?}");
+            assert!(
+                !stderr(&out).contains("panicked"),
+                "{name}: {}",
+                stderr(&out)
+            );
+        }
+        let out = binfmt(&["kastore", "get", path.to_str().unwrap(), "a"]);
+        assert!(matches!(out.status.code(), Some(0 | 1)), "{name}");
+        assert!(!stderr(&out).contains("panicked"), "{name}");
+    }
+}
+
+#[test]
+fn inspect_json_reports_errors_per_file() {
+    let out = binfmt_on(
+        &["inspect", "--json"],
+        &fixture("malformed/bad_type_11.kas"),
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let value = json_line(&out);
+    assert_eq!(value["format"], "kastore");
+    assert!(
+        value["error"].as_str().unwrap().contains("byte 64"),
+        "{value}"
+    );
+}
+
+#[test]
+fn help_documents_the_json_keys() {
+    let out = binfmt(&["inspect", "--help"]);
+    let help = stdout(&out);
+    for key in [
+        "\"version\"",
+        "\"file_size\"",
+        "\"items\"",
+        "\"key_hex\"",
+        "\"stores\"",
+        "\"more_stores\"",
+    ] {
+        assert!(help.contains(key), "{key} missing from inspect --help");
+    }
+    let out = binfmt(&["kastore", "get", "--help"]);
+    assert!(stdout(&out).contains("--raw"));
+}
