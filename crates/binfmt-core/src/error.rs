@@ -31,6 +31,25 @@ pub enum Fault {
     Limit,
 }
 
+impl Fault {
+    /// The `std::io::ErrorKind` every binfmt crate uses when its error becomes an
+    /// `io::Error`: malformed input is `InvalidData`, an unsupported version `Unsupported`,
+    /// a bad request `InvalidInput`, a limit `OutOfMemory`, an I/O failure `Other` (crates
+    /// return the original `io::Error` unchanged where they have one).
+    #[cfg(feature = "std")]
+    #[must_use]
+    pub fn io_error_kind(self) -> std::io::ErrorKind {
+        use std::io::ErrorKind;
+        match self {
+            Fault::Input => ErrorKind::InvalidData,
+            Fault::Unsupported => ErrorKind::Unsupported,
+            Fault::Caller => ErrorKind::InvalidInput,
+            Fault::Io => ErrorKind::Other,
+            Fault::Limit => ErrorKind::OutOfMemory,
+        }
+    }
+}
+
 impl fmt::Display for Fault {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {

@@ -429,18 +429,10 @@ impl Diagnostic for Error {
 
 #[cfg(feature = "std")]
 impl From<Error> for std::io::Error {
-    fn from(err: Error) -> Self {
-        use std::io::ErrorKind;
-        let kind = match err.fault() {
-            Fault::Io => match err {
-                Error::Io(e) => return e,
-                _ => ErrorKind::Other,
-            },
-            Fault::Caller => ErrorKind::InvalidInput,
-            Fault::Unsupported => ErrorKind::Unsupported,
-            Fault::Limit => ErrorKind::OutOfMemory,
-            _ => ErrorKind::InvalidData,
-        };
-        std::io::Error::new(kind, err)
+    fn from(e: Error) -> Self {
+        match e {
+            Error::Io(source) => source,
+            other => std::io::Error::new(other.fault().io_error_kind(), other),
+        }
     }
 }

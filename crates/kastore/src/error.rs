@@ -659,17 +659,11 @@ impl Diagnostic for Error {
 impl From<Error> for std::io::Error {
     fn from(e: Error) -> std::io::Error {
         use std::io::ErrorKind;
+        // Two kinds are more precise than the fault says.
         let kind = match &e {
-            Error::Io(_) => ErrorKind::Other,
             Error::Eof { .. } => ErrorKind::UnexpectedEof,
             Error::KeyNotFound { .. } => ErrorKind::NotFound,
-            Error::TypeMismatch { .. } | Error::EmptyKey | Error::DuplicateKey { .. } => {
-                ErrorKind::InvalidInput
-            }
-            Error::TooLarge { .. } | Error::TooManyItems | Error::SizeOverflow => {
-                ErrorKind::OutOfMemory
-            }
-            _ => ErrorKind::InvalidData,
+            other => other.fault().io_error_kind(),
         };
         match e {
             Error::Io(io) => io,

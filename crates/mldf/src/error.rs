@@ -759,18 +759,10 @@ impl Diagnostic for Error {
 
 #[cfg(feature = "std")]
 impl From<Error> for std::io::Error {
-    fn from(err: Error) -> std::io::Error {
-        use std::io::ErrorKind;
-        let kind = match err.fault() {
-            Fault::Io => match err {
-                Error::Io(e) => return e,
-                _ => ErrorKind::Other,
-            },
-            Fault::Input => ErrorKind::InvalidData,
-            Fault::Caller => ErrorKind::InvalidInput,
-            Fault::Unsupported => ErrorKind::Unsupported,
-            _ => ErrorKind::Other,
-        };
-        std::io::Error::new(kind, err)
+    fn from(e: Error) -> Self {
+        match e {
+            Error::Io(source) => source,
+            other => std::io::Error::new(other.fault().io_error_kind(), other),
+        }
     }
 }

@@ -99,6 +99,7 @@ impl<'a> Field<'a> {
         self.field_type
     }
 
+    #[cfg(feature = "alloc")]
     pub(crate) const fn field_type_ref(&self) -> &FieldType {
         &self.field_type
     }

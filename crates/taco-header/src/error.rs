@@ -407,17 +407,9 @@ impl Diagnostic for Error {
 #[cfg(feature = "std")]
 impl From<Error> for std::io::Error {
     fn from(e: Error) -> Self {
-        use std::io::ErrorKind;
         match e {
             Error::Io { source, .. } => source,
-            other => {
-                let kind = match other.fault() {
-                    Fault::Caller => ErrorKind::InvalidInput,
-                    Fault::Unsupported => ErrorKind::Unsupported,
-                    _ => ErrorKind::InvalidData,
-                };
-                std::io::Error::new(kind, other)
-            }
+            other => std::io::Error::new(other.fault().io_error_kind(), other),
         }
     }
 }
