@@ -7,9 +7,12 @@
     missing_docs
 )]
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+mod common;
 
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+use common::{binfmt, stderr, stdout};
 use serde_json::{Value, json};
 
 fn fixture(path: &str) -> PathBuf {
@@ -18,25 +21,10 @@ fn fixture(path: &str) -> PathBuf {
         .join(path)
 }
 
-fn binfmt(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_binfmt"))
-        .args(args)
-        .output()
-        .unwrap()
-}
-
 fn binfmt_on(args: &[&str], file: &Path) -> Output {
     let mut all: Vec<&str> = args.to_vec();
     all.push(file.to_str().unwrap());
     binfmt(&all)
-}
-
-fn stdout(out: &Output) -> String {
-    String::from_utf8(out.stdout.clone()).unwrap()
-}
-
-fn stderr(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
 }
 
 fn json_line(out: &Output) -> Value {

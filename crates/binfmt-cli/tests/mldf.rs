@@ -6,20 +6,15 @@
     missing_docs
 )]
 
+mod common;
+
+use common::{binfmt, s, scratch, text};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
 fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../mldf/tests/fixtures")
         .join(name)
-}
-
-fn binfmt(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_binfmt"))
-        .args(args)
-        .output()
-        .unwrap()
 }
 
 fn ok(args: &[&str]) -> Vec<u8> {
@@ -30,21 +25,6 @@ fn ok(args: &[&str]) -> Vec<u8> {
         String::from_utf8_lossy(&out.stderr)
     );
     out.stdout
-}
-
-fn text(bytes: Vec<u8>) -> String {
-    String::from_utf8(bytes).unwrap()
-}
-
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("binfmt-mldf-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
 }
 
 #[test]

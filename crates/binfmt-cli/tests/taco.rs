@@ -7,18 +7,13 @@
     clippy::cast_possible_truncation
 )]
 
+mod common;
+
 use std::fs;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::path::Path;
 
+use common::{binfmt, json_lines, scratch};
 use serde_json::Value;
-
-fn binfmt(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_binfmt"))
-        .args(args)
-        .output()
-        .unwrap()
-}
 
 fn fixture(name: &str) -> String {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -27,21 +22,6 @@ fn fixture(name: &str) -> String {
         .to_str()
         .unwrap()
         .to_string()
-}
-
-fn scratch(test: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("binfmt-cli-taco-{test}-{}", std::process::id()));
-    let _ = fs::remove_dir_all(&dir);
-    fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-fn json_lines(out: &Output) -> Vec<Value> {
-    String::from_utf8(out.stdout.clone())
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
 }
 
 #[test]

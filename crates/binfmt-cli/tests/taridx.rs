@@ -6,33 +6,15 @@
     clippy::panic
 )]
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+mod common;
 
+use std::path::{Path, PathBuf};
+
+use common::{run, s, stderr, stdout};
 use serde_json::Value;
 
 fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../taridx/tests/fixtures")
-}
-
-fn binfmt(args: &[&std::ffi::OsStr]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_binfmt"))
-        .args(args)
-        .output()
-        .unwrap()
-}
-
-fn run(args: &[&str]) -> Output {
-    let args: Vec<&std::ffi::OsStr> = args.iter().map(std::ffi::OsStr::new).collect();
-    binfmt(&args)
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
 /// A scratch copy of a fixture fold.
@@ -48,10 +30,6 @@ fn fold_copy(name: &str, sub: &str, fold: &str) -> PathBuf {
         }
     }
     dir
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
 }
 
 #[test]
