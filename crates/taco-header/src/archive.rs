@@ -308,7 +308,7 @@ fn check_member_crc(
     }
     match bytes::slice(data, member.data_offset, member.size, "member data") {
         Ok(bytes) => {
-            let computed = crc32fast::hash(bytes);
+            let computed = crate::crc::crc32(bytes);
             if computed != member.crc32 {
                 report(Error::MemberCrc {
                     offset: member.data_offset,

@@ -141,7 +141,7 @@ impl Entries {
     /// The CRC-32 of the payload these entries serialize to.
     #[must_use]
     pub fn crc32(&self) -> u32 {
-        crc32fast::hash(zerocopy::IntoBytes::as_bytes(&self.to_payload()))
+        crate::crc::crc32(zerocopy::IntoBytes::as_bytes(&self.to_payload()))
     }
 }
 

@@ -79,7 +79,7 @@ fn reference_ok(b: &[u8; HEADER_SIZE]) -> bool {
 #[inline(always)]
 fn crc_ok(b: &[u8; HEADER_SIZE]) -> bool {
     let payload = b.get(raw::PAYLOAD_OFFSET..).unwrap_or(&[]);
-    u64::from(crc32fast::hash(payload)) == word::<4>(b, 14)
+    u64::from(crate::crc::crc32(payload)) == word::<4>(b, 14)
 }
 
 /// How much of the header [`Header::parse_with`] checks.
@@ -298,14 +298,14 @@ impl<'a> Header<'a> {
     #[must_use]
     #[inline]
     pub fn entries(&self) -> Entries {
-        let count = self.count();
-        let mut index = 0;
-        // Branch-free: slots at or past the count are masked to zero.
-        let slots = self.raw.payload.slots.map(|s| {
-            let keep = u64::from(index < count).wrapping_neg();
-            index += 1;
-            Entry::new(s.offset.get() & keep, s.length.get() & keep)
-        });
+        let mut slots = [Entry::default(); MAX_ENTRIES];
+        for (dst, src) in slots
+            .iter_mut()
+            .zip(&self.raw.payload.slots)
+            .take(self.count())
+        {
+            *dst = Entry::new(src.offset.get(), src.length.get());
+        }
         // count() ≤ 7 was checked at parse time.
         Entries::from_array(slots, self.raw.payload.count)
     }
@@ -335,7 +335,7 @@ impl<'a> Header<'a> {
     /// The CRC-32 the payload actually has.
     #[must_use]
     pub fn computed_crc32(&self) -> u32 {
-        crc32fast::hash(self.payload_bytes())
+        crate::crc::crc32(self.payload_bytes())
     }
 
     /// The version-needed-to-extract field (10 from tacozip's `create`, 20 from its
@@ -399,7 +399,7 @@ impl Entries {
                 method: U16::ZERO,
                 dos_time: U16::new(options.modified.time()),
                 dos_date: U16::new(options.modified.date()),
-                crc32: U32::new(crc32fast::hash(payload.as_bytes())),
+                crc32: U32::new(crate::crc::crc32(payload.as_bytes())),
                 compressed_size: U32::new(PAYLOAD_SIZE_U32),
                 uncompressed_size: U32::new(PAYLOAD_SIZE_U32),
                 name_len: U16::new(HEADER_NAME_LEN),

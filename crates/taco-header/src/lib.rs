@@ -8,6 +8,7 @@ extern crate std;
 
 mod archive;
 mod central;
+mod crc;
 mod directory;
 mod entries;
 mod error;
