@@ -60,7 +60,7 @@ fn inspect_json_has_the_documented_keys() {
     let human = text(ok(&["inspect", s(&fixture("all_types.mldf"))]));
     assert!(human.contains("IMAGE_JPEG quality 90"), "{human}");
     let help = text(ok(&["inspect", "--help"]));
-    assert!(help.contains("mldf: \"version\""));
+    assert!(help.contains("mldf:\n  \"version\""), "{help}");
 }
 
 #[test]

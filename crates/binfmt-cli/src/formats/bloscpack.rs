@@ -17,14 +17,18 @@ use crate::report::{Failure, Problem};
 
 /// The keys this format adds to `binfmt inspect --json`.
 pub(crate) const JSON_HELP: &str = "\
-bloscpack: \"version\" (format version: 3, or 2), \"options\" (the options byte: 0x01 offsets,
-  0x02 metadata), \"checksum\" (name of the chunk digest: \"None\", \"adler32\", \"crc32\", \"md5\",
-  \"sha1\", \"sha224\", \"sha256\", \"sha384\", \"sha512\"), \"typesize\", \"chunk_size\",
-  \"last_chunk\", \"nchunks\" (header values; -1 = unknown), \"max_app_chunks\" (spare offset
-  slots), \"offsets\" (the used offsets entries: each chunk's byte position; [] without an
-  offsets section), \"metadata\" (the decoded JSON metadata, or null), \"chunks\" (one object
-  per chunk: \"offset\", \"nbytes\", \"cbytes\", \"blocksize\", \"typesize\", \"flags\" from its
-  Blosc header).";
+bloscpack:
+  \"version\": 3 (or 2)          the format version
+  \"options\": N                 the options byte: 0x01 offsets section, 0x02 metadata section
+  \"checksum\": S                the chunk digest: \"None\", \"adler32\", \"crc32\", \"md5\", \"sha1\",
+                               \"sha224\", \"sha256\", \"sha384\" or \"sha512\"
+  \"typesize\", \"chunk_size\", \"last_chunk\", \"nchunks\": N   header values (-1 = unknown)
+  \"max_app_chunks\": N          spare offset slots for appending
+  \"offsets\": [N, ...]          the used offset entries: each chunk's byte position
+                               ([] without an offsets section)
+  \"metadata\": VALUE|null       the decoded JSON metadata
+  \"chunks\": [{\"offset\", \"nbytes\", \"cbytes\", \"blocksize\", \"typesize\", \"flags\"}, ...]
+                               each chunk's position and its Blosc header";
 
 /// `binfmt bloscpack …`.
 #[derive(Debug, Subcommand)]

@@ -20,10 +20,12 @@ use crate::report::{EXIT_PROBLEMS, Failure, Problem};
 
 /// The keys this format adds to `binfmt inspect --json`.
 pub(crate) const JSON_HELP: &str = "\
-mldf: \"version\" (\"MAJOR.MINOR\"), \"flags\" (the header flags as a number: 1 LITTLE_ENDIAN, \
-4 CHECKSUMMED), \"num_samples\", \"page_size\", \"fields\": [{\"name\", \"type_id\", \
-\"metadata_size\"}] in descriptor order. Inspect checks the structure but no checksums; \
-`binfmt verify` checks everything.";
+mldf:
+  \"version\": \"MAJOR.MINOR\"
+  \"flags\": N                   the header flags: 1 LITTLE_ENDIAN, 4 CHECKSUMMED
+  \"num_samples\", \"page_size\": N
+  \"fields\": [{\"name\": S, \"type_id\": N, \"metadata_size\": N}, ...]   in descriptor order
+  (inspect checks the structure, not the checksums; `binfmt verify` checks everything)";
 
 /// At most this many problems are listed by `binfmt verify` for one file.
 const MAX_PROBLEMS: usize = 1000;

@@ -15,13 +15,18 @@ use crate::report::{Failure, Problem};
 
 /// The keys this format adds to `binfmt inspect --json`.
 pub(crate) const JSON_HELP: &str = "\
-taridx: \"version\" (\"MAJOR.MINOR\"), \"n_stems\" (distinct stems, as stored), \"n_rows\",
-  \"extensions\" (strings in id order), \"crash_stems\" (strings; crash id k is element k-1),
-  \"contiguous\" (flag bit 0 as stored: each stem's rows are adjacent). With --rows also
-  \"rows\": one object per row in order, {\"fid\" (shard id), \"offset\" (offset of the tar
-  header before the payload; the payload starts at offset + 512), \"size\" (payload bytes),
-  \"ext\" (the extension string), \"crashid\" (0 = canonical stem), \"keyhash\" (XXH64 of
-  the stem as 16 lower-case hex digits: a JSON number would lose bits in jq and JavaScript)}.";
+taridx:
+  \"version\": \"MAJOR.MINOR\"
+  \"n_stems\", \"n_rows\": N       as stored (n_stems: distinct stems)
+  \"extensions\": [S, ...]       in id order
+  \"crash_stems\": [S, ...]      crash id k is element k-1
+  \"contiguous\": true|false     flag bit 0 as stored: each stem's rows are adjacent
+  \"rows\" (with --rows): [{\"fid\", \"offset\", \"size\", \"ext\", \"crashid\", \"keyhash\"}, ...]
+                               in order: shard id; offset of the tar header before the
+                               payload (the payload starts at offset + 512); payload bytes;
+                               the extension string; 0 = canonical stem; XXH64 of the stem
+                               as 16 lower-case hex digits (a JSON number would lose bits
+                               in jq and JavaScript)";
 
 /// How many row problems `verify` lists before summarising the rest.
 const MAX_ROW_PROBLEMS: usize = 100;
