@@ -146,7 +146,7 @@ fn inspect(args: &InspectArgs) -> Result<ExitCode, Failure> {
             Err(failure) => {
                 all_ok = false;
                 out.flush().map_err(Failure::stdout)?;
-                eprintln!("binfmt: {failure}");
+                crate::report::say(format_args!("binfmt: {failure}"));
                 if args.json {
                     object.entry("format").or_insert(Value::Null);
                     object.insert("error".into(), Value::String(failure.message().to_string()));
@@ -171,12 +171,12 @@ fn verify(args: &VerifyArgs) -> Result<ExitCode, Failure> {
                 }
                 for problem in &problems {
                     all_ok = false;
-                    eprintln!("{}: {problem}", path.display());
+                    crate::report::say(format_args!("{}: {problem}", path.display()));
                 }
             }
             Err(failure) => {
                 all_ok = false;
-                eprintln!("{failure}");
+                crate::report::say(format_args!("{failure}"));
             }
         }
     }

@@ -20,7 +20,7 @@ fn main() -> ExitCode {
     match cli::run(cli) {
         Ok(code) => code,
         Err(failure) => {
-            eprintln!("binfmt: {failure}");
+            crate::report::say(format_args!("binfmt: {failure}"));
             ExitCode::from(report::EXIT_PROBLEMS)
         }
     }

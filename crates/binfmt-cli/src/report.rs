@@ -9,6 +9,13 @@ use binfmt_core::Diagnostic;
 pub(crate) const EXIT_PROBLEMS: u8 = 1;
 // Exit code 2 (bad arguments) comes from clap.
 
+/// Writes one line to standard error. A failure to write there is ignored: there is
+/// nowhere left to report it, and `eprintln!` would panic instead.
+pub(crate) fn say(line: fmt::Arguments<'_>) {
+    use std::io::Write as _;
+    let _ = writeln!(std::io::stderr(), "{line}");
+}
+
 /// A command that could not be carried out.
 #[derive(Debug)]
 pub(crate) struct Failure {

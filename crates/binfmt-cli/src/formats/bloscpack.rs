@@ -1,6 +1,7 @@
 //! `binfmt` support for Bloscpack files: inspect, verify, pack, unpack, append.
 
 use core::fmt::Write as _;
+use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -404,12 +405,14 @@ fn pack(args: &PackArgs) -> Result<ExitCode, Failure> {
     let written = options
         .pack_to_path(input.bytes(), &args.output)
         .map_err(|e| caller(&args.output, &e))?;
-    println!(
+    writeln!(
+        std::io::stdout(),
         "{}: packed {} bytes into {} bytes",
         args.output.display(),
         input.bytes().len(),
         written
-    );
+    )
+    .map_err(Failure::stdout)?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -424,7 +427,13 @@ fn unpack(args: &UnpackArgs) -> Result<ExitCode, Failure> {
             Error::Io(ref io) => Failure::io(&args.output, io),
             e => Failure::diagnostic(&args.input, &e),
         })?;
-    println!("{}: unpacked {} bytes", args.output.display(), written);
+    writeln!(
+        std::io::stdout(),
+        "{}: unpacked {} bytes",
+        args.output.display(),
+        written
+    )
+    .map_err(Failure::stdout)?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -433,14 +442,16 @@ fn append(args: &AppendArgs) -> Result<ExitCode, Failure> {
     // The typesize comes from the file's header; BloscArgs needs a placeholder.
     let report = bloscpack_header::append_path(&args.file, input.bytes(), &args.blosc.args(8))
         .map_err(|e| Failure::diagnostic(&args.file, &e))?;
-    println!(
+    writeln!(
+        std::io::stdout(),
         "{}: appended {} bytes ({} new chunks; {} chunks, {} spare slots left)",
         args.file.display(),
         report.appended,
         report.new_chunks,
         report.header.raw_nchunks(),
         report.header.max_app_chunks()
-    );
+    )
+    .map_err(Failure::stdout)?;
     Ok(ExitCode::SUCCESS)
 }
 

@@ -878,10 +878,10 @@ fn pack(schema_path: &Path, samples_path: &Path, out: &Path) -> Result<ExitCode,
         ));
     }
     writer.finish().map_err(|e| Failure::file(out, e))?;
-    eprintln!(
+    crate::report::say(format_args!(
         "{}: {count} samples, {} fields",
         out.display(),
         schema.len()
-    );
+    ));
     Ok(ExitCode::SUCCESS)
 }

@@ -391,12 +391,12 @@ fn get(args: &GetArgs) -> Result<ExitCode, Failure> {
         ));
     }
     if candidates.len() > 1 {
-        eprintln!(
+        crate::report::say(format_args!(
             "binfmt: warning: {stem:?} has {} members with extension {:?}; writing the first (row {})",
             candidates.len(),
             exts.first().copied().unwrap_or(""),
             first.row
-        );
+        ));
     }
     let shard = shard_path(&shards, first.fid)?;
     let mut out = io::stdout().lock();
