@@ -101,7 +101,7 @@ pub fn rest<'a>(data: &'a [u8], offset: u64, what: &'static str) -> Result<&'a [
 /// format crate keeps in its `raw` module, so any offset works.
 ///
 /// # Errors
-/// [`Error::Truncated`] or [`Error::Overflow`] as for [`slice`].
+/// [`Error::Truncated`] or [`Error::Overflow`] as for [`slice()`].
 #[inline]
 pub fn read<'a, T>(data: &'a [u8], offset: u64, what: &'static str) -> Result<&'a T>
 where
