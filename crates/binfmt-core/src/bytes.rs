@@ -51,15 +51,23 @@ pub fn len_u64(data: &[u8]) -> u64 {
     u64::try_from(data.len()).unwrap_or(u64::MAX)
 }
 
-/// Checks that `offset..offset + len` lies within `data` and returns it.
+/// Checks that `offset..offset + len` lies within an input of `total` bytes (a slice, or
+/// a file whose length is known) and returns the range as `usize`s.
+///
+/// Check a range with this before allocating a buffer for it, so that a length read from
+/// a file never sizes an allocation beyond the file itself.
 ///
 /// # Errors
-/// [`Error::Overflow`] when `offset + len` overflows, [`Error::Truncated`] when the range
-/// extends past the end of `data`.
+/// [`Error::Overflow`] when `offset + len` overflows or does not fit `usize`,
+/// [`Error::Truncated`] when the range extends past `total`.
 #[inline]
-pub fn slice<'a>(data: &'a [u8], offset: u64, len: u64, what: &'static str) -> Result<&'a [u8]> {
+pub fn checked_range(
+    offset: u64,
+    len: u64,
+    total: u64,
+    what: &'static str,
+) -> Result<core::ops::Range<usize>> {
     let stop = end(offset, len, what)?;
-    let total = len_u64(data);
     if stop > total {
         return Err(Error::Truncated {
             what,
@@ -68,13 +76,17 @@ pub fn slice<'a>(data: &'a [u8], offset: u64, len: u64, what: &'static str) -> R
             available: total.saturating_sub(offset),
         });
     }
-    // Both bounds are ≤ data.len(), so they fit in usize and the `get` succeeds.
-    let (start, stop) = (
-        to_usize(offset, what, offset)?,
-        to_usize(stop, what, offset)?,
-    );
-    data.get(start..stop)
-        .ok_or(Error::Overflow { what, offset })
+    Ok(to_usize(offset, what, offset)?..to_usize(stop, what, offset)?)
+}
+
+/// Checks that `offset..offset + len` lies within `data` and returns it.
+///
+/// # Errors
+/// As [`checked_range`].
+#[inline]
+pub fn slice<'a>(data: &'a [u8], offset: u64, len: u64, what: &'static str) -> Result<&'a [u8]> {
+    let range = checked_range(offset, len, len_u64(data), what)?;
+    data.get(range).ok_or(Error::Overflow { what, offset })
 }
 
 /// Everything from `offset` to the end of `data`.
@@ -294,6 +306,19 @@ mod tests {
                 offset: u64::MAX
             })
         );
+    }
+
+    #[test]
+    fn checked_range_bounds_a_file_before_anything_is_allocated() {
+        assert_eq!(checked_range(10, 5, 15, "x"), Ok(10..15));
+        assert!(matches!(
+            checked_range(10, 6, 15, "x"),
+            Err(Error::Truncated { available: 5, .. })
+        ));
+        assert!(matches!(
+            checked_range(u64::MAX, 1, u64::MAX, "x"),
+            Err(Error::Overflow { .. })
+        ));
     }
 
     #[test]

@@ -127,17 +127,8 @@ fn read_at<F: Read + Seek>(
 ) -> Result<Vec<u8>> {
     // Checked against the file's length first, so a length read from the file never sizes
     // an allocation beyond the file itself.
-    let end = bytes::end(at, len, what)?;
-    if end > file_len {
-        return Err(binfmt_core::Error::Truncated {
-            what,
-            offset: at,
-            needed: len,
-            available: file_len.saturating_sub(at),
-        }
-        .into());
-    }
-    let mut buf = alloc::vec![0u8; bytes::to_usize(len, what, at)?];
+    let range = bytes::checked_range(at, len, file_len, what)?;
+    let mut buf = alloc::vec![0u8; range.len()];
     file.seek(SeekFrom::Start(at))?;
     file.read_exact(&mut buf)?;
     Ok(buf)
@@ -166,15 +157,12 @@ impl Plan {
         let mut pos = 32u64;
         if header.has_metadata() {
             let meta_head = read_at(file, pos, 32, file_len, "metadata header")?;
-            let field = |range: core::ops::Range<usize>| meta_head.get(range).unwrap_or(&[]);
+            let meta: &crate::raw::MetadataHeader =
+                bytes::read(&meta_head, 0, "metadata header").map_err(|e| e.rebased(pos))?;
             // The section's length comes from its header (max_meta_size, the digest kind).
-            let max = field(16..20)
-                .try_into()
-                .map_or(0, |b: [u8; 4]| u64::from(u32::from_le_bytes(b)));
-            let digest = field(9..10)
-                .first()
-                .and_then(|&id| crate::Checksum::from_id(id))
-                .map_or(0, crate::Checksum::size_u64);
+            let max = u64::from(meta.max_meta_size.get());
+            let digest =
+                crate::Checksum::from_id(meta.meta_checksum).map_or(0, crate::Checksum::size_u64);
             let len = 32 + max + digest;
             // Parsed at its real offset, so that errors name the right bytes.
             let mut section = alloc::vec![0u8; 32];

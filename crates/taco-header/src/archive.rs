@@ -252,11 +252,8 @@ fn check_member<'a>(
     entry: &CentralEntry<'a>,
     data_limit: u64,
 ) -> Result<Member<'a>> {
-    let member = resolve_member(data, entry)?;
-    let local = LocalEntry::parse(
-        bytes::rest(data, entry.local_header_offset, "local file header")?,
-        entry.local_header_offset,
-    )?;
+    let local = local_entry(data, entry)?;
+    let member = Member::new(entry, local.data_offset);
     let mismatch = |field, central: u64, local_value: u64| Error::LocalMismatch {
         offset: entry.local_header_offset,
         index: entry.index,
@@ -324,12 +321,13 @@ fn check_member_crc(
 
 /// A central-directory entry with its data located through its local header.
 fn resolve_member<'a>(data: &'a [u8], entry: &CentralEntry<'a>) -> Result<Member<'a>> {
-    // Only the fixed part and the name are needed to find the data.
-    let len = LOCAL_LEN.saturating_add(u64::from(entry.raw.name_len.get()));
-    let local_bytes = bytes::slice(data, entry.local_header_offset, len, "local file header")
-        .or_else(|_| bytes::rest(data, entry.local_header_offset, "local file header"))?;
-    let local = LocalEntry::parse(local_bytes, entry.local_header_offset)?;
-    Ok(Member::new(entry, local.data_offset))
+    Ok(Member::new(entry, local_entry(data, entry)?.data_offset))
+}
+
+/// The local header a central-directory entry points at (its own lengths bound the read).
+fn local_entry<'a>(data: &'a [u8], entry: &CentralEntry<'a>) -> Result<LocalEntry<'a>> {
+    let at = entry.local_header_offset;
+    LocalEntry::parse(bytes::rest(data, at, "local file header")?, at)
 }
 
 /// A member of the archive.

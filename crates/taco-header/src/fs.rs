@@ -90,8 +90,9 @@ impl MemberList {
         let len = reader
             .seek(SeekFrom::End(0))
             .map_err(Error::io("<reader>"))?;
-        let mut read =
-            |offset: u64, n: u64, what: &'static str| read_range(&mut reader, len, offset, n, what);
+        let mut read = |offset: u64, n: u64, what: &'static str| {
+            read_range(&mut reader, len, offset, n, what, Path::new("<reader>"))
+        };
 
         let tail_len = len.min(TAIL_LEN);
         let records = EndRecords::find(
@@ -173,26 +174,21 @@ impl MemberList {
     }
 }
 
-fn read_range<R: Read + Seek>(
+/// Reads `n` bytes at `offset` of a source of `len` bytes, after checking that they are
+/// there; I/O errors are reported for `path`.
+pub(crate) fn read_range<R: Read + Seek>(
     reader: &mut R,
     len: u64,
     offset: u64,
     n: u64,
     what: &'static str,
+    path: &Path,
 ) -> Result<Vec<u8>> {
-    if bytes::end(offset, n, what)? > len {
-        return Err(binfmt_core::Error::Truncated {
-            what,
-            offset,
-            needed: n,
-            available: len.saturating_sub(offset),
-        }
-        .into());
-    }
-    let mut buf = std::vec![0u8; bytes::to_usize(n, what, offset)?];
+    let range = bytes::checked_range(offset, n, len, what)?;
+    let mut buf = std::vec![0u8; range.len()];
     reader
         .seek(SeekFrom::Start(offset))
-        .map_err(Error::io("<reader>"))?;
-    reader.read_exact(&mut buf).map_err(Error::io("<reader>"))?;
+        .map_err(Error::io(path))?;
+    reader.read_exact(&mut buf).map_err(Error::io(path))?;
     Ok(buf)
 }

@@ -9,7 +9,7 @@
 //! written back before the error is returned.
 
 use std::fs::{File, OpenOptions};
-use std::io::{Read, Seek, SeekFrom, Write};
+use std::io::{Seek, SeekFrom, Write};
 use std::path::Path;
 use std::vec::Vec;
 
@@ -171,24 +171,7 @@ struct RangeReader<'f> {
 
 impl RangeReader<'_> {
     fn read(&mut self, offset: u64, len: u64, what: &'static str) -> Result<Vec<u8>> {
-        let end = bytes::end(offset, len, what)?;
-        if end > self.len {
-            return Err(binfmt_core::Error::Truncated {
-                what,
-                offset,
-                needed: len,
-                available: self.len.saturating_sub(offset),
-            }
-            .into());
-        }
-        let mut buf = std::vec![0u8; bytes::to_usize(len, what, offset)?];
-        self.file
-            .seek(SeekFrom::Start(offset))
-            .map_err(Error::io(self.path))?;
-        self.file
-            .read_exact(&mut buf)
-            .map_err(Error::io(self.path))?;
-        Ok(buf)
+        crate::fs::read_range(self.file, self.len, offset, len, what, self.path)
     }
 }
 
