@@ -9,12 +9,22 @@
 //!   `to_vec` (into memory), `file_to_file` (map the file, write the data: what
 //!   `blpk decompress` does) and `file_to_file_atomic` (`unpack_to_path`: temporary file,
 //!   fsync, rename; what `binfmt bloscpack unpack` does);
+//! * `bloscpack/unpack_42MB`: the 42 MB file, file to file (`unpack_to_path`:
+//!   parallel decompression on every core, output written while the next chunks
+//!   decompress, atomic replace), and on one thread; the reference, bloscpack 0.16.0's
+//!   `unpack_file_from_file` in-process, is timed in the same run (needs `BINFMT_PYTHON`);
 //! * `reference/blpk_decompress`: the reference CLI, bloscpack 0.16.0's `blpk -n 1
 //!   decompress`, on the same file, run as a subprocess (so it includes Python's start-up
 //!   and imports, about 0.2 s), plus `reference/unpack_file_from_file`, the reference
 //!   timed in-process by tools/bloscpack/time_unpack.py (no start-up; median of the runs).
 //!   Both need `BINFMT_PYTHON` (a Python with tools/requirements.txt); without it they are
 //!   skipped and the rest still runs.
+//! * `bloscpack/cli_unpack_42MB`: the command end to end, `binfmt bloscpack unpack -f`
+//!   of the 42 MB file, run as a process (the release binary: build it first
+//!   with `cargo build --release -p binfmt-cli`, or name it in `BINFMT_BIN`; skipped when
+//!   it is missing), against `reference/cli_unpack_42MB`: bloscpack 0.16.0's
+//!   `unpack_file_from_file` timed in-process by tools/bloscpack/time_unpack.py (one
+//!   c-blosc thread, no interpreter start-up), in the same run; the ratio is printed.
 
 use std::hint::black_box;
 use std::path::{Path, PathBuf};
@@ -87,7 +97,7 @@ fn verify_file(checksum: Checksum) -> Vec<u8> {
         },
         ..PackOptions::default()
     }
-    .pack_to_vec(&data)
+    .to_vec(&data)
     .unwrap()
 }
 
@@ -98,7 +108,12 @@ fn verify(c: &mut Criterion) {
         let file = verify_file(checksum);
         group.throughput(Throughput::Bytes(file.len() as u64));
         group.bench_with_input(BenchmarkId::from_parameter(checksum), &file, |b, file| {
-            b.iter(|| Bloscpack::parse(black_box(file)).unwrap().verify().unwrap());
+            b.iter(|| {
+                Bloscpack::parse(black_box(file))
+                    .unwrap()
+                    .verify_digests()
+                    .unwrap()
+            });
         });
     }
     group.finish();
@@ -121,7 +136,7 @@ fn unpack_input(dir: &Path) -> (PathBuf, u64) {
         data.extend_from_slice(&(counts / 2048.0).to_le_bytes());
     }
     if !path.exists() {
-        PackOptions::default().pack_to_path(&data, &path).unwrap();
+        PackOptions::default().write_to_path(&data, &path).unwrap();
     }
     (path, data.len() as u64)
 }
@@ -148,7 +163,7 @@ fn unpack(c: &mut Criterion) {
     group.throughput(Throughput::Bytes(len));
     group.bench_function("to_vec", |b| {
         let file = Bloscpack::parse(&packed).unwrap();
-        b.iter(|| file.unpack_to_vec(UnpackOptions::DEFAULT).unwrap());
+        b.iter(|| file.unpack_to_vec(&UnpackOptions::DEFAULT).unwrap());
     });
     // What `blpk decompress` does: read the file, write the data (no fsync). The input is
     // memory-mapped, as `binfmt` does.
@@ -157,7 +172,8 @@ fn unpack(c: &mut Criterion) {
             let data = bloscpack_header::fs::map(&path).unwrap();
             let file = Bloscpack::parse(&data).unwrap();
             let sink = std::io::BufWriter::new(std::fs::File::create(&out).unwrap());
-            file.unpack_to_writer(sink, UnpackOptions::DEFAULT).unwrap()
+            file.unpack_to_writer(sink, &UnpackOptions::DEFAULT)
+                .unwrap()
         });
     });
     // `unpack_to_path` (and `binfmt bloscpack unpack`): a temporary file, fsync, rename.
@@ -165,7 +181,7 @@ fn unpack(c: &mut Criterion) {
         b.iter(|| {
             let data = bloscpack_header::fs::map(&path).unwrap();
             let file = Bloscpack::parse(&data).unwrap();
-            file.unpack_to_path(&out, UnpackOptions::DEFAULT).unwrap()
+            file.unpack_to_path(&out, &UnpackOptions::DEFAULT).unwrap()
         });
     });
     group.finish();
@@ -221,5 +237,176 @@ fn unpack(c: &mut Criterion) {
     );
 }
 
-criterion_group!(benches, header_decode, verify, unpack);
+/// The file: 42 MB of float64 samples (5.25 M values of the same sensor) packed
+/// with bloscpack's defaults; file to file, ours (the library path `binfmt bloscpack
+/// unpack` takes: map, parse, parallel decompression, atomic write) against bloscpack
+/// 0.16.0 in-process (tools/bloscpack/time_unpack.py, one c-blosc thread, median of 10),
+/// in the same run.
+fn unpack_42mb(c: &mut Criterion) {
+    let dir = std::env::temp_dir().join("binfmt-bench-bloscpack");
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("sensor-42MB-v1.blp");
+    let n = 42_000_000 / 8;
+    let mut state = 12345u64;
+    let mut data = Vec::with_capacity(n * 8);
+    for i in 0..n {
+        state = state
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1);
+        let noise = ((state >> 61) as f64) - 3.5;
+        let counts = ((i as f64 * 1e-4).sin() * 2047.0 + noise).round();
+        data.extend_from_slice(&(counts / 2048.0).to_le_bytes());
+    }
+    if !path.exists() {
+        PackOptions::default().write_to_path(&data, &path).unwrap();
+    }
+    let out = dir.join("ours-42.out");
+    let mut group = c.benchmark_group("bloscpack/unpack_42MB");
+    group.sample_size(20);
+    group.throughput(Throughput::Bytes(data.len() as u64));
+    for (name, threads) in [("file_to_file", 0), ("file_to_file_1_thread", 1)] {
+        group.bench_function(name, |b| {
+            b.iter(|| {
+                let map = bloscpack_header::fs::map(&path).unwrap();
+                let file = Bloscpack::parse(&map).unwrap();
+                file.unpack_to_path(&out, &UnpackOptions::DEFAULT.threads(threads))
+                    .unwrap()
+            });
+        });
+    }
+    group.finish();
+    assert_eq!(std::fs::read(&out).unwrap(), data);
+    let Some(py) = python() else {
+        eprintln!("reference/unpack_42MB: skipped, BINFMT_PYTHON is not set");
+        return;
+    };
+    let theirs = dir.join("reference-42.out");
+    let output = Command::new(&py)
+        .arg(tools().join("time_unpack.py"))
+        .arg(&path)
+        .arg(&theirs)
+        .arg("10")
+        .output()
+        .unwrap();
+    let secs: f64 = String::from_utf8_lossy(&output.stdout)
+        .trim()
+        .parse()
+        .unwrap_or(f64::NAN);
+    eprintln!(
+        "reference/unpack_42MB (bloscpack 0.16.0 unpack_file_from_file in-process, 1 thread, median of 10): {:.1} ms",
+        secs * 1e3
+    );
+    assert_eq!(std::fs::read(&theirs).unwrap(), data);
+}
+
+/// The release `binfmt`, when it has been built (or `BINFMT_BIN`).
+fn binfmt_binary() -> Option<PathBuf> {
+    let path = std::env::var_os("BINFMT_BIN")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/release/binfmt"));
+    path.exists().then_some(path)
+}
+
+/// The 42 MB file of [`unpack_42mb`] and the data it holds.
+fn input_42mb(dir: &Path) -> (PathBuf, u64) {
+    let path = dir.join("sensor-42MB-v1.blp");
+    let n = 42_000_000 / 8;
+    if !path.exists() {
+        let mut state = 12345u64;
+        let mut data = Vec::with_capacity(n * 8);
+        for i in 0..n {
+            state = state
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1);
+            let noise = ((state >> 61) as f64) - 3.5;
+            let counts = ((i as f64 * 1e-4).sin() * 2047.0 + noise).round();
+            data.extend_from_slice(&(counts / 2048.0).to_le_bytes());
+        }
+        PackOptions::default().write_to_path(&data, &path).unwrap();
+    }
+    (path, (n * 8) as u64)
+}
+
+/// `binfmt bloscpack unpack` of the 42 MB file as a process, the reference in-process in
+/// the same run; prints both medians and the ratio.
+fn cli_unpack_42mb(c: &mut Criterion) {
+    let Some(binfmt) = binfmt_binary() else {
+        eprintln!(
+            "bloscpack/cli_unpack_42MB: skipped, build target/release/binfmt or set BINFMT_BIN"
+        );
+        return;
+    };
+    let dir = std::env::temp_dir().join("binfmt-bench-bloscpack");
+    std::fs::create_dir_all(&dir).unwrap();
+    let (path, len) = input_42mb(&dir);
+    let out = dir.join("cli-42.out");
+    let mut group = c.benchmark_group("bloscpack/cli_unpack_42MB");
+    group.sample_size(20);
+    group.throughput(Throughput::Bytes(len));
+    let mut times = Vec::new();
+    group.bench_function("binfmt", |b| {
+        b.iter_custom(|iters| {
+            let mut total = Duration::ZERO;
+            for _ in 0..iters {
+                let start = Instant::now();
+                let status = Command::new(&binfmt)
+                    .args(["bloscpack", "unpack", "-f"])
+                    .arg(&path)
+                    .arg(&out)
+                    .stderr(std::process::Stdio::null())
+                    .status()
+                    .unwrap();
+                let took = start.elapsed();
+                assert!(status.success());
+                times.push(took);
+                total += took;
+            }
+            total
+        });
+    });
+    group.finish();
+    assert_eq!(std::fs::metadata(&out).unwrap().len(), len);
+    times.sort();
+    let ours = times[times.len() / 2].as_secs_f64();
+    eprintln!(
+        "bloscpack/cli_unpack_42MB/binfmt: median {:.1} ms over {} runs",
+        ours * 1e3,
+        times.len()
+    );
+    let Some(py) = python() else {
+        eprintln!("reference/cli_unpack_42MB: skipped, BINFMT_PYTHON is not set");
+        return;
+    };
+    let theirs = dir.join("reference-42.out");
+    let output = Command::new(&py)
+        .arg(tools().join("time_unpack.py"))
+        .arg(&path)
+        .arg(&theirs)
+        .arg("20")
+        .output()
+        .unwrap();
+    let secs: f64 = String::from_utf8_lossy(&output.stdout)
+        .trim()
+        .parse()
+        .unwrap_or(f64::NAN);
+    eprintln!(
+        "reference/cli_unpack_42MB (bloscpack 0.16.0 unpack_file_from_file in-process, 1 thread, median of 20): {:.1} ms; binfmt / reference = {:.2}",
+        secs * 1e3,
+        ours / secs
+    );
+    assert_eq!(
+        std::fs::read(&theirs).unwrap(),
+        std::fs::read(&out).unwrap()
+    );
+}
+
+criterion_group!(
+    benches,
+    // First: the others assume their own groups ran (a filter on this one skips them).
+    cli_unpack_42mb,
+    header_decode,
+    verify,
+    unpack,
+    unpack_42mb
+);
 criterion_main!(benches);

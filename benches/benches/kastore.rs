@@ -12,6 +12,12 @@
 //!   - `ours_mmap_checksum`: map + parse + a checksum over every array's bytes, against
 //!     `plain_read`: `std::fs::read` of the file. Target: at most 1.5× the read.
 //!   - `ours_read_reach_all`, `ours_read_checksum`: the same from `kastore::fs::read`.
+//! * `kastore_one_column`: reading one 13.2 MB column (`nodes/time`) of the same file, as a
+//!   remote reader would: `ours_reader_open` (`kastore::fs::reader`: one 64 KiB positioned
+//!   read, every rule checked), `ours_reader_get_one` (that, plus one read of the column
+//!   into an owned `Vec<f64>`), `ours_mmap_get_one` (map + parse + borrowed slice, touched),
+//!   against `reference_c_lazy_open_get_one` (the C library's lazy open plus `kastore_get`
+//!   of that key).
 //!
 //! After criterion's own report, a summary prints the medians of this run and the three
 //! target ratios. Run: `cargo bench -p binfmt-benches --bench kastore` (add `-- --quick`
@@ -119,7 +125,7 @@ fn big_store(path: &Path) -> u64 {
     b.insert("mutations/derived_state", &states).unwrap();
     b.insert("nodes/flags", &flags).unwrap();
     b.insert("nodes/time", &time).unwrap();
-    b.write_path(path).unwrap()
+    b.write_to_path(path).unwrap()
 }
 
 /// A typed slice of every array, borrowed: panics if any array would have to be copied.
@@ -232,6 +238,38 @@ fn fifty_megabytes(c: &mut Criterion) {
     group.finish();
 }
 
+/// One column of the 50 MB store, by ranges and otherwise.
+fn one_column(c: &mut Criterion) {
+    let path = target_dir().join("kastore-bench").join("store-50mb.kas");
+    let reference = reference_c::ReferenceC::load(&target_dir().join("kastore-reference")).ok();
+    let c_path = reference_c::c_path(&path);
+    let mut group = c.benchmark_group("kastore_one_column");
+    group.sample_size(30);
+    group.bench_function("ours_reader_open", |b| {
+        b.iter(|| kastore::fs::reader(&path).unwrap().len())
+    });
+    group.bench_function("ours_reader_get_one", |b| {
+        b.iter(|| {
+            let reader = kastore::fs::reader(&path).unwrap();
+            let time = reader.get::<f64>("nodes/time").unwrap();
+            time[time.len() - 1].to_bits()
+        })
+    });
+    group.bench_function("ours_mmap_get_one", |b| {
+        b.iter(|| {
+            let map = kastore::fs::map(&path).unwrap();
+            let store = Store::parse(&map).unwrap();
+            checksum(store.item("nodes/time").unwrap().bytes())
+        })
+    });
+    if let Some(lib) = &reference {
+        group.bench_function("reference_c_lazy_open_get_one", |b| {
+            b.iter(|| lib.open_get_one(&c_path, false, b"nodes/time"))
+        });
+    }
+    group.finish();
+}
+
 /// The median criterion measured in this run, in nanoseconds.
 fn median(group: &str, bench: &str, since: SystemTime) -> Option<f64> {
     let file = criterion_dir()
@@ -278,6 +316,10 @@ fn summary(since: SystemTime) {
         ("kastore_50MB", "plain_read"),
         ("kastore_50MB", "ours_mmap_checksum"),
         ("kastore_50MB", "ours_read_checksum"),
+        ("kastore_one_column", "ours_reader_open"),
+        ("kastore_one_column", "ours_reader_get_one"),
+        ("kastore_one_column", "ours_mmap_get_one"),
+        ("kastore_one_column", "reference_c_lazy_open_get_one"),
     ] {
         if let Some(ns) = m(g, b) {
             println!("  {g}/{b:<36} {:>12}", show(ns));
@@ -316,6 +358,18 @@ fn summary(since: SystemTime) {
         ),
         _ => println!("  checksum vs read(): not measured in this run"),
     }
+    match (
+        m("kastore_one_column", "reference_c_lazy_open_get_one"),
+        m("kastore_one_column", "ours_reader_get_one"),
+    ) {
+        (Some(theirs), Some(ours)) => println!(
+            "  one 13.2 MB column by ranges: reference C lazy open + get {} vs our Reader {}: {:.2}×",
+            show(theirs),
+            show(ours),
+            theirs / ours
+        ),
+        _ => println!("  one column: reference C not measured in this run"),
+    }
 }
 
 fn main() {
@@ -326,6 +380,7 @@ fn main() {
     parse(&mut c);
     lookup(&mut c);
     fifty_megabytes(&mut c);
+    one_column(&mut c);
     c.final_summary();
     summary(since);
 }

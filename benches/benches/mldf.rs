@@ -3,6 +3,10 @@
 //! * `mldf/open`: header decode, and header + descriptors + section checks;
 //! * `mldf/random_access`: one field of a random sample of a 1,000,000-sample file, from a
 //!   warm memory map (target ≤ 100 ns);
+//! * `mldf/reader`: the same file through the ranged reader over positioned reads (open,
+//!   and one field of a random sample: the slot, then the payload);
+//! * `mldf/diff`: comparing a file with itself: 100,000 samples with their own payloads,
+//!   and a 3 MB file whose 100,000 slots share one 1.4 MB payload (read once per side);
 //! * `mldf/write`: streaming 100 KB image-like blobs to a file in the page cache, no fsync
 //!   (target ≥ 1 GB/s), with and without CRC-32s.
 //!
@@ -12,12 +16,14 @@
 
 use std::hint::black_box;
 use std::io::{BufWriter, Cursor};
+use std::ops::ControlFlow;
 use std::path::PathBuf;
 
 use criterion::{BatchSize, BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use mldf::diff::{DiffOptions, diff};
 use mldf::{
-    Dataset, Dtype, FieldType, FileWriter, Header, NdarraySpec, ReadOptions, Schema, Text, Value,
-    Writer, WriterOptions,
+    Dataset, Dtype, FieldType, Header, NdarraySpec, ReadOptions, Schema, Text, Value, Writer,
+    WriterOptions,
 };
 
 const SAMPLES: u64 = 1_000_000;
@@ -59,14 +65,12 @@ fn open(c: &mut Criterion) {
                 b.iter(|| Header::parse(black_box(&bytes)).unwrap())
             });
         }
-        let options = ReadOptions::new()
-            .verify_index_crc(false)
-            .verify_item_crcs(false);
+        let options = ReadOptions::new().checksums(false);
         group.throughput(Throughput::Elements(fields as u64));
         group.bench_with_input(
             BenchmarkId::new("header+descriptors", format!("{fields} fields")),
             &bytes,
-            |b, bytes| b.iter(|| Dataset::parse_with(black_box(bytes), options).unwrap()),
+            |b, bytes| b.iter(|| Dataset::parse_with(black_box(bytes), &options).unwrap()),
         );
     }
     group.finish();
@@ -82,8 +86,7 @@ fn random_access(c: &mut Criterion) {
             "embedding",
             FieldType::Ndarray(NdarraySpec::new(Dtype::F32, &[4]).unwrap()),
         );
-    let mut w =
-        FileWriter::create(&path, &schema, WriterOptions::new().num_samples(SAMPLES)).unwrap();
+    let mut w = Writer::create(&path, &schema, WriterOptions::new().num_samples(SAMPLES)).unwrap();
     let emb = [0u8; 16];
     for i in 0..SAMPLES {
         let caption = format!("sample number {i}");
@@ -147,9 +150,83 @@ fn random_access(c: &mut Criterion) {
         });
     }
     group.finish();
+
+    // The same file by ranges, through positioned reads of the file (page cache warm).
+    let mut group = c.benchmark_group("mldf/reader");
+    let options = ReadOptions::new().checksums(false);
+    group.bench_function("open (1 request)", |b| {
+        b.iter(|| mldf::fs::reader(&path, &options).unwrap())
+    });
+    let reader = mldf::fs::reader(&path, &options).unwrap();
+    for (name, field) in [("int (1 request)", 0usize), ("text (2 requests)", 1)] {
+        let mut k = 0usize;
+        group.bench_function(format!("1M samples/{name}"), |b| {
+            b.iter(|| {
+                k = (k + 1) & 4095;
+                black_box(
+                    &reader
+                        .value(black_box(indexes[k]), black_box(field))
+                        .unwrap(),
+                );
+            })
+        });
+    }
+    group.finish();
+    drop(reader);
     drop(ds);
     drop(map);
     let _ = std::fs::remove_dir_all(dir);
+}
+
+/// 100,000 samples of one TEXT_RAW field: each with its own 16-byte caption, or all
+/// pointing at one 1.4 MB payload (the slots of a written file patched by hand).
+fn diff_files() -> (Vec<u8>, Vec<u8>) {
+    const N: usize = 100_000;
+    let schema = Schema::new().field("t", FieldType::TextRaw);
+    let options = WriterOptions::new().page_size(4096).num_samples(N as u64);
+    let captions: Vec<String> = (0..N).map(|i| format!("caption {i:08}")).collect();
+    let mut w = Writer::new(Cursor::new(Vec::new()), &schema, options).unwrap();
+    for c in &captions {
+        w.push(&[Value::Text(Text::Utf8(c))]).unwrap();
+    }
+    let own = w.finish().unwrap().into_inner();
+    let big = "x".repeat(1_400_000);
+    let mut w = Writer::new(Cursor::new(Vec::new()), &schema, options).unwrap();
+    w.push(&[Value::Text(Text::Utf8(&big))]).unwrap();
+    for _ in 1..N {
+        w.push(&[Value::Text(Text::Utf8(""))]).unwrap();
+    }
+    let mut shared = w.finish().unwrap().into_inner();
+    let meta = Dataset::parse(&shared).unwrap().header().metadata_ptr() as usize;
+    let first: [u8; 16] = shared[meta..meta + 16].try_into().unwrap();
+    for i in 1..N {
+        shared[meta + 16 * i..meta + 16 * (i + 1)].copy_from_slice(&first);
+    }
+    (own, shared)
+}
+
+fn compare(c: &mut Criterion) {
+    let (own, shared) = diff_files();
+    let mut group = c.benchmark_group("mldf/diff");
+    group.sample_size(20);
+    for (name, file) in [
+        ("100k samples, own payloads", &own),
+        ("100k samples, one shared 1.4 MB payload", &shared),
+    ] {
+        let ds = Dataset::parse(file).unwrap();
+        group.throughput(Throughput::Bytes(2 * file.len() as u64));
+        group.bench_function(name, |b| {
+            b.iter(|| {
+                let summary = diff(&ds, &ds, &DiffOptions::new(), &mut |_| {
+                    ControlFlow::Continue(())
+                })
+                .unwrap();
+                assert!(summary.is_same());
+                summary.values_compared()
+            })
+        });
+    }
+    group.finish();
 }
 
 fn write(c: &mut Criterion) {
@@ -214,5 +291,5 @@ fn write(c: &mut Criterion) {
     let _ = std::fs::remove_dir_all(dir);
 }
 
-criterion_group!(benches, open, random_access, write);
+criterion_group!(benches, open, random_access, compare, write);
 criterion_main!(benches);

@@ -208,6 +208,11 @@ def valid_fixtures():
         "utf8_keys.kas": dumps_checked(utf8_keys()),
         "prefix_keys.kas": dumps_checked(sort_example()),
         "long_key.kas": dumps_checked({"k" * 1000: np.array([1], dtype="uint8"), "short": np.array([2.0])}),
+        # A 13 KB file from the wild's shape: a 13,200-byte key of control characters,
+        # 66,000 characters once escaped for display (beyond any formatting width).
+        "long_control_key.kas": dumps_checked(
+            {"\x01" * 13_200: np.array([1], dtype="uint8"), "nodes/time": np.array([0.5])}
+        ),
         "two_stores.kas": two,
         "tree.trees": trees,
     }, {"tree.trees": summary}

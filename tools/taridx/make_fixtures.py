@@ -10,8 +10,11 @@ tar_view.py). Everything is deterministic except the GNU tar POSIX sparse shards
 (`GNUSparseFile.<pid>/holes.jpg`).
 """
 
+import bz2
+import gzip
 import io
 import json
+import lzma
 import os
 import shutil
 import struct
@@ -99,6 +102,16 @@ def cases(gnutar):
     out["concat"] = [make_tar(sample("c1")) + make_tar(sample("c2"))]
     # Bytes after the end-of-archive marker.
     out["trailing"] = [make_tar(sample("tr")) + b"junk"]
+    # Fewer than 512 bytes after the last member and no end marker: GNU tar drops a
+    # partial block at the end of an archive, and tarfile stops there.
+    out["partial"] = [t[:2048] + b"\0" * 60 + b"partial block" + b"\0" * 27]
+    # Compressed tars given as shards (one fold each): a small one (< 512 bytes, which an
+    # indexer that does not look would take for an empty shard) for each compressor.
+    small = bytes(make_tar(sample("z", size=3)))
+    out["gzip"] = [bytearray(gzip.compress(small, mtime=0))]
+    out["bzip2"] = [bytearray(bz2.compress(small))]
+    out["xz"] = [bytearray(lzma.compress(small))]
+    out["zstd"] = [zstd_raw(small)]
     # pax size=1000 while the ustar size field says 0.
     # Built by hand: an `x` header whose only record is size=1000.
     rec = pax_record("size", "1000")
@@ -143,6 +156,21 @@ def cases(gnutar):
     if gnutar:
         out.update(gnu_sparse(gnutar))
     return out
+
+
+def zstd_raw(data):
+    """A Zstandard frame of raw (stored) blocks, written by hand: no zstd module needed."""
+    assert 256 <= len(data) < 65536 + 256
+    frame = bytearray(b"\x28\xb5\x2f\xfd")
+    # Frame header descriptor: 2-byte content size, single segment, no checksum, no dict.
+    frame.append(0b0110_0000)
+    frame += struct.pack("<H", len(data) - 256)
+    for at in range(0, len(data), 1 << 17):
+        block = data[at:at + (1 << 17)]
+        last = at + len(block) == len(data)
+        frame += struct.pack("<I", (len(block) << 3) | int(last))[:3]
+        frame += block
+    return frame
 
 
 def gnu_sparse(gnutar):

@@ -10,6 +10,10 @@ use std::process::Command;
 
 /// `int kasbench_open_get_all(const char *path, int flags, uint64_t *elements)`.
 type OpenGetAll = unsafe extern "C" fn(*const c_char, c_int, *mut u64) -> c_int;
+/// `int kasbench_open_get_one(const char *path, int flags, const char *key,
+/// size_t key_len, uint64_t *elements)`.
+type OpenGetOne =
+    unsafe extern "C" fn(*const c_char, c_int, *const c_char, usize, *mut u64) -> c_int;
 /// `int kasbench_version(void)`.
 type VersionFn = unsafe extern "C" fn() -> c_int;
 
@@ -20,6 +24,7 @@ pub struct ReferenceC {
     // Kept alive for as long as `open_get_all` may be called.
     _library: libloading::Library,
     open_get_all: OpenGetAll,
+    open_get_one: OpenGetOne,
     pub version: String,
     pub path: PathBuf,
 }
@@ -33,18 +38,22 @@ impl ReferenceC {
         // SAFETY: the types match the C definitions in tools/kastore/kasbench.c. The
         // function pointers are copied out of the symbols and used only while `library`,
         // stored alongside them, is loaded.
-        let (open_get_all, version) = unsafe {
+        let (open_get_all, open_get_one, version) = unsafe {
             let open: libloading::Symbol<'_, OpenGetAll> = library
                 .get(b"kasbench_open_get_all\0")
+                .map_err(|e| e.to_string())?;
+            let one: libloading::Symbol<'_, OpenGetOne> = library
+                .get(b"kasbench_open_get_one\0")
                 .map_err(|e| e.to_string())?;
             let version: libloading::Symbol<'_, VersionFn> = library
                 .get(b"kasbench_version\0")
                 .map_err(|e| e.to_string())?;
-            (*open, version())
+            (*open, *one, version())
         };
         Ok(ReferenceC {
             _library: library,
             open_get_all,
+            open_get_one,
             version: format!(
                 "{}.{}.{}",
                 version / 10000,
@@ -65,6 +74,31 @@ impl ReferenceC {
         // SAFETY: `path` is a NUL-terminated string that outlives the call, `elements` is
         // a valid u64 to write to, and the function keeps neither pointer after returning.
         let status = unsafe { (self.open_get_all)(path.as_ptr(), flags, &mut elements) };
+        assert_eq!(status, 0, "kastore C library error {status}");
+        elements
+    }
+}
+
+impl ReferenceC {
+    /// Opens `path`, gets the array under `key`, closes; returns its element count.
+    ///
+    /// # Panics
+    /// When the library reports an error (the benchmark's file is valid).
+    pub fn open_get_one(&self, path: &CStr, read_all: bool, key: &[u8]) -> u64 {
+        let mut elements = 0u64;
+        let flags = if read_all { KAS_READ_ALL } else { 0 };
+        // SAFETY: `path` is NUL-terminated, `key` is valid for `key.len()` bytes, both
+        // outlive the call, `elements` is a valid u64 to write to, and the function keeps
+        // no pointer after returning.
+        let status = unsafe {
+            (self.open_get_one)(
+                path.as_ptr(),
+                flags,
+                key.as_ptr().cast(),
+                key.len(),
+                &mut elements,
+            )
+        };
         assert_eq!(status, 0, "kastore C library error {status}");
         elements
     }

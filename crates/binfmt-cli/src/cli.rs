@@ -1,16 +1,18 @@
-//! The command-line grammar and the two format-independent commands.
+//! The command-line grammar, built from the registry, and the two format-independent
+//! commands, `inspect` and `verify`.
 
 use std::io::{self, Write};
-use std::path::{Path, PathBuf};
+use std::ops::ControlFlow;
+use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand};
-use serde_json::{Map, Value};
+use clap::{ArgMatches, Args, Command, FromArgMatches};
+use serde_json::{Map, Value, json};
 
-use crate::detect::{self, Format};
-use crate::formats::{self, InspectOptions};
 use crate::input::Input;
-use crate::report::{EXIT_PROBLEMS, Failure};
+use crate::model::keys_help;
+use crate::registry::{self, FORMATS, Format, InspectOptions};
+use crate::report::{self, Failure, Problem};
 
 const ABOUT: &str = "Inspect, verify and edit TACO, Bloscpack, kastore, MLDF and .taridx files.";
 
@@ -18,41 +20,14 @@ const EXIT_CODES: &str = "\
 Exit codes:
   0  success (for verify: every file is valid)
   1  a file is invalid, unreadable or of an unknown format, or a command failed
-  2  bad command-line arguments";
+  2  bad command-line arguments
 
-/// `binfmt`: inspect, verify and edit binary data files.
-#[derive(Debug, Parser)]
-#[command(name = "binfmt", version, about = ABOUT, after_help = EXIT_CODES)]
-pub(crate) struct Cli {
-    #[command(subcommand)]
-    command: Command,
-}
-
-#[derive(Debug, Subcommand)]
-enum Command {
-    /// Print a summary of each file; the format is detected from its first bytes.
-    Inspect(InspectArgs),
-    /// Check every structure and checksum of each file.
-    ///
-    /// Prints `FILE: OK (FORMAT)` on stdout for a valid file, and one line per problem,
-    /// `FILE: byte N: MESSAGE`, on stderr. Exits 0 when every file is valid, 1 otherwise.
-    Verify(VerifyArgs),
-    /// TACO headers of tacozip archives: create an archive, update its header in place.
-    #[command(subcommand)]
-    Taco(formats::taco::Command),
-    /// Bloscpack files.
-    #[command(subcommand)]
-    Bloscpack(formats::bloscpack::Command),
-    /// kastore files (and tskit .trees files).
-    #[command(subcommand)]
-    Kastore(formats::kastore::Command),
-    /// MLDF datasets.
-    #[command(subcommand)]
-    Mldf(formats::mldf::Command),
-    /// .taridx indexes of tar shards.
-    #[command(subcommand)]
-    Taridx(formats::taridx::Command),
-}
+FILE arguments: a path, - for standard input, or a URL: s3://BUCKET/KEY, gs://BUCKET/KEY,
+az://CONTAINER/BLOB, http(s)://HOST/PATH, file:///PATH. URLs are read by range (only what
+a command needs), configured by the object stores' usual environment variables
+(AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_REGION, AWS_ENDPOINT, AWS_ALLOW_HTTP,
+GOOGLE_SERVICE_ACCOUNT, AZURE_STORAGE_ACCOUNT_NAME, …) and BINFMT_REMOTE_* (docs/remote.md).
+Data and JSON go to standard output; messages go to standard error.";
 
 #[derive(Debug, Args)]
 struct InspectArgs {
@@ -62,95 +37,192 @@ struct InspectArgs {
     /// .taridx: also list every row (`"rows"` in JSON).
     #[arg(long)]
     rows: bool,
-    /// Files to inspect.
+    /// Files to inspect (- for standard input).
     #[arg(required = true, value_name = "FILE")]
     files: Vec<PathBuf>,
 }
 
 #[derive(Debug, Args)]
 struct VerifyArgs {
-    /// Files to verify.
+    /// Print one JSON object per line per file instead of lines of text.
+    #[arg(long)]
+    json: bool,
+    /// Show at most N problems (and N warnings) per file; the rest are counted.
+    #[arg(long, value_name = "N", default_value_t = 100)]
+    max_problems: u64,
+    /// Files to verify (- for standard input).
     #[arg(required = true, value_name = "FILE")]
     files: Vec<PathBuf>,
 }
 
-/// Parses the command line, with the `--json` keys of every format in `inspect --help`.
-pub(crate) fn parse() -> Cli {
-    let command =
-        Cli::command().mut_subcommand("inspect", |c| c.after_long_help(formats::inspect_help()));
-    let matches = command.get_matches();
-    match Cli::from_arg_matches(&matches) {
-        Ok(cli) => cli,
-        Err(e) => e.exit(),
+const VERIFY_HELP: &str = "\
+Output: for each valid file, `FILE: OK (FORMAT)` on standard output. Every problem is one
+line on standard error, `FILE: byte N: MESSAGE` (or `FILE: MESSAGE` when the problem has no
+position), and every warning (something worth knowing that does not make the file invalid)
+`FILE: warning: byte N: MESSAGE`. Past --max-problems, one line `FILE: … and K more
+problems` counts the rest.
+
+JSON output (--json): one object per line per file: \"file\", \"format\" (null when
+unknown), \"valid\" (true or false), \"errors\" and \"warnings\" (lists of {\"offset\": N or
+null, \"message\": TEXT}, at most --max-problems each), \"more_errors\" and
+\"more_warnings\" (counts past the cap); a file that cannot be read or has no known format
+also has \"error\": MESSAGE.";
+
+/// The whole grammar: `inspect`, `verify`, then one subcommand per format.
+pub(crate) fn command() -> Command {
+    let mut command = Command::new("binfmt")
+        .version(env!("CARGO_PKG_VERSION"))
+        .about(ABOUT)
+        .after_help(EXIT_CODES)
+        .subcommand_required(true)
+        .arg_required_else_help(true)
+        .arg(
+            clap::Arg::new("stats")
+                .long("stats")
+                .global(true)
+                .action(clap::ArgAction::SetTrue)
+                .help(
+                    "At the end, print to standard error what was read from each input: \
+                     `binfmt: stats: FILE: N reads, B bytes`, or for a URL \
+                     `binfmt: stats: URL: N requests (H HEAD, T HTTP with retries), B bytes`",
+                ),
+        )
+        .subcommand(
+            InspectArgs::augment_args(Command::new("inspect"))
+                .about("Print a summary of each file; the format is detected from its first bytes.")
+                .after_long_help(inspect_help()),
+        )
+        .subcommand(
+            VerifyArgs::augment_args(Command::new("verify"))
+                .about("Check every structure and checksum of each file.")
+                .after_long_help(VERIFY_HELP),
+        );
+    for format in FORMATS {
+        let sub = Command::new(format.name)
+            .about(format.about)
+            .subcommand_required(true)
+            .arg_required_else_help(true);
+        command = command.subcommand((format.command)(sub));
     }
+    command
 }
 
-pub(crate) fn run(cli: Cli) -> Result<ExitCode, Failure> {
-    let result = match cli.command {
-        Command::Inspect(args) => inspect(&args),
-        Command::Verify(args) => verify(&args),
-        Command::Taco(cmd) => formats::taco::run(cmd),
-        Command::Bloscpack(cmd) => formats::bloscpack::run(cmd),
-        Command::Kastore(cmd) => formats::kastore::run(cmd),
-        Command::Mldf(cmd) => formats::mldf::run(cmd),
-        Command::Taridx(cmd) => formats::taridx::run(cmd),
+/// The `--json` keys of every format, for `binfmt inspect --help`.
+pub(crate) fn inspect_help() -> String {
+    let mut help = format!(
+        "JSON output (--json): one object per line per file, in the order given. Every object \
+         has \"file\" (the file as named) and \"format\" ({}; null when unknown), and \
+         \"warnings\" (a list of {{\"offset\": N or null, \"message\": TEXT}}) when there are \
+         any. A file that cannot be read or parsed gets {{\"file\", \"format\", \"error\": \
+         MESSAGE}} and the exit code is 1. The other keys, per format:\n",
+        registry::names()
+    );
+    for format in FORMATS {
+        help.push('\n');
+        help.push_str(&keys_help(format.name, format.keys));
+    }
+    help
+}
+
+/// Runs the command line.
+pub(crate) fn run(matches: &ArgMatches) -> Result<ExitCode, Failure> {
+    let result = match matches.subcommand() {
+        Some(("inspect", m)) => inspect(&InspectArgs::from_arg_matches(m)?),
+        Some(("verify", m)) => verify(&VerifyArgs::from_arg_matches(m)?),
+        Some((name, m)) => match registry::by_name(name) {
+            Some(format) => (format.run)(m),
+            None => Err(Failure::usage(format!("unknown command {name}"))),
+        },
+        None => Err(Failure::usage("a command is required; see binfmt --help")),
     };
     match result {
-        // `binfmt inspect … | head`: the reader went away, which is not our failure.
         Err(f) if f.is_broken_pipe() => Ok(ExitCode::SUCCESS),
         other => other,
     }
 }
 
-fn open(path: &Path) -> Result<(Input, Format), Failure> {
+/// Opens a file and detects its format.
+fn open(path: &std::path::Path) -> Result<(Input, &'static Format), Failure> {
     let input = Input::open(path)?;
-    let head = input
-        .bytes()
-        .get(..detect::HEAD_LEN)
-        .unwrap_or(input.bytes());
-    match detect::detect(head) {
+    match registry::detect(input.head()) {
         Some(format) => Ok((input, format)),
-        None => Err(Failure::file(
-            path,
-            format!(
-                "unknown format (first bytes: {}); binfmt reads TACO, Bloscpack, kastore, MLDF and .taridx files",
-                binfmt_core::Found::new(head)
-            ),
-        )),
+        None => {
+            let head = input.head().get(..16).unwrap_or(input.head());
+            Err(Failure::file(
+                input.name(),
+                format!(
+                    "unknown format (first bytes: {}); binfmt reads TACO, Bloscpack, kastore, MLDF and .taridx files",
+                    binfmt_core::Found::new(head)
+                ),
+            ))
+        }
     }
 }
 
+fn problem_json(p: &Problem) -> Value {
+    json!({"offset": p.offset(), "message": p.message()})
+}
+
 fn inspect(args: &InspectArgs) -> Result<ExitCode, Failure> {
-    let options = InspectOptions { rows: args.rows };
+    let options = InspectOptions {
+        rows: args.rows,
+        json: args.json,
+    };
     let mut out = io::BufWriter::new(io::stdout().lock());
     let mut all_ok = true;
     for path in &args.files {
         let mut object = Map::new();
-        object.insert("file".into(), Value::String(path.display().to_string()));
+        object.insert("file".into(), Value::String(crate::escape::path(path)));
         let result = open(path).and_then(|(input, format)| {
-            object.insert("format".into(), Value::String(format.name().into()));
-            formats::inspect(format, &input, &options)
+            object.insert("format".into(), Value::String(format.name.into()));
+            (format.inspect)(&input, &options).map(|i| (input, i))
         });
         match result {
-            Ok(inspection) => {
+            Ok((input, inspection)) => {
+                for warning in &inspection.warnings {
+                    report::say(format_args!("binfmt: {}: {warning}", input.name()));
+                }
                 if args.json {
-                    object.extend(inspection.json);
-                    writeln!(out, "{}", Value::Object(object)).map_err(Failure::stdout)?;
+                    // Streamed: `{"file":…,"format":…,` then the facts as they are walked
+                    // (never a second copy of a 70,000-row table), then "warnings".
+                    let head = Value::Object(object).to_string();
+                    let head = head.strip_suffix('}').unwrap_or(&head);
+                    let line = |out: &mut dyn Write| -> io::Result<()> {
+                        out.write_all(head.as_bytes())?;
+                        if !inspection.facts.items().is_empty() {
+                            out.write_all(b",")?;
+                        }
+                        inspection.facts.write_json_members(out)?;
+                        if !inspection.warnings.is_empty() {
+                            let list: Vec<Value> =
+                                inspection.warnings.iter().map(problem_json).collect();
+                            out.write_all(b",\"warnings\":")?;
+                            serde_json::to_writer(&mut *out, &list)?;
+                        }
+                        out.write_all(b"}\n")
+                    };
+                    let mut safe = crate::escape::JsonSafe::new(&mut out);
+                    line(&mut safe)
+                        .and_then(|()| safe.flush())
+                        .map_err(Failure::stdout)?;
                 } else {
                     let format = object.get("format").and_then(Value::as_str).unwrap_or("?");
-                    writeln!(out, "{}: {format}", path.display()).map_err(Failure::stdout)?;
-                    out.write_all(inspection.text.as_bytes())
+                    writeln!(out, "{}: {format}", input.name()).map_err(Failure::stdout)?;
+                    inspection
+                        .facts
+                        .write_text(&mut out, 2)
                         .map_err(Failure::stdout)?;
                 }
             }
             Err(failure) => {
                 all_ok = false;
                 out.flush().map_err(Failure::stdout)?;
-                crate::report::say(format_args!("binfmt: {failure}"));
+                report::say(format_args!("binfmt: {failure}"));
                 if args.json {
                     object.entry("format").or_insert(Value::Null);
-                    object.insert("error".into(), Value::String(failure.message().to_string()));
-                    writeln!(out, "{}", Value::Object(object)).map_err(Failure::stdout)?;
+                    object.insert("error".into(), Value::String(failure.message().to_owned()));
+                    let line = crate::escape::json_line(&Value::Object(object));
+                    writeln!(out, "{line}").map_err(Failure::stdout)?;
                 }
             }
         }
@@ -159,24 +231,92 @@ fn inspect(args: &InspectArgs) -> Result<ExitCode, Failure> {
     Ok(exit(all_ok))
 }
 
+/// What `verify` keeps of one file's findings: the first `cap` of each kind.
+#[derive(Debug, Default)]
+struct Kept {
+    errors: Vec<Problem>,
+    warnings: Vec<Problem>,
+    more_errors: u64,
+    more_warnings: u64,
+}
+
 fn verify(args: &VerifyArgs) -> Result<ExitCode, Failure> {
+    let cap = usize::try_from(args.max_problems).unwrap_or(usize::MAX);
     let mut all_ok = true;
     for path in &args.files {
-        match open(path) {
-            Ok((input, format)) => {
-                let problems = formats::verify(format, &input);
-                if problems.is_empty() {
-                    writeln!(io::stdout(), "{}: OK ({format})", path.display())
+        let mut kept = Kept::default();
+        let mut record = |p: Problem| {
+            let (list, more) = match p.severity() {
+                binfmt_core::Severity::Error => (&mut kept.errors, &mut kept.more_errors),
+                binfmt_core::Severity::Warning => (&mut kept.warnings, &mut kept.more_warnings),
+            };
+            if list.len() < cap {
+                list.push(p);
+            } else {
+                *more = more.saturating_add(1);
+            }
+            ControlFlow::Continue(())
+        };
+        let outcome = open(path).and_then(|(input, format)| {
+            let summary = (format.verify)(&input, &mut record)?;
+            Ok((input, format, summary))
+        });
+        let name = crate::escape::path(path);
+        match outcome {
+            Ok((input, format, summary)) => {
+                let valid = summary.is_valid();
+                all_ok &= valid;
+                if args.json {
+                    let line = json!({
+                        "file": input.name(),
+                        "format": format.name,
+                        "valid": valid,
+                        "errors": kept.errors.iter().map(problem_json).collect::<Vec<_>>(),
+                        "warnings": kept.warnings.iter().map(problem_json).collect::<Vec<_>>(),
+                        "more_errors": kept.more_errors,
+                        "more_warnings": kept.more_warnings,
+                    });
+                    writeln!(io::stdout(), "{}", crate::escape::json_line(&line))
                         .map_err(Failure::stdout)?;
+                    continue;
                 }
-                for problem in &problems {
-                    all_ok = false;
-                    crate::report::say(format_args!("{}: {problem}", path.display()));
+                for p in kept.errors.iter().chain(&kept.warnings) {
+                    report::say(format_args!("{}: {p}", input.name()));
+                }
+                for (more, what) in [
+                    (kept.more_errors, "problems"),
+                    (kept.more_warnings, "warnings"),
+                ] {
+                    if more > 0 {
+                        report::say(format_args!(
+                            "{}: … and {more} more {what} (--max-problems)",
+                            input.name()
+                        ));
+                    }
+                }
+                if valid {
+                    writeln!(io::stdout(), "{}: OK ({})", input.name(), format.name)
+                        .map_err(Failure::stdout)?;
                 }
             }
             Err(failure) => {
                 all_ok = false;
-                crate::report::say(format_args!("{failure}"));
+                if args.json {
+                    let line = json!({
+                        "file": name,
+                        "format": Value::Null,
+                        "valid": false,
+                        "errors": [],
+                        "warnings": [],
+                        "more_errors": 0,
+                        "more_warnings": 0,
+                        "error": failure.message(),
+                    });
+                    writeln!(io::stdout(), "{}", crate::escape::json_line(&line))
+                        .map_err(Failure::stdout)?;
+                } else {
+                    report::say(format_args!("{failure}"));
+                }
             }
         }
     }
@@ -187,6 +327,6 @@ fn exit(ok: bool) -> ExitCode {
     if ok {
         ExitCode::SUCCESS
     } else {
-        ExitCode::from(EXIT_PROBLEMS)
+        ExitCode::from(report::EXIT_PROBLEMS)
     }
 }

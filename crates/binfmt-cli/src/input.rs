@@ -1,56 +1,284 @@
-//! Opening the files named on the command line.
+//! The files named on the command line, read as byte sources.
+//!
+//! Nothing here maps a file: a file that another process truncates while we read it gives
+//! an error line, never `SIGBUS`. Regular files are read with positioned reads, so that a
+//! command reads only the ranges it needs (a `taridx get` reads one member of a 100 GB
+//! shard); pipes, devices and `-` (standard input) are read forward only as far as needed,
+//! so `binfmt inspect /dev/zero` reads one block, finds no format, and stops. URLs
+//! (`s3://`, `gs://`, `az://`, `http(s)://`, `file://`) are read by range through
+//! `binfmt-remote`, with the same code paths.
+//!
+//! Every input's reads are counted, for `binfmt --stats`.
 
+use std::borrow::Cow;
+use std::cell::OnceCell;
 use std::fs::File;
-use std::io::Read;
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 
-use binfmt_core::mmap::Mmap;
+use binfmt_core::source::{ByteSource, Counting, FileSource, StreamSource};
+#[cfg(feature = "remote")]
+use binfmt_remote::RemoteSource;
 
+use crate::escape;
 use crate::report::Failure;
 
-/// A file's bytes: memory-mapped when it is a regular file, read otherwise (pipes,
-/// character devices), so that `binfmt inspect /dev/stdin` works too.
-#[derive(Debug)]
-pub(crate) struct Input {
-    path: PathBuf,
-    data: Data,
+/// How many leading bytes every input has read at open: enough for format detection and
+/// for the whole 157-byte TACO header.
+pub(crate) const HEAD_LEN: u64 = 256;
+
+/// How much of a stream (pipe, device, standard input) is read at most: streams cannot be
+/// measured first, and one may never end.
+const STREAM_LIMIT: u64 = 16 << 30;
+
+/// The size of the ranges a whole remote object is read in (several in flight at once).
+const WHOLE_PART: u64 = 8 << 20;
+
+/// How many whole-object ranges are asked for at once (binfmt-remote runs up to 8).
+const REMOTE_CONCURRENCY: usize = 8;
+
+/// True when `arg` names a URL rather than a path (`s3://`, `gs://`, `az://`, `http://`,
+/// `https://`, `file://`, in any case).
+pub(crate) fn is_url(arg: &str) -> bool {
+    #[cfg(feature = "remote")]
+    {
+        binfmt_remote::is_url(arg)
+    }
+    #[cfg(not(feature = "remote"))]
+    {
+        ["s3://", "gs://", "az://", "http://", "https://", "file://"]
+            .iter()
+            .any(|p| {
+                arg.get(..p.len())
+                    .is_some_and(|h| h.eq_ignore_ascii_case(p))
+            })
+    }
 }
 
-#[derive(Debug)]
-enum Data {
-    Mapped(Mmap),
-    Read(Vec<u8>),
+/// Where the reads of one input are counted.
+#[derive(Clone)]
+enum Meter {
+    /// Local files and streams: our reads.
+    Local(Arc<Counting<Box<dyn ByteSource + Send + Sync>>>),
+    /// URLs: the remote source's requests (HEAD included) and bytes.
+    #[cfg(feature = "remote")]
+    Remote(Arc<RemoteSource>),
+}
+
+/// Every input opened so far, for `--stats`.
+static OPENED: Mutex<Vec<(String, Meter)>> = Mutex::new(Vec::new());
+
+/// One line per input opened so far: what was read from it (`--stats`).
+pub(crate) fn stats_lines() -> Vec<String> {
+    let opened = OPENED.lock().map(|o| o.clone()).unwrap_or_default();
+    opened
+        .into_iter()
+        .map(|(name, meter)| match meter {
+            Meter::Local(c) => {
+                let s = c.stats();
+                format!("{name}: {} reads, {} bytes", s.requests, s.bytes)
+            }
+            #[cfg(feature = "remote")]
+            Meter::Remote(r) => {
+                let s = r.stats();
+                format!(
+                    "{name}: {} requests ({} HEAD, {} HTTP with retries), {} bytes",
+                    s.requests, s.head_requests, s.http_requests, s.bytes
+                )
+            }
+        })
+        .collect()
+}
+
+/// An input file.
+pub(crate) struct Input {
+    /// How the user named it, escaped for messages.
+    name: String,
+    /// The local path, for regular files (writers refuse to write over their inputs).
+    path: Option<PathBuf>,
+    /// Read through `binfmt-remote`.
+    remote: bool,
+    source: Box<dyn ByteSource>,
+    head: Vec<u8>,
+    whole: OnceCell<Vec<u8>>,
+}
+
+impl std::fmt::Debug for Input {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Input")
+            .field("name", &self.name)
+            .field("path", &self.path)
+            .finish_non_exhaustive()
+    }
 }
 
 impl Input {
-    pub(crate) fn open(path: &Path) -> Result<Input, Failure> {
-        let fail = |e: std::io::Error| Failure::io(path, &e);
-        let file = File::open(path).map_err(fail)?;
-        let meta = file.metadata().map_err(fail)?;
-        if meta.is_dir() {
-            return Err(Failure::file(path, "is a directory"));
-        }
-        let data = if meta.is_file() {
-            Data::Mapped(Mmap::of_file(&file).map_err(fail)?)
-        } else {
-            let mut buf = Vec::new();
-            (&file).read_to_end(&mut buf).map_err(fail)?;
-            Data::Read(buf)
-        };
+    /// Opens a path, or standard input for `-`, and reads its first [`HEAD_LEN`] bytes.
+    ///
+    /// # Errors
+    /// A failure naming the input: it cannot be opened or read, or it is a directory.
+    pub(crate) fn open(arg: &Path) -> Result<Input, Failure> {
+        let name = escape::path(arg);
+        let opened = open_location(arg, &name)?;
+        let mut input = Input::from_source(name, opened.path, opened.source)?;
+        input.remote = opened.remote;
+        Ok(input)
+    }
+
+    /// True for URLs.
+    pub(crate) fn is_remote(&self) -> bool {
+        self.remote
+    }
+
+    /// An input over any byte source (remote objects, tests).
+    ///
+    /// # Errors
+    /// A failure naming the input when its first bytes cannot be read.
+    pub(crate) fn from_source(
+        name: String,
+        path: Option<PathBuf>,
+        source: Box<dyn ByteSource>,
+    ) -> Result<Input, Failure> {
+        let head = source
+            .read_head(HEAD_LEN)
+            .map_err(|e| Failure::file(&name, e))?
+            .into_owned();
         Ok(Input {
-            path: path.to_path_buf(),
-            data,
+            name,
+            path,
+            remote: false,
+            source,
+            head,
+            whole: OnceCell::new(),
         })
     }
 
-    pub(crate) fn path(&self) -> &Path {
-        &self.path
+    /// How the user named the input, escaped: for messages and the `"file"` JSON key.
+    pub(crate) fn name(&self) -> &str {
+        &self.name
     }
 
-    pub(crate) fn bytes(&self) -> &[u8] {
-        match &self.data {
-            Data::Mapped(m) => m,
-            Data::Read(v) => v,
+    /// The local path of a regular file.
+    pub(crate) fn path(&self) -> Option<&Path> {
+        self.path.as_deref()
+    }
+
+    /// The first [`HEAD_LEN`] bytes (fewer for a shorter input).
+    pub(crate) fn head(&self) -> &[u8] {
+        &self.head
+    }
+
+    /// The input as a byte source, for formats that read only the ranges they need.
+    pub(crate) fn source(&self) -> &dyn ByteSource {
+        &*self.source
+    }
+
+    /// The whole input, read once with ordinary reads and kept.
+    ///
+    /// # Errors
+    /// A failure naming the input when it cannot be read (including a file truncated
+    /// while being read).
+    pub(crate) fn bytes(&self) -> Result<&[u8], Failure> {
+        if let Some(bytes) = self.whole.get() {
+            return Ok(bytes);
         }
+        let fail = |e: std::io::Error| Failure::file(&self.name, e);
+        let len = self.source.len().map_err(fail)?;
+        let bytes = if self.remote && len > WHOLE_PART {
+            // Large ranges, several in flight: the remote source runs them concurrently.
+            let ranges: Vec<_> = (0..len)
+                .step_by(usize::try_from(WHOLE_PART).unwrap_or(usize::MAX))
+                .map(|at| at..len.min(at.saturating_add(WHOLE_PART)))
+                .collect();
+            let mut whole = Vec::new();
+            for group in ranges.chunks(REMOTE_CONCURRENCY) {
+                for part in self.source.read_ranges(group).map_err(fail)? {
+                    whole.extend_from_slice(&part);
+                }
+            }
+            whole
+        } else {
+            match self.source.read_range(0..len).map_err(fail)? {
+                Cow::Borrowed(b) => b.to_vec(),
+                Cow::Owned(v) => v,
+            }
+        };
+        Ok(self.whole.get_or_init(|| bytes))
+    }
+}
+
+/// A location opened as a byte source, nothing read from it yet.
+struct Opened {
+    source: Box<dyn ByteSource>,
+    /// The local path, for regular files.
+    path: Option<PathBuf>,
+    remote: bool,
+}
+
+/// Opens a location (a path, `-` for standard input, a URL) as a byte source without
+/// reading from it, as [`Input::open`] opens its inputs: for a command that reads ranges
+/// of a file it does not detect (a shard named by an index). Its reads are counted for
+/// `--stats` like an input's.
+///
+/// # Errors
+/// As [`Input::open`].
+pub(crate) fn open_source(arg: &Path) -> Result<Box<dyn ByteSource>, Failure> {
+    Ok(open_location(arg, &escape::path(arg))?.source)
+}
+
+/// Opens `arg`, named `name` in messages and `--stats`.
+fn open_location(arg: &Path, name: &str) -> Result<Opened, Failure> {
+    let fail = |e: std::io::Error| Failure::file(name, e);
+    #[cfg(not(feature = "remote"))]
+    if arg.to_str().is_some_and(is_url) {
+        return Err(Failure::file(
+            name,
+            "this binfmt was built without the `remote` feature: URLs cannot be read",
+        ));
+    }
+    #[cfg(feature = "remote")]
+    if let Some(url) = arg.to_str().filter(|a| is_url(a)) {
+        let options = binfmt_remote::Options::from_env().map_err(fail)?;
+        let remote = Arc::new(RemoteSource::open_with(url, &options).map_err(fail)?);
+        register(name, Meter::Remote(Arc::clone(&remote)));
+        return Ok(Opened {
+            source: Box::new(remote),
+            path: None,
+            remote: true,
+        });
+    }
+    let (source, path): (Box<dyn ByteSource + Send + Sync>, Option<PathBuf>) =
+        if arg.as_os_str() == "-" {
+            (
+                Box::new(StreamSource::new(std::io::stdin(), STREAM_LIMIT)),
+                None,
+            )
+        } else {
+            let file = File::open(arg).map_err(fail)?;
+            let meta = file.metadata().map_err(fail)?;
+            if meta.is_dir() {
+                return Err(Failure::file(name, "is a directory"));
+            }
+            if meta.is_file() {
+                (
+                    Box::new(FileSource::new(file).map_err(fail)?),
+                    Some(arg.to_path_buf()),
+                )
+            } else {
+                (Box::new(StreamSource::new(file, STREAM_LIMIT)), None)
+            }
+        };
+    let counted = Arc::new(Counting::new(source));
+    register(name, Meter::Local(Arc::clone(&counted)));
+    Ok(Opened {
+        source: Box::new(counted),
+        path,
+        remote: false,
+    })
+}
+
+fn register(name: &str, meter: Meter) {
+    if let Ok(mut opened) = OPENED.lock() {
+        opened.push((name.to_owned(), meter));
     }
 }

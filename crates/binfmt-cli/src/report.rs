@@ -1,13 +1,16 @@
 //! What `binfmt` prints when something is wrong, and its exit codes.
 
 use std::fmt;
-use std::path::{Path, PathBuf};
+use std::process::ExitCode;
 
-use binfmt_core::Diagnostic;
+use binfmt_core::{Diagnostic, Severity};
 
-/// Exit code when a file is invalid, unreadable or of an unknown format.
+use crate::escape;
+
+/// Exit code: a file is invalid, unreadable or of an unknown format, or a command failed.
 pub(crate) const EXIT_PROBLEMS: u8 = 1;
-// Exit code 2 (bad arguments) comes from clap.
+/// Exit code: bad command-line arguments (clap uses it too).
+pub(crate) const EXIT_USAGE: u8 = 2;
 
 /// Writes one line to standard error. A failure to write there is ignored: there is
 /// nowhere left to report it, and `eprintln!` would panic instead.
@@ -16,30 +19,66 @@ pub(crate) fn say(line: fmt::Arguments<'_>) {
     let _ = writeln!(std::io::stderr(), "{line}");
 }
 
+/// Why a command stopped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Why {
+    /// A file or the system: exit 1.
+    Problem,
+    /// The arguments, found wrong after parsing: exit 2.
+    Usage,
+    /// Standard output was closed by its reader (`binfmt … | head`): exit 0, silently.
+    BrokenPipe,
+}
+
 /// A command that could not be carried out.
 #[derive(Debug)]
 pub(crate) struct Failure {
-    /// The file the failure is about, if any.
-    path: Option<PathBuf>,
+    /// The file the failure is about (escaped for the terminal), if any.
+    file: Option<String>,
     message: String,
-    broken_pipe: bool,
+    why: Why,
 }
 
 impl Failure {
     pub(crate) fn new(message: impl Into<String>) -> Self {
         Failure {
-            path: None,
+            file: None,
             message: message.into(),
-            broken_pipe: false,
+            why: Why::Problem,
+        }
+    }
+
+    /// Bad arguments detected after parsing (`--hex zz`, eight `--entry` flags): exit 2.
+    pub(crate) fn usage(message: impl Into<String>) -> Self {
+        Failure {
+            why: Why::Usage,
+            ..Failure::new(message)
         }
     }
 
     /// Writing to standard output failed.
     pub(crate) fn stdout(err: std::io::Error) -> Self {
         Failure {
-            broken_pipe: err.kind() == std::io::ErrorKind::BrokenPipe,
+            why: if err.kind() == std::io::ErrorKind::BrokenPipe {
+                Why::BrokenPipe
+            } else {
+                Why::Problem
+            },
             ..Failure::new(format!("cannot write to standard output: {err}"))
         }
+    }
+
+    /// `FILE: message`, where `file` is how the user named it.
+    pub(crate) fn file(file: impl fmt::Display, message: impl fmt::Display) -> Self {
+        Failure {
+            file: Some(escape::text(&file.to_string())),
+            ..Failure::new(message.to_string())
+        }
+    }
+
+    /// `FILE: byte N: message` from a format error.
+    pub(crate) fn diagnostic(file: impl fmt::Display, err: &dyn Diagnostic) -> Self {
+        Failure::file(file, Problem::from_diagnostic(Severity::Error, err))
     }
 
     /// The message without the file name (for `"error"` in JSON, next to `"file"`).
@@ -47,68 +86,75 @@ impl Failure {
         &self.message
     }
 
-    /// True when standard output was closed by its reader (`binfmt … | head`).
+    /// True when standard output was closed by its reader.
     pub(crate) fn is_broken_pipe(&self) -> bool {
-        self.broken_pipe
+        self.why == Why::BrokenPipe
     }
 
-    /// `PATH: message`.
-    pub(crate) fn file(path: &Path, message: impl fmt::Display) -> Self {
-        Failure {
-            path: Some(path.to_path_buf()),
-            ..Failure::new(message.to_string())
+    /// The exit code this failure ends the command with.
+    pub(crate) fn exit_code(&self) -> ExitCode {
+        match self.why {
+            Why::Problem => ExitCode::from(EXIT_PROBLEMS),
+            Why::Usage => ExitCode::from(EXIT_USAGE),
+            Why::BrokenPipe => ExitCode::SUCCESS,
         }
-    }
-
-    pub(crate) fn io(path: &Path, err: &std::io::Error) -> Self {
-        Failure::file(path, err)
-    }
-
-    /// `PATH: byte N: message` from a format error.
-    pub(crate) fn diagnostic(path: &Path, err: &dyn Diagnostic) -> Self {
-        Failure::file(path, Problem::from_diagnostic(err))
     }
 }
 
 impl fmt::Display for Failure {
-    /// `PATH: message`, or the message alone.
+    /// `FILE: message`, or the message alone.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match &self.path {
-            Some(path) => write!(f, "{}: {}", path.display(), self.message),
+        match &self.file {
+            Some(file) => write!(f, "{file}: {}", self.message),
             None => f.write_str(&self.message),
         }
     }
 }
 
-/// One thing `binfmt verify` found wrong with a file.
+impl From<clap::Error> for Failure {
+    /// Arguments a format's subcommand could not make sense of.
+    fn from(e: clap::Error) -> Self {
+        Failure::usage(e.to_string().trim_end().to_owned())
+    }
+}
+
+/// One thing `binfmt verify` found: `byte N: message` or `warning: byte N: message`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Problem {
+    severity: Severity,
     offset: Option<u64>,
     message: String,
 }
 
 impl Problem {
-    pub(crate) fn new(offset: Option<u64>, message: impl Into<String>) -> Self {
+    /// From any format's error: the offset is the error's, never searched in its text.
+    pub(crate) fn from_diagnostic(severity: Severity, err: &dyn Diagnostic) -> Self {
         Problem {
-            offset,
-            message: message.into(),
+            severity,
+            offset: err.offset(),
+            message: escape::text(&err.message().to_string()),
         }
     }
 
-    /// The error's message, with its offset in front unless the message already names it
-    /// (`byte N` appears once either way).
-    pub(crate) fn from_diagnostic(err: &dyn Diagnostic) -> Self {
-        let message = err.to_string();
-        let offset = err
-            .offset()
-            .filter(|offset| !message.contains(&format!("byte {offset}")));
-        Problem::new(offset, message)
+    pub(crate) fn severity(&self) -> Severity {
+        self.severity
+    }
+
+    pub(crate) fn offset(&self) -> Option<u64> {
+        self.offset
+    }
+
+    pub(crate) fn message(&self) -> &str {
+        &self.message
     }
 }
 
 impl fmt::Display for Problem {
-    /// `byte N: message`, or just the message when it has no offset.
+    /// `byte N: message`, `message` (no position), with `warning: ` in front of warnings.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.severity == Severity::Warning {
+            f.write_str("warning: ")?;
+        }
         match self.offset {
             Some(offset) => write!(f, "byte {offset}: {}", self.message),
             None => f.write_str(&self.message),

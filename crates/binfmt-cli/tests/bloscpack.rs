@@ -9,8 +9,13 @@
 
 mod common;
 
+use core::time::Duration;
+use std::io::{Read as _, Write as _};
 use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::Instant;
 
+use bloscpack_header::{Checksum, Header, HeaderFields, Metadata, Options, PackOptions};
 use common::{run, s, scratch, text};
 use serde_json::Value;
 
@@ -93,8 +98,13 @@ fn inspect_decodes_metadata_and_shows_text() {
     let out = run(&["inspect", s(&fixture("meta_zlib.blp"))]);
     assert!(out.status.success());
     let t = text(&out.stdout);
-    assert!(t.contains("metadata (233 bytes, JSON zlib"), "{t}");
-    assert!(t.contains("chunk 2 at byte"), "{t}");
+    assert!(t.contains("\n  metadata: 233 bytes, JSON zlib"), "{t}");
+    assert!(
+        t.contains(
+            "\n    8957    1808    1456    1808       8         0x01 blosclz, shuffle byte\n"
+        ),
+        "{t}"
+    );
 }
 
 #[test]
@@ -259,7 +269,436 @@ fn errors_are_clean() {
 fn help_documents_the_json_keys() {
     let out = run(&["inspect", "--help"]);
     let t = text(&out.stdout);
-    assert!(t.contains("\"max_app_chunks\""), "{t}");
+    assert!(t.contains("\n  max_app_chunks: "), "{t}");
+    assert!(t.contains("\"NaN\""), "{t}");
     let out = run(&["bloscpack", "pack", "--help"]);
     assert!(text(&out.stdout).contains("--chunk-size"));
+}
+
+fn json_of(path: &Path) -> (Value, std::process::Output) {
+    let out = run(&["inspect", "--json", s(path)]);
+    let v = serde_json::from_str(text(&out.stdout).trim()).unwrap();
+    (v, out)
+}
+
+#[test]
+fn python_metadata_is_shown_exactly() {
+    // Regression: bloscpack 0.16's json.dumps writes NaN and Infinity, and Python ints
+    // have no bound: such metadata was refused, and big integers would have been
+    // rounded through a float.
+    let dir = scratch("python_metadata");
+    let path = dir.join("meta.blp");
+    let json = r#"{"x": NaN, "y": [Infinity, -Infinity], "s": "NaN", "big": 123456789012345678901234567890, "neg": -98765432109876543210, "f": 1e-05}"#;
+    let file = PackOptions {
+        metadata: Some(Metadata::new(json)),
+        ..PackOptions::default()
+    }
+    .to_vec(b"0123456789")
+    .unwrap();
+    std::fs::write(&path, file).unwrap();
+    let (v, out) = json_of(&path);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let line = text(&out.stdout);
+    assert!(
+        line.contains(r#""metadata":{"x":"NaN","y":["Infinity","-Infinity"],"s":"NaN","big":123456789012345678901234567890,"neg":-98765432109876543210,"f":1e-05}"#),
+        "{line}"
+    );
+    assert_eq!(v["metadata"]["x"], "NaN");
+    let out = run(&["inspect", s(&path)]);
+    assert!(out.status.success());
+    let t = text(&out.stdout);
+    assert!(t.contains(json), "{t}");
+    let out = run(&["verify", s(&path)]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+}
+
+#[test]
+fn short_last_chunks_are_unpacked_with_a_warning() {
+    // Regression: files of bloscpack 0.11 and 0.13 (last_chunk one element more than the
+    // last chunk holds) were refused.
+    let file = fixture("short_last_0_11.blp");
+    let (v, out) = json_of(&file);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(v["last_chunk"], 2000);
+    assert_eq!(v["warnings"][0]["offset"], 1690);
+    let warning = "promise 8000 bytes, the chunks hold 7992";
+    assert!(text(&out.stderr).contains(warning), "{}", text(&out.stderr));
+    let out = run(&["verify", s(&file)]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains(warning), "{}", text(&out.stderr));
+    let dir = scratch("short_last");
+    let raw = dir.join("out.bin");
+    let out = run(&["bloscpack", "unpack", s(&file), s(&raw)]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let held = std::fs::read(&raw).unwrap();
+    assert_eq!(held.len(), 7992);
+    let expected: Vec<u8> = (0..999u64).flat_map(|i| (i as f64).to_le_bytes()).collect();
+    assert_eq!(held, expected);
+    assert!(
+        text(&out.stderr).contains(
+            "the file is short: its header promises 8000 bytes, its chunks hold 7992 (8 missing"
+        ),
+        "{}",
+        text(&out.stderr)
+    );
+}
+
+/// The entries of `dir`, sorted.
+fn listing(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+#[test]
+fn outputs_follow_the_one_output_rule() {
+    let dir = scratch("outputs");
+    let input = fixture("ramp.bin");
+    let data = std::fs::read(&input).unwrap();
+    let blp = dir.join("a.blp");
+    assert!(
+        run(&["bloscpack", "pack", s(&input), s(&blp)])
+            .status
+            .success()
+    );
+    let raw = dir.join("a.bin");
+    assert!(
+        run(&["bloscpack", "unpack", s(&blp), s(&raw)])
+            .status
+            .success()
+    );
+    // No clobbering without --force, for both commands.
+    for args in [
+        vec!["bloscpack", "pack", s(&input), s(&raw)],
+        vec!["bloscpack", "unpack", s(&blp), s(&raw)],
+    ] {
+        let out = run(&args);
+        assert_eq!(out.status.code(), Some(1), "{args:?}");
+        assert!(
+            text(&out.stderr).contains("--force"),
+            "{}",
+            text(&out.stderr)
+        );
+    }
+    // Never over an input, even with --force.
+    let out = run(&["bloscpack", "unpack", "--force", s(&blp), s(&blp)]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text(&out.stderr).contains("is also an input"),
+        "{}",
+        text(&out.stderr)
+    );
+    let out = run(&["bloscpack", "pack", "--force", s(&raw), s(&raw)]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(std::fs::read(&raw).unwrap(), data);
+    // A symlink's target gets the bytes and keeps its mode; the link stays a link.
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt as _;
+        let target = dir.join("target.bin");
+        std::fs::write(&target, b"old").unwrap();
+        std::fs::set_permissions(&target, std::fs::Permissions::from_mode(0o640)).unwrap();
+        let link = dir.join("link.bin");
+        std::os::unix::fs::symlink(&target, &link).unwrap();
+        let out = run(&["bloscpack", "unpack", "-f", s(&blp), s(&link)]);
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        assert!(
+            std::fs::symlink_metadata(&link)
+                .unwrap()
+                .file_type()
+                .is_symlink()
+        );
+        assert_eq!(std::fs::read(&target).unwrap(), data);
+        let mode = std::fs::metadata(&target).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o640);
+    }
+    // Standard output and /dev/null are streamed into; status lines go to stderr.
+    let out = run(&["bloscpack", "unpack", s(&blp), "-"]);
+    assert!(out.status.success());
+    assert_eq!(out.stdout, data);
+    assert!(text(&out.stderr).contains("unpacked 10000 bytes"));
+    let out = run(&["bloscpack", "pack", s(&input), "-"]);
+    assert!(out.status.success());
+    assert_eq!(&out.stdout[..4], b"blpk");
+    let out = run(&["bloscpack", "unpack", s(&blp), "/dev/null"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(Path::new("/dev/null").exists());
+    // A FIFO is written into, never replaced.
+    #[cfg(unix)]
+    {
+        let fifo = dir.join("fifo");
+        assert!(
+            Command::new("mkfifo")
+                .arg(&fifo)
+                .status()
+                .unwrap()
+                .success()
+        );
+        let child = Command::new(env!("CARGO_BIN_EXE_binfmt"))
+            .args(["bloscpack", "unpack", s(&blp), s(&fifo)])
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut got = Vec::new();
+        std::fs::File::open(&fifo)
+            .unwrap()
+            .read_to_end(&mut got)
+            .unwrap();
+        let out = child.wait_with_output().unwrap();
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        assert_eq!(got, data);
+        assert!(
+            std::fs::symlink_metadata(&fifo)
+                .unwrap()
+                .file_type()
+                .is_fifo()
+        );
+    }
+    // Standard input as the input.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_binfmt"))
+        .args(["bloscpack", "unpack", "-", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(&std::fs::read(&blp).unwrap())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(out.stdout, data);
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[cfg(unix)]
+use std::os::unix::fs::FileTypeExt as _;
+
+/// A file of `ramp.bin` in 1 KiB chunks with room for many appends.
+fn appendable(dir: &Path) -> (PathBuf, Vec<u8>) {
+    let input = fixture("ramp.bin");
+    let blp = dir.join("grow.blp");
+    let out = run(&[
+        "bloscpack",
+        "pack",
+        s(&input),
+        s(&blp),
+        "--chunk-size",
+        "1K",
+        "--max-app-chunks",
+        "200",
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    (blp, std::fs::read(&input).unwrap())
+}
+
+#[test]
+fn concurrent_appends_both_land() {
+    let dir = scratch("concurrent");
+    let (blp, original) = appendable(&dir);
+    let parts: Vec<(PathBuf, Vec<u8>)> = (0..2u8)
+        .map(|i| {
+            let path = dir.join(format!("part{i}.bin"));
+            let bytes: Vec<u8> = (0..30_000u32).map(|j| (j as u8) ^ (0x55 * i)).collect();
+            std::fs::write(&path, &bytes).unwrap();
+            (path, bytes)
+        })
+        .collect();
+    let children: Vec<_> = parts
+        .iter()
+        .map(|(path, _)| {
+            Command::new(env!("CARGO_BIN_EXE_binfmt"))
+                .args(["bloscpack", "append", s(&blp), s(path)])
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    let outs: Vec<_> = children
+        .into_iter()
+        .map(|c| c.wait_with_output().unwrap())
+        .collect();
+    let raw = dir.join("out.bin");
+    assert!(
+        run(&["bloscpack", "unpack", s(&blp), s(&raw)])
+            .status
+            .success()
+    );
+    let got = std::fs::read(&raw).unwrap();
+    // Whoever exits 0 has its bytes in the file; a writer that could not wait must fail.
+    let landed: Vec<bool> = outs.iter().map(|o| o.status.success()).collect();
+    assert!(landed.iter().any(|&l| l), "{:?}", outs);
+    let mut orders = vec![];
+    for order in [[0usize, 1], [1, 0]] {
+        let mut want = original.clone();
+        for &i in &order {
+            if landed[i] {
+                want.extend_from_slice(&parts[i].1);
+            }
+        }
+        orders.push(want);
+    }
+    assert!(orders.contains(&got), "appends lost: {} bytes", got.len());
+    let out = run(&["verify", s(&blp)]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).is_empty(), "{}", text(&out.stderr));
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn a_torn_append_is_reported_by_verify_and_repaired_by_append() {
+    let dir = scratch("torn");
+    let (blp, original) = appendable(&dir);
+    let committed = std::fs::read(&blp).unwrap();
+    // What a crash between writing the new chunks and committing leaves: new bytes past
+    // the end, then the undo record (no patches: nothing committed was overwritten).
+    let old_end = committed.len() as u64;
+    let mut new_header = committed[..32].to_vec();
+    new_header[16] ^= 1;
+    let mut body = Vec::new();
+    body.extend_from_slice(&old_end.to_le_bytes());
+    body.extend_from_slice(&(old_end + 100).to_le_bytes());
+    body.extend_from_slice(&new_header);
+    body.extend_from_slice(&committed[..32]);
+    body.extend_from_slice(&0u64.to_le_bytes());
+    let mut torn = committed.clone();
+    torn.extend_from_slice(&[0xab; 100]);
+    let body_len = body.len() as u64;
+    let crc = crc32fast::hash(&body);
+    torn.extend_from_slice(&body);
+    torn.extend_from_slice(b"blpkUNDO");
+    torn.extend_from_slice(&body_len.to_le_bytes());
+    torn.extend_from_slice(&crc.to_le_bytes());
+    torn.extend_from_slice(&[0; 4]);
+    std::fs::write(&blp, &torn).unwrap();
+
+    let out = run(&["verify", s(&blp)]);
+    assert!(
+        text(&out.stderr).contains("an interrupted append left"),
+        "{}",
+        text(&out.stderr)
+    );
+    let more = dir.join("more.bin");
+    std::fs::write(&more, b"appended after the repair").unwrap();
+    let out = run(&["bloscpack", "append", s(&blp), s(&more)]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("repaired an interrupted append first"),
+        "{}",
+        text(&out.stderr)
+    );
+    let out = run(&["verify", s(&blp)]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).is_empty(), "{}", text(&out.stderr));
+    let out = run(&["bloscpack", "unpack", s(&blp), "-"]);
+    let mut want = original;
+    want.extend_from_slice(b"appended after the repair");
+    assert_eq!(out.stdout, want);
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// A 52-byte file (68 with an offsets section): one Blosc chunk that claims 700 MB from
+/// a 20-byte buffer.
+fn claiming_chunk(offsets: bool) -> Vec<u8> {
+    let n = 700_000_000u32;
+    let header = Header::new(HeaderFields {
+        options: if offsets {
+            Options::OFFSETS
+        } else {
+            Options::NONE
+        },
+        checksum: Checksum::None,
+        typesize: 1,
+        chunk_size: Some(n),
+        last_chunk: Some(n),
+        nchunks: Some(1),
+        max_app_chunks: u64::from(offsets),
+    })
+    .unwrap();
+    let mut bytes = header.to_bytes().to_vec();
+    if offsets {
+        bytes.extend_from_slice(&48u64.to_le_bytes());
+        bytes.extend_from_slice(&(-1i64).to_le_bytes());
+    }
+    bytes.extend_from_slice(&[2, 1, 0x00, 1]); // blosclz, no shuffle, typesize 1
+    bytes.extend_from_slice(&n.to_le_bytes()); // nbytes
+    bytes.extend_from_slice(&n.to_le_bytes()); // blocksize
+    bytes.extend_from_slice(&20u32.to_le_bytes()); // cbytes
+    bytes.extend_from_slice(&16u32.to_le_bytes()); // block 0 starts at 16
+    bytes
+}
+
+#[test]
+fn tiny_files_claiming_gigabytes_fail_fast_and_write_nothing() {
+    // Regression: a 52-byte file made `unpack` zero-fill its claimed size, and a 68-byte
+    // target with a 1-byte input made `append` allocate gigabytes.
+    let dir = scratch("claims");
+    let claim = dir.join("claim.blp");
+    std::fs::write(&claim, claiming_chunk(false)).unwrap();
+    assert_eq!(std::fs::metadata(&claim).unwrap().len(), 52);
+    let raw = dir.join("out.bin");
+    let start = Instant::now();
+    let out = run(&["bloscpack", "unpack", s(&claim), s(&raw)]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        start.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        start.elapsed()
+    );
+    assert!(
+        text(&out.stderr).contains("chunk 0 has an invalid Blosc header"),
+        "{}",
+        text(&out.stderr)
+    );
+    assert_eq!(listing(&dir), ["claim.blp"], "no output, no temporary file");
+    let out = run(&["bloscpack", "unpack", s(&claim), "-"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(out.stdout.is_empty());
+
+    let target = dir.join("target.blp");
+    let bytes = claiming_chunk(true);
+    assert_eq!(bytes.len(), 68);
+    std::fs::write(&target, &bytes).unwrap();
+    let one = dir.join("one.bin");
+    std::fs::write(&one, b"x").unwrap();
+    let start = Instant::now();
+    let out = run(&["bloscpack", "append", s(&target), s(&one)]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        start.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        start.elapsed()
+    );
+    assert!(
+        text(&out.stderr).contains("invalid Blosc header"),
+        "{}",
+        text(&out.stderr)
+    );
+    assert_eq!(std::fs::read(&target).unwrap(), bytes);
+    assert_eq!(listing(&dir), ["claim.blp", "one.bin", "target.blp"]);
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn append_refuses_its_own_input_and_standard_output() {
+    let dir = scratch("append_self");
+    let (blp, _) = appendable(&dir);
+    let before = std::fs::read(&blp).unwrap();
+    let out = run(&["bloscpack", "append", s(&blp), s(&blp)]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text(&out.stderr).contains("is also the input"),
+        "{}",
+        text(&out.stderr)
+    );
+    assert_eq!(std::fs::read(&blp).unwrap(), before);
+    let out = run(&["bloscpack", "append", "-", s(&blp)]);
+    assert_eq!(out.status.code(), Some(2));
+    std::fs::remove_dir_all(dir).unwrap();
 }

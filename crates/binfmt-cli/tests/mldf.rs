@@ -60,7 +60,7 @@ fn inspect_json_has_the_documented_keys() {
     let human = text(ok(&["inspect", s(&fixture("all_types.mldf"))]));
     assert!(human.contains("IMAGE_JPEG quality 90"), "{human}");
     let help = text(ok(&["inspect", "--help"]));
-    assert!(help.contains("mldf:\n  \"version\""), "{help}");
+    assert!(help.contains("mldf:\n  version: "), "{help}");
 }
 
 #[test]
@@ -72,15 +72,15 @@ fn verify_reports_every_problem_with_its_offset() {
     for (file, needle) in [
         (
             "invalid/item_crc.mldf",
-            "sample 0, field 1: the item at byte 4096 is corrupt",
+            "byte 4096: sample 0, field 1: the item is corrupt",
         ),
         (
             "invalid/unreferenced_item.mldf",
-            "allocation entry 1 at byte 4120",
+            "byte 4120: allocation entry 1",
         ),
         (
             "invalid/header_crc.mldf",
-            "header checksum mismatch at byte 69",
+            "byte 69: header checksum mismatch",
         ),
         ("invalid/incomplete.mldf", "incomplete file"),
         ("invalid/truncated_header.mldf", "truncated input"),
@@ -126,7 +126,7 @@ fn get_prints_values() {
     assert_eq!(v["value"], "-inf");
     for bad in [["9", "label"], ["0", "nope"]] {
         let out = binfmt(&["mldf", "get", all, bad[0], bad[1]]);
-        assert_eq!(out.status.code(), Some(1));
+        assert_eq!(out.status.code(), Some(2)); // argument errors, found after parsing
         assert!(!text(out.stderr).is_empty());
     }
 }
@@ -253,7 +253,7 @@ fn pack_builds_a_dataset_from_json() {
         ("not json", "line 1"),
     ] {
         std::fs::write(&samples, bad).unwrap();
-        let r = binfmt(&["mldf", "pack", s(&schema), s(&samples), s(&out)]);
+        let r = binfmt(&["mldf", "pack", "--force", s(&schema), s(&samples), s(&out)]);
         assert_eq!(r.status.code(), Some(1), "{bad}");
         let err = text(r.stderr);
         assert!(err.contains(needle), "{bad}: {err}");
@@ -264,7 +264,7 @@ fn pack_builds_a_dataset_from_json() {
         r#"{"fields": [{"name": "x", "type": "int", "nullable": true}]}"#,
     )
     .unwrap();
-    let r = binfmt(&["mldf", "pack", s(&schema), s(&samples), s(&out)]);
+    let r = binfmt(&["mldf", "pack", "-f", s(&schema), s(&samples), s(&out)]);
     assert!(text(r.stderr).contains("cannot be NULLABLE"));
     let names: Vec<_> = std::fs::read_dir(&dir)
         .unwrap()
@@ -297,4 +297,230 @@ fn garbage_never_panics() {
         }
     }
     std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// A directory with `schema.json`, `samples.jsonl` (one sample whose blob is `blob`) and
+/// `media/blob.bin`.
+fn pack_dir(test: &str, blob: &str) -> PathBuf {
+    let dir = scratch(test);
+    std::fs::create_dir_all(dir.join("media")).unwrap();
+    std::fs::write(dir.join("media/blob.bin"), b"payload").unwrap();
+    std::fs::write(
+        dir.join("schema.json"),
+        r#"{"page_size": 4096, "fields": [{"name": "blob", "type": "bytes"}]}"#,
+    )
+    .unwrap();
+    let line = serde_json::json!({ "blob": blob }).to_string();
+    std::fs::write(dir.join("samples.jsonl"), line + "\n").unwrap();
+    dir
+}
+
+fn pack_args<'a>(dir: &'a Path, out: &'a str) -> Vec<String> {
+    vec![
+        "mldf".into(),
+        "pack".into(),
+        s(&dir.join("schema.json")).into(),
+        s(&dir.join("samples.jsonl")).into(),
+        out.into(),
+    ]
+}
+
+#[test]
+fn pack_refuses_payload_paths_outside_the_samples_directory() {
+    let outside = scratch("outside-secret");
+    let secret = outside.join("secret.txt");
+    std::fs::write(&secret, b"ssh key").unwrap();
+    let cases: Vec<(&str, String)> = vec![
+        (
+            "dotdot",
+            format!(
+                "../{}/secret.txt",
+                outside.file_name().unwrap().to_str().unwrap()
+            ),
+        ),
+        ("absolute", s(&secret).to_owned()),
+        ("symlink", "media/link".to_owned()),
+    ];
+    for (name, path) in cases {
+        let dir = pack_dir(&format!("outside-{name}"), &path);
+        #[cfg(unix)]
+        std::os::unix::fs::symlink(&secret, dir.join("media/link")).unwrap();
+        let out = dir.join("out.mldf");
+        let r = binfmt(&pack_args(&dir, s(&out)));
+        assert_eq!(r.status.code(), Some(1), "{name}");
+        let err = text(&r.stderr);
+        assert!(
+            err.contains("leads outside") && err.contains("--allow-outside-paths"),
+            "{name}: {err}"
+        );
+        assert!(!out.exists(), "{name}");
+        // The flag allows it.
+        let mut args = pack_args(&dir, s(&out));
+        args.push("--allow-outside-paths".into());
+        let r = binfmt(&args);
+        assert!(r.status.success(), "{name}: {}", text(&r.stderr));
+        assert_eq!(ok(&["mldf", "get", s(&out), "0", "blob"]), b"ssh key");
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+    // Inside the directory: `..` that comes back in, an absolute path, a link inside.
+    let dir = pack_dir("inside", "media/../media/blob.bin");
+    let out = dir.join("out.mldf");
+    ok(&pack_args(&dir, s(&out))
+        .iter()
+        .map(String::as_str)
+        .collect::<Vec<_>>());
+    assert_eq!(ok(&["mldf", "get", s(&out), "0", "blob"]), b"payload");
+    // An absolute path into the directory, and a link that stays inside.
+    #[cfg(unix)]
+    std::os::unix::fs::symlink(dir.join("media/blob.bin"), dir.join("media/link")).unwrap();
+    for path in [s(&dir.join("media/blob.bin")), "media/link"] {
+        let line = serde_json::json!({ "blob": path }).to_string();
+        std::fs::write(dir.join("samples.jsonl"), line).unwrap();
+        let r = binfmt(&pack_args(&dir, "-"));
+        assert!(r.status.success(), "{path}: {}", text(&r.stderr));
+    }
+    std::fs::remove_dir_all(dir).unwrap();
+    std::fs::remove_dir_all(outside).unwrap();
+}
+
+#[test]
+fn pack_never_overwrites_its_inputs() {
+    let dir = pack_dir("inputs", "media/blob.bin");
+    let samples = dir.join("samples.jsonl");
+    let before = std::fs::read(&samples).unwrap();
+    let outs = [
+        samples.clone(),
+        dir.join("schema.json"),
+        dir.join("media/blob.bin"),
+    ];
+    for out in &outs {
+        for force in [false, true] {
+            let mut args = pack_args(&dir, s(out));
+            if force {
+                args.push("--force".into());
+            }
+            let r = binfmt(&args);
+            assert_eq!(r.status.code(), Some(1), "{out:?} {force}");
+            assert!(!text(&r.stderr).is_empty());
+        }
+    }
+    assert_eq!(std::fs::read(&samples).unwrap(), before);
+    assert_eq!(
+        std::fs::read(dir.join("media/blob.bin")).unwrap(),
+        b"payload"
+    );
+    // An existing output is replaced only with --force.
+    let out = dir.join("out.mldf");
+    std::fs::write(&out, b"keep").unwrap();
+    let r = binfmt(&pack_args(&dir, s(&out)));
+    assert_eq!(r.status.code(), Some(1));
+    assert_eq!(std::fs::read(&out).unwrap(), b"keep");
+    let mut args = pack_args(&dir, s(&out));
+    args.push("-f".into());
+    assert!(binfmt(&args).status.success());
+    assert!(text(ok(&["verify", s(&out)])).contains("OK (mldf)"));
+    // - streams to standard output: the same bytes.
+    let r = binfmt(&pack_args(&dir, "-"));
+    assert!(r.status.success(), "{}", text(&r.stderr));
+    assert_eq!(r.stdout, std::fs::read(&out).unwrap());
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn get_and_diff_escape_what_comes_from_the_file() {
+    let dir = scratch("hostile");
+    std::fs::write(
+        dir.join("schema.json"),
+        r#"{"page_size": 4096, "fields": [{"name": "t\u001b]0;x\u0007", "type": "text_raw"}, {"name": "j", "type": "json"}]}"#,
+    )
+    .unwrap();
+    let long = "y".repeat(5000);
+    let samples = dir.join("samples.jsonl");
+    std::fs::write(
+        &samples,
+        format!(
+            "{{\"t\\u001b]0;x\\u0007\": \"a\\u001b[2Jb\\u009bc\\nd\", \"j\": \"\\u009b{long}\"}}\n"
+        ),
+    )
+    .unwrap();
+    let a = dir.join("a.mldf");
+    ok(&[
+        "mldf",
+        "pack",
+        s(&dir.join("schema.json")),
+        s(&samples),
+        s(&a),
+    ]);
+    let a = s(&a);
+    let printed = text(ok(&["mldf", "get", a, "0", "0"]));
+    assert_eq!(printed, "a\\e[2Jb\\u{9b}c\\nd\n");
+    let json = ok(&["mldf", "get", "--json", a, "0", "1"]);
+    let line = text(&json);
+    assert!(
+        !line.contains('\u{9b}') && !line.contains('\u{1b}'),
+        "{line}"
+    );
+    let v: serde_json::Value = serde_json::from_slice(&json).unwrap();
+    assert_eq!(v["value"], format!("\"\u{9b}{long}\""));
+    // --raw: the stored bytes, nothing escaped or added.
+    assert_eq!(
+        ok(&["mldf", "get", "--raw", a, "0", "0"]),
+        "a\x1b[2Jb\u{9b}c\nd".as_bytes()
+    );
+    // diff: names and values escaped and cut.
+    let mut other = std::fs::read_to_string(&samples).unwrap();
+    other = other
+        .replace("c\\nd", "c\\ne")
+        .replace("\\u009by", "\\u009bz");
+    std::fs::write(&samples, other).unwrap();
+    let b = dir.join("b.mldf");
+    ok(&[
+        "mldf",
+        "pack",
+        s(&dir.join("schema.json")),
+        s(&samples),
+        s(&b),
+    ]);
+    let out = binfmt(&["mldf", "diff", a, s(&b)]);
+    assert_eq!(out.status.code(), Some(1));
+    let lines = text(&out.stdout);
+    assert!(
+        !lines.contains('\u{1b}') && !lines.contains('\u{9b}'),
+        "{lines}"
+    );
+    assert!(
+        lines.starts_with("sample 0, field \"t\\e]0;x\\u{7}\": \"a\\e[2Jb\\u{9b}c\\nd\" != "),
+        "{lines}"
+    );
+    assert!(lines.lines().all(|l| l.chars().count() < 200), "{lines}");
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn get_argument_errors_exit_2() {
+    let all = fixture("all_types.mldf");
+    for args in [["99", "label"], ["0", "no such field"], ["0", "999"]] {
+        let out = binfmt(&["mldf", "get", s(&all), args[0], args[1]]);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(text(&out.stderr).starts_with("binfmt: "), "{args:?}");
+    }
+    let out = binfmt(&["mldf", "diff", "-", "-"]);
+    assert_eq!(out.status.code(), Some(2));
+}
+
+/// The `cli_commands` fuzz path over every MLDF fixture, valid or not: nothing panics.
+#[test]
+fn fuzz_path_runs_over_every_fixture() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../mldf/tests/fixtures");
+    let mut files = 0;
+    for sub in [dir.clone(), dir.join("invalid")] {
+        for entry in std::fs::read_dir(sub).unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().is_some_and(|e| e == "mldf") {
+                binfmt_cli::fuzzing::commands(&std::fs::read(&path).unwrap());
+                files += 1;
+            }
+        }
+    }
+    assert!(files > 40, "{files}");
 }

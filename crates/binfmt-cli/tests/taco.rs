@@ -12,7 +12,7 @@ mod common;
 use std::fs;
 use std::path::Path;
 
-use common::{binfmt, json_lines, scratch};
+use common::{binfmt, json_lines, s, scratch, stderr, stdout};
 use serde_json::Value;
 
 fn fixture(name: &str) -> String {
@@ -203,16 +203,44 @@ fn bad_arguments_are_usage_errors() {
         let out = binfmt(args);
         assert_eq!(out.status.code(), Some(2), "{args:?}");
     }
+    // Found after parsing, still an argument error: exit 2, nothing created.
     let eight: Vec<String> = (0..8)
         .flat_map(|i| ["--entry".to_string(), format!("{i}:{i}")])
         .collect();
-    let mut args = vec!["taco", "create", "/nonexistent-dir/x.taco"];
-    args.extend(eight.iter().map(String::as_str));
-    let out = binfmt(&args);
-    assert_eq!(out.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("at most 7"));
+    let dir = scratch("usage");
+    let out_path = dir.join("x.taco");
+    for command in ["create", "update"] {
+        let mut args = vec!["taco", command, s(&out_path)];
+        args.extend(eight.iter().map(String::as_str));
+        let out = binfmt(&args);
+        assert_eq!(out.status.code(), Some(2), "{command}: {out:?}");
+        assert!(stderr(&out).contains("at most 7"), "{}", stderr(&out));
+        assert!(!out_path.exists());
+    }
+    // Names refused by the archive's rules come from the arguments: exit 2 too.
+    let a = dir.join("a.txt");
+    fs::write(&a, b"a").unwrap();
+    for args in [
+        vec!["taco", "create", s(&out_path), s(&a), s(&a)],
+        vec!["taco", "create", s(&out_path), "--strip-dirs", s(&a), s(&a)],
+    ] {
+        let out = binfmt(&args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {out:?}");
+        assert!(!out_path.exists());
+    }
+    // Flags that do not go together.
+    for args in [
+        &["taco", "update", "x.taco", "--force"][..],
+        &["taco", "update", "x.taco", "-o", "y.taco", "--no-sync"],
+        &["taco", "update", "-"],
+    ] {
+        let out = binfmt(args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {out:?}");
+    }
+    fs::remove_dir_all(dir).unwrap();
 }
 
+/// Damaged archives: no command panics, in a process or through the fuzz entry points.
 #[test]
 fn garbage_never_panics() {
     let dir = scratch("garbage");
@@ -230,6 +258,11 @@ fn garbage_never_panics() {
         if i % 5 == 0 {
             bytes.truncate((state % bytes.len() as u64) as usize);
         }
+        // The fuzz entry points in-process: inspect, verify and the taco module's
+        // `fuzz` (listing, rendering, member reads, the update's checks on a copy).
+        binfmt_cli::fuzzing::inspect(&bytes);
+        binfmt_cli::fuzzing::verify(&bytes);
+        binfmt_cli::fuzzing::commands(&bytes);
         let path = dir.join(format!("g{i}.taco"));
         fs::write(&path, &bytes).unwrap();
         for cmd in ["inspect", "verify"] {
@@ -241,4 +274,219 @@ fn garbage_never_panics() {
             assert!(!String::from_utf8_lossy(&out.stderr).contains("panicked"));
         }
     }
+}
+
+#[test]
+fn inspect_json_keys_are_in_the_documented_order() {
+    let out = binfmt(&["inspect", "--json", &fixture("three_entries.taco")]);
+    let v = &json_lines(&out)[0];
+    let keys: Vec<&str> = v.as_object().unwrap().keys().map(String::as_str).collect();
+    assert_eq!(
+        keys,
+        [
+            "file",
+            "format",
+            "count",
+            "entries",
+            "crc32",
+            "version_needed",
+            "members",
+            "zip64"
+        ]
+    );
+    let help = stdout(&binfmt(&["inspect", "--help"]));
+    for key in ["members_error", "data_offset", "version_needed"] {
+        assert!(help.contains(key), "{help}");
+    }
+}
+
+/// Member names are bytes from the file: a name holding an escape sequence reached the
+/// terminal raw in `inspect`'s text. The text escapes it; JSON keeps the name (as JSON
+/// escapes it).
+#[test]
+fn member_names_with_terminal_escapes_are_escaped_in_text() {
+    let dir = scratch("escapes");
+    let path = dir.join("hostile.taco");
+    let mut builder = taco_header::ArchiveBuilder::new(taco_header::Entries::new());
+    builder.options(taco_header::CreateOptions::new().verbatim_names(true));
+    builder.add_bytes("red\u{1b}[31m\u{1b}]0;pwned\u{7}.txt", b"x".to_vec());
+    builder.add_bytes("bidi\u{202e}txt.exe", b"y".to_vec());
+    builder.write_to_path(&path).unwrap();
+
+    let out = binfmt(&["inspect", s(&path)]);
+    assert!(out.status.success(), "{out:?}");
+    let shown = stdout(&out);
+    assert!(
+        !shown.contains('\u{1b}') && !shown.contains('\u{7}'),
+        "{shown:?}"
+    );
+    assert!(!shown.contains('\u{202e}'), "{shown:?}");
+    assert!(shown.contains(r"red\e[31m\e]0;pwned\u{7}.txt"), "{shown}");
+    assert!(shown.contains(r"bidi\u{202e}txt.exe"), "{shown}");
+
+    let v = &json_lines(&binfmt(&["inspect", "--json", s(&path)]))[0];
+    assert_eq!(
+        v["members"][1]["name"],
+        "red\u{1b}[31m\u{1b}]0;pwned\u{7}.txt"
+    );
+    fs::remove_dir_all(dir).unwrap();
+}
+
+/// `binfmt taco create precious.txt` (OUT forgotten) emptied precious.txt with exit 0:
+/// an existing OUT is now replaced only with --force, and never when it is a FILE.
+#[test]
+fn create_never_replaces_an_existing_file_without_force() {
+    let dir = scratch("clobber");
+    let precious = dir.join("precious.txt");
+    fs::write(&precious, b"my thesis").unwrap();
+    let out = binfmt(&["taco", "create", s(&precious)]);
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    assert!(
+        stderr(&out).contains("did you forget OUT?"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(fs::read(&precious).unwrap(), b"my thesis");
+
+    let archive = dir.join("out.taco");
+    fs::write(&archive, b"old").unwrap();
+    let out = binfmt(&["taco", "create", s(&archive), "--strip-dirs", s(&precious)]);
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    assert_eq!(fs::read(&archive).unwrap(), b"old");
+    // With --force it is replaced...
+    let out = binfmt(&[
+        "taco",
+        "create",
+        "-f",
+        s(&archive),
+        "--strip-dirs",
+        s(&precious),
+    ]);
+    assert!(out.status.success(), "{out:?}");
+    assert!(binfmt(&["verify", s(&archive)]).status.success());
+    // ...but never when OUT is one of the members.
+    let out = binfmt(&[
+        "taco",
+        "create",
+        "--force",
+        s(&precious),
+        "--strip-dirs",
+        s(&precious),
+    ]);
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    assert_eq!(fs::read(&precious).unwrap(), b"my thesis");
+    fs::remove_dir_all(dir).unwrap();
+}
+
+/// Decision: `taco create OUT` with no FILE is not an argument error. An archive holding
+/// only the header is a valid TACO archive (tacozip cannot make one; readers of the
+/// header alone, such as a range reader, are served by it), and the no-clobber rule
+/// already protects a file named by mistake.
+#[test]
+fn create_with_no_files_makes_a_header_only_archive() {
+    let dir = scratch("header-only");
+    let path = dir.join("only.taco");
+    let out = binfmt(&["taco", "create", s(&path), "--entry", "0:0"]);
+    assert!(out.status.success(), "{out:?}");
+    let v = &json_lines(&binfmt(&["inspect", "--json", s(&path)]))[0];
+    assert_eq!(v["count"], 1);
+    assert_eq!(v["members"].as_array().unwrap().len(), 1);
+    fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn create_and_update_write_to_standard_output() {
+    let dir = scratch("stdout");
+    let a = dir.join("a.bin");
+    fs::write(&a, b"abc").unwrap();
+    let out = binfmt(&["taco", "create", "-", "--strip-dirs", s(&a)]);
+    assert!(out.status.success(), "{out:?}");
+    let archive = dir.join("a.taco");
+    fs::write(&archive, &out.stdout).unwrap();
+    assert!(binfmt(&["verify", s(&archive)]).status.success());
+
+    // update --output: a copy with the new entries; FILE untouched.
+    let before = fs::read(&archive).unwrap();
+    let out = binfmt(&["taco", "update", s(&archive), "--entry", "7:8", "-o", "-"]);
+    assert!(out.status.success(), "{out:?}");
+    assert_eq!(fs::read(&archive).unwrap(), before);
+    let copy = dir.join("copy.taco");
+    fs::write(&copy, &out.stdout).unwrap();
+    let v = &json_lines(&binfmt(&["inspect", "--json", s(&copy)]))[0];
+    assert_eq!(
+        v["entries"],
+        serde_json::json!([{"offset": 7, "length": 8}])
+    );
+    // An update into its own input is refused, even with --force.
+    let out = binfmt(&["taco", "update", s(&archive), "-o", s(&archive), "-f"]);
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    assert_eq!(fs::read(&archive).unwrap(), before);
+    fs::remove_dir_all(dir).unwrap();
+}
+
+/// `taco update` is the library's crash-consistent update: an update killed between its
+/// writes leaves an archive that `verify` reports as a torn update, and the next `taco
+/// update` repairs it. Each partial state is made by applying the first writes of the
+/// library's own patch.
+#[test]
+fn a_torn_update_is_reported_by_verify_and_repaired_by_update() {
+    use taco_header::{Archive, Entries, Entry};
+    let help = stdout(&binfmt(&["taco", "update", "--help"]));
+    assert!(help.contains("torn update"), "{help}");
+
+    let dir = scratch("torn");
+    let path = dir.join("torn.taco");
+    let original = fs::read(fixture("three_entries.taco")).unwrap();
+    let new = Entries::from_slice(&[Entry::new(5, 6)]).unwrap();
+    let patch = Archive::parse(&original).unwrap().patch(&new);
+    for done in 1..=2 {
+        let mut bytes = original.clone();
+        for (offset, write) in patch.writes().iter().take(done) {
+            let at = *offset as usize;
+            bytes[at..at + write.len()].copy_from_slice(write);
+        }
+        fs::write(&path, &bytes).unwrap();
+        let out = binfmt(&["verify", s(&path)]);
+        assert_eq!(out.status.code(), Some(1), "after {done} writes: {out:?}");
+        assert!(stderr(&out).contains("torn update"), "{}", stderr(&out));
+
+        let out = binfmt(&["taco", "update", s(&path), "--entry", "5:6"]);
+        assert!(out.status.success(), "{}", stderr(&out));
+        let out = binfmt(&["verify", s(&path)]);
+        assert!(
+            out.status.success(),
+            "after {done} writes: {}",
+            stderr(&out)
+        );
+        let v = &json_lines(&binfmt(&["inspect", "--json", s(&path)]))[0];
+        assert_eq!(
+            v["entries"],
+            serde_json::json!([{"offset": 5, "length": 6}])
+        );
+    }
+    fs::remove_dir_all(dir).unwrap();
+}
+
+/// `inspect` of a 70,000-member archive took 68 ms (more than `verify`): it now lists by
+/// ranges and shows a page of members in text; JSON still lists every one.
+#[test]
+fn inspect_of_70000_members_lists_all_in_json_and_a_page_in_text() {
+    let dir = scratch("many");
+    let path = dir.join("many.taco");
+    let mut builder = taco_header::ArchiveBuilder::new(taco_header::Entries::new());
+    for i in 0..70_000u32 {
+        builder.add_bytes(format!("m/{i:06}"), i.to_le_bytes().to_vec());
+    }
+    builder.write_to_path(&path).unwrap();
+    let out = binfmt(&["inspect", s(&path)]);
+    assert!(out.status.success(), "{out:?}");
+    let shown = stdout(&out);
+    assert!(shown.lines().count() < 60, "{shown}");
+    assert!(shown.contains("members: 70001"), "{shown}");
+    assert!(shown.contains("… and 69969 more"), "{shown}");
+    let v = &json_lines(&binfmt(&["inspect", "--json", s(&path)]))[0];
+    assert_eq!(v["members"].as_array().unwrap().len(), 70_001);
+    assert_eq!(v["zip64"], true);
+    assert_eq!(v["members"][70_000]["name"], "m/069999");
+    fs::remove_dir_all(dir).unwrap();
 }

@@ -10,7 +10,7 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use common::{run, s, stderr, stdout};
+use common::{run, s, scratch, stderr, stdout};
 use serde_json::Value;
 
 fn fixtures() -> PathBuf {
@@ -39,14 +39,13 @@ fn build_reproduces_the_golden_indexes_in_both_modes() {
     assert!(out.status.success(), "{}", stderr(&out));
     let written = std::fs::read(dir.join("train.taridx")).unwrap();
     assert!(written == std::fs::read(fixtures().join("golden/strict/train.taridx")).unwrap());
-    assert_eq!(
-        stdout(&out).trim(),
-        format!(
-            "{}: 36 rows, 15 stems, 6 extensions, 3 shards (6 members skipped, 2 warnings)",
-            dir.join("train.taridx").display()
-        )
-    );
+    // The summary is a status line: standard error (standard output carries data only).
+    assert!(out.stdout.is_empty());
     let err = stderr(&out);
+    assert!(err.contains(&format!(
+        "{}: 36 rows, 15 stems, 6 extensions, 3 shards (6 members skipped, 2 warnings)",
+        dir.join("train.taridx").display()
+    )));
     assert!(err.contains(
         "binfmt: skipped train_0001.tar: byte 4096: \"dir7/\": typeflag '5' is not a regular file"
     ));
@@ -108,7 +107,7 @@ fn build_errors_name_the_shard_and_the_byte() {
         "--shards",
         s(&dir.join("badsum_0000.tar")),
     ]);
-    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(out.status.code(), Some(2), "an argument error");
     assert!(stderr(&out).contains("-o"));
     let out = run(&["taridx", "build", "--compat", "tarfile", s(&dir), "badsum"]);
     assert_eq!(
@@ -227,7 +226,7 @@ fn inspect_json_has_the_documented_keys() {
     );
     assert_eq!(rows[15]["crashid"], 1);
     let text = run(&["inspect", "--rows", s(&path)]);
-    assert!(stdout(&text).contains("crash stems: \"1aefceb10cb92620\""));
+    assert!(stdout(&text).contains("crash_stems: 1aefceb10cb92620"));
     assert!(stdout(&text).contains("38bcdc9be4a5a604"));
 }
 
@@ -278,10 +277,301 @@ fn verify_reports_every_problem_with_its_offset() {
 #[test]
 fn help_documents_the_json_keys_and_subcommands() {
     let out = run(&["inspect", "--help"]);
-    assert!(stdout(&out).contains("\"crash_stems\""));
+    assert!(stdout(&out).contains("\n  crash_stems: "));
     let out = run(&["taridx", "--help"]);
     let text = stdout(&out);
     assert!(text.contains("build") && text.contains("get"));
     let out = run(&["taridx", "build", "--help"]);
     assert!(stdout(&out).contains("--compat"));
+}
+
+/// A ustar header block (checksum filled in).
+fn tar_header(name: &[u8], size: u64, typeflag: u8) -> Vec<u8> {
+    let mut h = vec![0u8; 512];
+    let n = name.len().min(100);
+    h[..n].copy_from_slice(&name[..n]);
+    h[100..107].copy_from_slice(b"0000644");
+    h[124..135].copy_from_slice(format!("{size:011o}").as_bytes());
+    h[156] = typeflag;
+    h[257..263].copy_from_slice(b"ustar\0");
+    h[263..265].copy_from_slice(b"00");
+    h[148..156].copy_from_slice(b"        ");
+    let sum: u32 = h.iter().map(|&b| u32::from(b)).sum();
+    h[148..156].copy_from_slice(format!("{sum:06o}\0 ").as_bytes());
+    h
+}
+
+/// A header and its payload, padded to 512 bytes.
+fn tar_member(name: &str, data: &[u8]) -> Vec<u8> {
+    let mut v = tar_header(name.as_bytes(), data.len() as u64, b'0');
+    v.extend_from_slice(data);
+    v.resize(v.len().div_ceil(512) * 512, 0);
+    v
+}
+
+/// A global pax header (`g`) whose one record is `path=NAME`.
+fn global_path(name: &[u8]) -> Vec<u8> {
+    let body = name.len() + " path=\n".len();
+    let mut n = body + 1;
+    while n.to_string().len() + body != n {
+        n += 1;
+    }
+    let mut data = format!("{n} path=").into_bytes();
+    data.extend_from_slice(name);
+    data.push(b'\n');
+    let mut v = tar_header(b"pax_global_header", data.len() as u64, b'g');
+    v.extend_from_slice(&data);
+    v.resize(v.len().div_ceil(512) * 512, 0);
+    v
+}
+
+#[test]
+fn build_never_writes_over_a_shard_and_replaces_an_index_only_with_force() {
+    let dir = fold_copy("clobber", "golden", "clean");
+    let shard = dir.join("clean_0000.tar");
+    let before = std::fs::read(&shard).unwrap();
+    for force in [false, true] {
+        let mut args = vec!["taridx", "build", s(&dir), "clean", "-o", s(&shard)];
+        if force {
+            args.push("--force");
+        }
+        let out = run(&args);
+        assert_eq!(out.status.code(), Some(1), "force {force}");
+        assert!(
+            stderr(&out).contains("is also an input"),
+            "{}",
+            stderr(&out)
+        );
+        assert!(
+            std::fs::read(&shard).unwrap() == before,
+            "the shard is intact"
+        );
+    }
+    // The same through --shards.
+    let out = run(&[
+        "taridx",
+        "build",
+        "-f",
+        "-o",
+        s(&shard),
+        "--shards",
+        s(&shard),
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(std::fs::read(&shard).unwrap() == before);
+
+    // An existing index is replaced only with --force.
+    let out = run(&["taridx", "build", s(&dir), "clean"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let index = dir.join("clean.taridx");
+    std::fs::write(&index, b"old").unwrap();
+    let out = run(&["taridx", "build", s(&dir), "clean"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("already exists; use --force"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(std::fs::read(&index).unwrap(), b"old");
+    let out = run(&["taridx", "build", "--force", s(&dir), "clean"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        std::fs::read(&index).unwrap()
+            == std::fs::read(fixtures().join("golden/clean.taridx")).unwrap()
+    );
+
+    // `-` is standard output.
+    let out = run(&["taridx", "build", "-o", "-", s(&dir), "clean"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(out.stdout == std::fs::read(fixtures().join("golden/clean.taridx")).unwrap());
+    assert!(stderr(&out).contains("-: 21 rows"), "{}", stderr(&out));
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn build_warnings_are_escaped_and_capped() {
+    // A global pax path naming every member, with a terminal escape in it: 2,000
+    // members, every one a duplicate of the first (1 MB of shard).
+    let dir = scratch("warnings");
+    let mut name = b"\x1b]0;pwned\x07".to_vec();
+    name.extend(core::iter::repeat_n(b'p', 400));
+    name.extend_from_slice(b".jpg");
+    let mut shard = global_path(&name);
+    for i in 0..2000 {
+        shard.extend(tar_header(format!("m{i}.jpg").as_bytes(), 0, b'0'));
+    }
+    shard.extend(vec![0u8; 1024]);
+    std::fs::write(dir.join("g_0000.tar"), &shard).unwrap();
+    let out = run(&["taridx", "build", s(&dir), "g"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(
+        !err.contains('\x1b') && !err.contains('\x07'),
+        "raw control bytes"
+    );
+    assert!(
+        err.contains("\\u{1b}]0;pwned\\u{7}") || err.contains("\\e]0;pwned"),
+        "{err}"
+    );
+    assert!(
+        err.contains("binfmt: warning: … and 1899 more duplicate members"),
+        "{err}"
+    );
+    assert!(err.len() < 200_000, "{} bytes of warnings", err.len());
+    assert!(err.contains("(0 members skipped, 1999 warnings)"), "{err}");
+
+    // `get` of that sample reads one member's blocks: the name is the global path's.
+    let index = dir.join("g.taridx");
+    let stem = String::from_utf8(name[..name.len() - 4].to_vec()).unwrap();
+    let out = run(&["taridx", "get", s(&index), &stem, "--ext", "jpg"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(out.stdout.is_empty());
+    let err = stderr(&out);
+    assert!(err.contains("2000 members with extension \"jpg\"; writing the first (row 0)"));
+    assert!(!err.contains('\x1b') && err.len() < 2000, "{err}");
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn compressed_shards_fail_and_a_partial_block_is_a_warning() {
+    for kind in ["gzip", "bzip2", "xz", "zstd"] {
+        let dir = fold_copy(kind, "edge", kind);
+        let out = run(&["taridx", "build", s(&dir), kind]);
+        assert_eq!(out.status.code(), Some(1), "{kind}");
+        let err = stderr(&out);
+        assert!(
+            err.contains(&format!("{kind}_0000.tar: "))
+                && err.contains(&format!("is compressed ({kind}): decompress it first")),
+            "{err}"
+        );
+        assert!(!dir.join(format!("{kind}.taridx")).exists());
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+    let dir = fold_copy("partial", "edge", "partial");
+    let out = run(&["taridx", "build", s(&dir), "partial"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("less than a 512-byte block and no end-of-archive marker"),
+        "{}",
+        stderr(&out)
+    );
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn get_verifies_only_the_members_own_blocks() {
+    // [a.jpg][b.jpg][c.jpg]: damage a's header after indexing; b and c still verify.
+    let dir = scratch("damage");
+    let mut shard = tar_member("a.jpg", b"AAAA");
+    let b_at = shard.len();
+    shard.extend(tar_member("b.jpg", b"BBBB"));
+    shard.extend(tar_member("c.jpg", b"CCCC"));
+    shard.extend(vec![0u8; 1024]);
+    let path = dir.join("d_0000.tar");
+    std::fs::write(&path, &shard).unwrap();
+    let out = run(&["taridx", "build", s(&dir), "d"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    shard[148] ^= 1; // a's checksum
+    std::fs::write(&path, &shard).unwrap();
+    let index = dir.join("d.taridx");
+    for (stem, payload) in [("b", b"BBBB"), ("c", b"CCCC")] {
+        let out = run(&["taridx", "get", s(&index), stem]);
+        assert!(out.status.success(), "{stem}: {}", stderr(&out));
+        assert_eq!(out.stdout, payload);
+    }
+    let out = run(&["taridx", "get", s(&index), "a.jpg"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("d_0000.tar: byte 0: "),
+        "{}",
+        stderr(&out)
+    );
+    // Damage in the member's own header is reported; --no-verify reads the payload.
+    shard[148] ^= 1;
+    shard[b_at + 148] ^= 1;
+    std::fs::write(&path, &shard).unwrap();
+    let out = run(&["taridx", "get", s(&index), "b.jpg"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains(&format!("byte {b_at}: ")),
+        "{}",
+        stderr(&out)
+    );
+    let out = run(&["taridx", "get", "--no-verify", s(&index), "b.jpg"]);
+    assert!(out.status.success());
+    assert_eq!(out.stdout, b"BBBB");
+
+    // -o: a file (never an input), replaced only with --force.
+    let to = dir.join("b.bin");
+    let out = run(&["taridx", "get", s(&index), "a.jpg", "-o", s(&to)]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(std::fs::read(&to).unwrap(), b"AAAA");
+    let out = run(&["taridx", "get", s(&index), "c.jpg", "-o", s(&to)]);
+    assert_eq!(out.status.code(), Some(1));
+    let out = run(&["taridx", "get", s(&index), "c.jpg", "-o", s(&to), "-f"]);
+    assert!(out.status.success());
+    assert_eq!(std::fs::read(&to).unwrap(), b"CCCC");
+    for input in [&index, &path] {
+        let out = run(&["taridx", "get", s(&index), "c.jpg", "-f", "-o", s(input)]);
+        assert_eq!(out.status.code(), Some(1));
+        assert!(stderr(&out).contains("is also an input"));
+    }
+    // A missing shard is named; a shard id beyond the shards given is the index's.
+    let out = run(&[
+        "taridx",
+        "get",
+        s(&index),
+        "c.jpg",
+        "--shards",
+        s(&dir.join("missing.tar")),
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("missing.tar: "), "{}", stderr(&out));
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn argument_errors_found_after_parsing_exit_2() {
+    let dir = fold_copy("usage", "golden", "clean");
+    for args in [
+        vec!["taridx", "build", "--shards", "x.tar"],
+        vec!["taridx", "build", "a_b"],
+    ] {
+        let mut args = args;
+        if args.len() == 3 {
+            args.insert(2, s(&dir));
+        }
+        let out = run(&args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
+    }
+    let out = run(&["taridx", "get", "-", "x.jpg"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("--shards"));
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn get_reads_the_index_once_and_the_member_once() {
+    // Three shards: only the member's shard is opened, with one read covering its own
+    // header blocks and payload; the index is one read.
+    let dir = fold_copy("stats", "golden", "train");
+    let out = run(&["taridx", "build", s(&dir), "train"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let index = dir.join("train.taridx");
+    let out = run(&[
+        "--stats",
+        "taridx",
+        "get",
+        s(&index),
+        "sample000001",
+        "--ext",
+        "cls",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let err = stderr(&out);
+    let stats: Vec<&str> = err.lines().filter(|l| l.contains("stats:")).collect();
+    assert_eq!(stats.len(), 2, "{err}");
+    assert!(stats[0].contains("train.taridx: 1 reads"), "{err}");
+    assert!(stats[1].contains("train_0000.tar: 1 reads"), "{err}");
+    std::fs::remove_dir_all(dir).unwrap();
 }

@@ -3,7 +3,7 @@
 //! Alignments are powers of two. Values come from files, so rounding up can overflow
 //! and every function here reports that instead of wrapping.
 
-use crate::error::{Error, Result};
+use crate::error::{Error, Layout, Result};
 
 /// Rounds `value` up to the next multiple of `align` (a power of two).
 ///
@@ -55,25 +55,23 @@ pub const fn is_aligned(value: u64, align: u64) -> bool {
 /// Checks that `value`, read at `offset`, is a multiple of `align`.
 ///
 /// # Errors
-/// [`Error::Misaligned`] naming `what` otherwise.
+/// [`Layout::Misaligned`] naming `what` otherwise.
 #[inline]
 pub const fn check_aligned(value: u64, align: u64, what: &'static str, offset: u64) -> Result<()> {
     if is_aligned(value, align) {
         Ok(())
     } else {
-        Err(Error::Misaligned {
-            what,
-            offset,
-            value,
-            align,
-        })
+        Err(Error::new(
+            Some(offset),
+            Layout::Misaligned { what, value, align },
+        ))
     }
 }
 
-/// [`align_up`] that reports overflow as [`Error::Overflow`] naming `what` at `offset`.
+/// [`align_up`] that reports overflow as [`Layout::Overflow`] naming `what` at `offset`.
 ///
 /// # Errors
-/// [`Error::Overflow`] when the rounded value does not fit in `u64` or `align` is not a
+/// [`Layout::Overflow`] when the rounded value does not fit in `u64` or `align` is not a
 /// power of two.
 #[inline]
 pub const fn align_up_checked(
@@ -84,7 +82,7 @@ pub const fn align_up_checked(
 ) -> Result<u64> {
     match align_up(value, align) {
         Some(v) => Ok(v),
-        None => Err(Error::Overflow { what, offset }),
+        None => Err(Error::overflow(what, offset)),
     }
 }
 
@@ -110,12 +108,14 @@ mod tests {
     fn check_reports_value_and_offset() {
         assert_eq!(
             check_aligned(137, 8, "array offset", 88),
-            Err(Error::Misaligned {
-                what: "array offset",
-                offset: 88,
-                value: 137,
-                align: 8
-            })
+            Err(Error::new(
+                Some(88),
+                Layout::Misaligned {
+                    what: "array offset",
+                    value: 137,
+                    align: 8
+                }
+            ))
         );
         assert!(align_up_checked(u64::MAX, 8, "x", 0).is_err());
     }

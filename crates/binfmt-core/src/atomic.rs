@@ -1,17 +1,35 @@
-//! Writing a file so that it either appears whole or not at all.
+//! Writing a regular file so that it appears whole or not at all.
 //!
-//! Every binfmt writer validates its input, then writes through an [`AtomicFile`]: a
-//! temporary file created next to the target (same directory, hence same file system),
-//! which [`AtomicFile::commit`] flushes, syncs and renames over the target. If the
-//! writer fails or is dropped before `commit`, the temporary file is removed and the
-//! target is untouched, so a crash or an error never leaves a half-written file where a
-//! good one used to be.
+//! [`AtomicFile`] is a temporary file created next to the target (same directory, hence
+//! same file system), which [`AtomicFile::commit`] flushes, syncs and moves into place.
+//! If the writer fails or is dropped before `commit`, the temporary file is removed and
+//! the target is untouched. Most callers want [`Output`](crate::output::Output), which
+//! applies the workspace's rules for what a target may be and uses this type for
+//! regular files.
+//!
+//! Temporary files are named `.NAME.binfmt-PID-N.tmp`: hidden, never the output's own
+//! name, and marked with the process that owns them. Every live temporary file is listed
+//! in a process-wide registry, so that a signal handler can remove them
+//! ([`remove_temporaries`]); one left by a process that was killed outright is removed
+//! by the next `AtomicFile` for the same target once that process no longer exists.
 
 use core::sync::atomic::{AtomicU64, Ordering};
 use std::format;
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
+use std::string::String;
+use std::sync::Mutex;
+use std::vec::Vec;
+
+/// How the temporary file becomes the target.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Commit {
+    /// Rename over whatever is there.
+    Replace,
+    /// Fail with `AlreadyExists` if the target appeared meanwhile (link, then unlink).
+    NoClobber,
+}
 
 /// A temporary file that becomes `target` on [`commit`](AtomicFile::commit).
 #[derive(Debug)]
@@ -19,22 +37,53 @@ pub struct AtomicFile {
     target: PathBuf,
     temp: PathBuf,
     file: File,
+    commit: Commit,
     committed: bool,
+    /// Bytes written since the last early writeback started.
+    unsynced: u64,
+    /// The early writeback in flight, if any (see [`WRITEBACK_EVERY`]).
+    writeback: Option<std::thread::JoinHandle<io::Result<()>>>,
 }
+
+/// After this many bytes are written, a background thread syncs what is written so far
+/// (`sync_data` on a second handle), so that the disk works while the writer computes
+/// and the `fsync` of [`AtomicFile::commit`] finds little left to flush. Writing a large
+/// output then costs about what an unsynced write costs, and the commit stays durable.
+pub const WRITEBACK_EVERY: u64 = 8 << 20;
 
 /// Distinguishes temporary files of one process.
 static COUNTER: AtomicU64 = AtomicU64::new(0);
 
+/// The temporary files of this process that are not yet committed or removed.
+static PENDING: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+
+const MARKER: &str = ".binfmt-";
+
 impl AtomicFile {
-    /// Creates a new, empty temporary file beside `target`.
+    /// Creates a new, empty temporary file beside `target`, which [`commit`] will rename
+    /// over `target` whether or not it exists.
     ///
-    /// The temporary file is named `.<target name>.<pid>.<n>.tmp`; it is created with
-    /// `create_new`, so it never overwrites anything.
+    /// The temporary file is created with `create_new`, so it never overwrites anything,
+    /// with the permissions a new file gets (mode 0666 less the umask).
+    ///
+    /// [`commit`]: AtomicFile::commit
     ///
     /// # Errors
     /// I/O errors from creating the file; `InvalidInput` when `target` has no file name.
     pub fn create(target: impl AsRef<Path>) -> io::Result<Self> {
-        let target = target.as_ref().to_path_buf();
+        Self::with_commit(target.as_ref(), Commit::Replace)
+    }
+
+    /// Like [`create`](AtomicFile::create), but [`commit`](AtomicFile::commit) fails
+    /// with `AlreadyExists` instead of replacing a target that appeared meanwhile.
+    ///
+    /// # Errors
+    /// As [`create`](AtomicFile::create).
+    pub fn create_new(target: impl AsRef<Path>) -> io::Result<Self> {
+        Self::with_commit(target.as_ref(), Commit::NoClobber)
+    }
+
+    fn with_commit(target: &Path, commit: Commit) -> io::Result<Self> {
         let name = target
             .file_name()
             .ok_or_else(|| {
@@ -46,9 +95,13 @@ impl AtomicFile {
             Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
             _ => PathBuf::from("."),
         };
+        remove_stale(&dir, &name);
+        let pid = std::process::id();
         loop {
             let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-            let temp = dir.join(format!(".{name}.{}.{n}.tmp", std::process::id()));
+            let temp = dir.join(format!(".{name}{MARKER}{pid}-{n}.tmp"));
+            // Registered before it exists, so that a signal between the two cannot miss it.
+            register(&temp);
             match OpenOptions::new()
                 .write(true)
                 .read(true)
@@ -57,15 +110,21 @@ impl AtomicFile {
             {
                 Ok(file) => {
                     return Ok(AtomicFile {
-                        target,
+                        target: target.to_path_buf(),
                         temp,
                         file,
+                        commit,
                         committed: false,
+                        unsynced: 0,
+                        writeback: None,
                     });
                 }
-                // A leftover from a crashed process with our pid: try the next name.
-                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
-                Err(e) => return Err(e),
+                // Ours from an earlier run of a process with the same pid: next name.
+                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => unregister(&temp),
+                Err(e) => {
+                    unregister(&temp);
+                    return Err(e);
+                }
             }
         }
     }
@@ -87,23 +146,50 @@ impl AtomicFile {
         &self.target
     }
 
-    /// Flushes and syncs the data, renames the file over the target, and syncs the
-    /// directory so that the rename itself survives a crash.
+    /// Flushes and syncs the data, moves the file into place, and syncs the directory so
+    /// that the move itself survives a crash.
     ///
     /// # Errors
-    /// I/O errors; on error the temporary file is removed and the target is untouched.
+    /// I/O errors (`AlreadyExists` for a target that appeared since
+    /// [`create_new`](AtomicFile::create_new)); on error the temporary file is removed
+    /// and the target is untouched.
     pub fn commit(mut self) -> io::Result<()> {
         self.file.flush()?;
+        if let Some(writeback) = self.writeback.take() {
+            writeback
+                .join()
+                .map_err(|_| io::Error::other("the writeback thread panicked"))??;
+        }
         self.file.sync_all()?;
-        fs::rename(&self.temp, &self.target)?;
+        match self.commit {
+            Commit::Replace => fs::rename(&self.temp, &self.target)?,
+            Commit::NoClobber => match fs::hard_link(&self.temp, &self.target) {
+                Ok(()) => {
+                    // The data is in place under its name; the temporary name goes.
+                    let _ = fs::remove_file(&self.temp);
+                }
+                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => return Err(e),
+                // File systems without hard links: check, then rename (a small window).
+                Err(_) => {
+                    if fs::symlink_metadata(&self.target).is_ok() {
+                        return Err(io::Error::new(
+                            io::ErrorKind::AlreadyExists,
+                            "appeared while the output was being written",
+                        ));
+                    }
+                    fs::rename(&self.temp, &self.target)?;
+                }
+            },
+        }
         self.committed = true;
+        unregister(&self.temp);
         sync_parent_dir(&self.target);
         Ok(())
     }
 }
 
 /// Best effort: on Unix a directory can be opened and synced; elsewhere this is a no-op.
-fn sync_parent_dir(path: &Path) {
+pub(crate) fn sync_parent_dir(path: &Path) {
     #[cfg(unix)]
     if let Some(dir) = path.parent() {
         let dir = if dir.as_os_str().is_empty() {
@@ -120,12 +206,107 @@ fn sync_parent_dir(path: &Path) {
     let _ = path;
 }
 
+fn register(temp: &Path) {
+    if let Ok(mut pending) = PENDING.lock() {
+        pending.push(temp.to_path_buf());
+    }
+}
+
+fn unregister(temp: &Path) {
+    if let Ok(mut pending) = PENDING.lock() {
+        pending.retain(|p| p != temp);
+    }
+}
+
+/// Removes every temporary file this process has not committed yet.
+///
+/// For signal handlers that run on an ordinary thread (the `binfmt` command calls it on
+/// SIGINT and SIGTERM before exiting): the writer's own cleanup will not run once the
+/// process exits.
+pub fn remove_temporaries() {
+    let pending = match PENDING.lock() {
+        Ok(mut pending) => core::mem::take(&mut *pending),
+        Err(poisoned) => core::mem::take(&mut *poisoned.into_inner()),
+    };
+    for temp in pending {
+        let _ = fs::remove_file(temp);
+    }
+}
+
+/// Removes `.NAME.binfmt-PID-N.tmp` files in `dir` whose process no longer exists: they
+/// are provably ours (our marker, this target's name) and provably abandoned.
+fn remove_stale(dir: &Path, name: &str) {
+    let prefix = format!(".{name}{MARKER}");
+    let Ok(entries) = fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let file_name = entry.file_name();
+        let Some(rest) = file_name
+            .to_str()
+            .and_then(|n| n.strip_prefix(prefix.as_str()))
+            .and_then(|n| n.strip_suffix(".tmp"))
+        else {
+            continue;
+        };
+        let Some((pid, n)) = rest.split_once('-') else {
+            continue;
+        };
+        let (Ok(pid), true) = (pid.parse::<u32>(), n.bytes().all(|b| b.is_ascii_digit())) else {
+            continue;
+        };
+        if pid != std::process::id() && process_is_gone(pid) {
+            let _ = fs::remove_file(entry.path());
+        }
+    }
+}
+
+/// True only when we can tell that no process `pid` exists (Linux: no `/proc/PID`).
+/// Elsewhere we cannot tell, so nothing is removed.
+fn process_is_gone(pid: u32) -> bool {
+    if cfg!(target_os = "linux") && Path::new("/proc/self").exists() {
+        let mut path = String::from("/proc/");
+        path.push_str(&format!("{pid}"));
+        !Path::new(&path).exists()
+    } else {
+        false
+    }
+}
+
+impl AtomicFile {
+    /// Counts `n` written bytes and starts an early writeback when due.
+    fn wrote(&mut self, n: usize) {
+        self.unsynced = self.unsynced.saturating_add(crate::bytes::to_u64(n));
+        if self.unsynced < WRITEBACK_EVERY {
+            return;
+        }
+        if self.writeback.as_ref().is_some_and(|w| !w.is_finished()) {
+            return; // the one in flight will cover part of it; the next write retries
+        }
+        if let Some(done) = self.writeback.take() {
+            // A failed early sync is not final: commit's own sync reports what matters.
+            let _ = done.join();
+        }
+        if let Ok(handle) = self.file.try_clone() {
+            self.unsynced = 0;
+            self.writeback = std::thread::Builder::new()
+                .name("binfmt-writeback".into())
+                .spawn(move || handle.sync_data())
+                .ok();
+        }
+    }
+}
+
 impl Write for AtomicFile {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        self.file.write(buf)
+        let n = self.file.write(buf)?;
+        self.wrote(n);
+        Ok(n)
     }
     fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
-        self.file.write_all(buf)
+        self.file.write_all(buf)?;
+        self.wrote(buf.len());
+        Ok(())
     }
     fn flush(&mut self) -> io::Result<()> {
         self.file.flush()
@@ -143,6 +324,7 @@ impl Drop for AtomicFile {
         if !self.committed {
             // Nothing useful can be done if removal fails; the name marks it as ours.
             let _ = fs::remove_file(&self.temp);
+            unregister(&self.temp);
         }
     }
 }
@@ -175,6 +357,19 @@ mod tests {
     }
 
     #[test]
+    fn no_clobber_commit_refuses_a_target_that_appeared() {
+        let dir = scratch("noclobber");
+        let target = dir.join("out.bin");
+        let mut f = AtomicFile::create_new(&target).unwrap();
+        f.write_all(b"mine").unwrap();
+        fs::write(&target, b"theirs").unwrap();
+        assert_eq!(f.commit().unwrap_err().kind(), io::ErrorKind::AlreadyExists);
+        assert_eq!(fs::read(&target).unwrap(), b"theirs");
+        assert_eq!(fs::read_dir(&dir).unwrap().count(), 1);
+        fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
     fn drop_without_commit_leaves_nothing() {
         let dir = scratch("drop");
         let target = dir.join("out.bin");
@@ -184,6 +379,24 @@ mod tests {
             assert!(f.temp_path().exists());
         }
         assert_eq!(fs::read_dir(&dir).unwrap().count(), 0);
+        fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
+    fn stale_temporaries_of_dead_processes_are_removed() {
+        let dir = scratch("stale");
+        let target = dir.join("out.bin");
+        // No process has pid 4294967; an unrelated dot file stays.
+        let stale = dir.join(".out.bin.binfmt-4294967-0.tmp");
+        let unrelated = dir.join(".out.bin.keep");
+        fs::write(&stale, b"x").unwrap();
+        fs::write(&unrelated, b"y").unwrap();
+        let f = AtomicFile::create(&target).unwrap();
+        drop(f);
+        if cfg!(target_os = "linux") {
+            assert!(!stale.exists());
+        }
+        assert!(unrelated.exists());
         fs::remove_dir_all(dir).unwrap();
     }
 }

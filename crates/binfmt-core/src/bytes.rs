@@ -3,52 +3,66 @@
 //! Offsets and lengths read from a file are `u64` and untrusted. Every function here
 //! adds and multiplies them with checked arithmetic, converts to `usize` with
 //! `try_from`, and slices with `get`, so no input can make them panic. A failure is
-//! an [`Error::Truncated`] (the range lies past the end of the input) or an
-//! [`Error::Overflow`] (the range does not even fit the arithmetic).
+//! a [`Layout::Truncated`] (the range lies past the end of the input) or a
+//! [`Layout::Overflow`] (the range does not even fit the arithmetic).
 
 use zerocopy::{FromBytes, Immutable, KnownLayout, Unaligned};
 
+#[allow(unused_imports)] // named by the docs
+use crate::error::Layout;
 use crate::error::{Error, Result};
 
-/// `offset + len`, or [`Error::Overflow`] naming `what` at `offset`.
+/// `offset + len`, or [`Layout::Overflow`] naming `what` at `offset`.
 ///
 /// # Errors
-/// [`Error::Overflow`] when the sum does not fit in `u64`.
+/// [`Layout::Overflow`] when the sum does not fit in `u64`.
 #[inline]
 pub const fn end(offset: u64, len: u64, what: &'static str) -> Result<u64> {
     match offset.checked_add(len) {
         Some(end) => Ok(end),
-        None => Err(Error::Overflow { what, offset }),
+        None => Err(Error::overflow(what, offset)),
     }
 }
 
-/// `count * size`, or [`Error::Overflow`] naming `what` at `offset`.
+/// `count * size`, or [`Layout::Overflow`] naming `what` at `offset`.
 ///
 /// # Errors
-/// [`Error::Overflow`] when the product does not fit in `u64`.
+/// [`Layout::Overflow`] when the product does not fit in `u64`.
 #[inline]
 pub const fn size_of_table(count: u64, size: u64, what: &'static str, offset: u64) -> Result<u64> {
     match count.checked_mul(size) {
         Some(n) => Ok(n),
-        None => Err(Error::Overflow { what, offset }),
+        None => Err(Error::overflow(what, offset)),
     }
 }
 
-/// Converts a `u64` read from a file to `usize`, or [`Error::Overflow`].
+/// Converts a `u64` read from a file to `usize`, or [`Layout::Overflow`].
 ///
 /// # Errors
-/// [`Error::Overflow`] on a 32-bit target when the value is 4 GiB or more.
+/// [`Layout::Overflow`] on a 32-bit target when the value is 4 GiB or more.
 #[inline]
 pub fn to_usize(value: u64, what: &'static str, offset: u64) -> Result<usize> {
-    usize::try_from(value).map_err(|_| Error::Overflow { what, offset })
+    usize::try_from(value).map_err(|_| Error::overflow(what, offset))
 }
 
-/// The length of `data` as `u64` (lossless on every supported target).
+// `to_u64` relies on this; Rust supports no target with wider pointers today.
+const _: () = assert!(usize::BITS <= u64::BITS);
+
+/// A `usize` (a length, a `size_of`, an `offset_of!`) as `u64`: the one usize→u64
+/// conversion of the workspace, lossless because `usize` is at most 64 bits wide (a
+/// compile-time assertion in this module).
 #[inline]
 #[must_use]
-pub fn len_u64(data: &[u8]) -> u64 {
-    // usize is at most 64 bits on every target Rust supports.
-    u64::try_from(data.len()).unwrap_or(u64::MAX)
+#[allow(clippy::cast_possible_truncation)] // widening: usize ≤ 64 bits, asserted above
+pub const fn to_u64(n: usize) -> u64 {
+    n as u64
+}
+
+/// The length of `data` as `u64`.
+#[inline]
+#[must_use]
+pub const fn len_u64(data: &[u8]) -> u64 {
+    to_u64(data.len())
 }
 
 /// Checks that `offset..offset + len` lies within an input of `total` bytes (a slice, or
@@ -58,8 +72,8 @@ pub fn len_u64(data: &[u8]) -> u64 {
 /// a file never sizes an allocation beyond the file itself.
 ///
 /// # Errors
-/// [`Error::Overflow`] when `offset + len` overflows or does not fit `usize`,
-/// [`Error::Truncated`] when the range extends past `total`.
+/// [`Layout::Overflow`] when `offset + len` overflows or does not fit `usize`,
+/// [`Layout::Truncated`] when the range extends past `total`.
 #[inline]
 pub fn checked_range(
     offset: u64,
@@ -69,12 +83,12 @@ pub fn checked_range(
 ) -> Result<core::ops::Range<usize>> {
     let stop = end(offset, len, what)?;
     if stop > total {
-        return Err(Error::Truncated {
+        return Err(Error::truncated(
             what,
             offset,
-            needed: len,
-            available: total.saturating_sub(offset),
-        });
+            len,
+            total.saturating_sub(offset),
+        ));
     }
     Ok(to_usize(offset, what, offset)?..to_usize(stop, what, offset)?)
 }
@@ -86,24 +100,19 @@ pub fn checked_range(
 #[inline]
 pub fn slice<'a>(data: &'a [u8], offset: u64, len: u64, what: &'static str) -> Result<&'a [u8]> {
     let range = checked_range(offset, len, len_u64(data), what)?;
-    data.get(range).ok_or(Error::Overflow { what, offset })
+    data.get(range).ok_or(Error::overflow(what, offset))
 }
 
 /// Everything from `offset` to the end of `data`.
 ///
 /// # Errors
-/// [`Error::Truncated`] when `offset` is past the end of `data`.
+/// [`Layout::Truncated`] when `offset` is past the end of `data`.
 #[inline]
 pub fn rest<'a>(data: &'a [u8], offset: u64, what: &'static str) -> Result<&'a [u8]> {
     let total = len_u64(data);
     match total.checked_sub(offset) {
         Some(len) => slice(data, offset, len, what),
-        None => Err(Error::Truncated {
-            what,
-            offset,
-            needed: 1,
-            available: 0,
-        }),
+        None => Err(Error::truncated(what, offset, 1, 0)),
     }
 }
 
@@ -113,7 +122,7 @@ pub fn rest<'a>(data: &'a [u8], offset: u64, what: &'static str) -> Result<&'a [
 /// format crate keeps in its `raw` module, so any offset works.
 ///
 /// # Errors
-/// [`Error::Truncated`] or [`Error::Overflow`] as for [`slice()`].
+/// [`Layout::Truncated`] or [`Layout::Overflow`] as for [`slice()`].
 #[inline]
 pub fn read<'a, T>(data: &'a [u8], offset: u64, what: &'static str) -> Result<&'a T>
 where
@@ -121,7 +130,7 @@ where
 {
     let bytes = slice(data, offset, size_u64::<T>(), what)?;
     // The length is exactly size_of::<T>() and T is Unaligned: the cast cannot fail.
-    T::ref_from_bytes(bytes).map_err(|_| Error::Overflow { what, offset })
+    T::ref_from_bytes(bytes).map_err(|_| Error::overflow(what, offset))
 }
 
 /// A table of `count` fixed-layout records `T` at `offset`, without copying.
@@ -130,8 +139,8 @@ where
 /// input before anything else happens, so a huge `count` read from a file costs nothing.
 ///
 /// # Errors
-/// [`Error::Overflow`] when `count * size_of::<T>()` or the end offset overflows,
-/// [`Error::Truncated`] when the table extends past the end of `data`.
+/// [`Layout::Overflow`] when `count * size_of::<T>()` or the end offset overflows,
+/// [`Layout::Truncated`] when the table extends past the end of `data`.
 #[inline]
 pub fn read_table<'a, T>(
     data: &'a [u8],
@@ -148,15 +157,35 @@ where
         size_of_table(count, size_u64::<T>(), what, offset)?,
         what,
     )?;
-    <[T]>::ref_from_bytes(bytes).map_err(|_| Error::Overflow { what, offset })
+    <[T]>::ref_from_bytes(bytes).map_err(|_| Error::overflow(what, offset))
 }
 
 /// `size_of::<T>()` as `u64`.
 #[inline]
 #[must_use]
 pub const fn size_u64<T>() -> u64 {
-    // Lossless: usize is at most 64 bits.
-    core::mem::size_of::<T>() as u64
+    to_u64(core::mem::size_of::<T>())
+}
+
+/// The offset of a field in a layout struct, as `u64`: `field_offset!(raw::Header, count)`.
+///
+/// Error offsets of fixed fields come from the layout structs through this macro rather
+/// than from literals, so that they cannot drift from the layout.
+///
+/// ```
+/// use binfmt_core::{field_offset, le::U32};
+/// #[repr(C)]
+/// struct Header { magic: [u8; 4], count: U32 }
+/// const COUNT_AT: u64 = field_offset!(Header, count);
+/// assert_eq!(COUNT_AT, 4);
+/// // Plus the structure's own position in the file:
+/// assert_eq!(64 + field_offset!(Header, count), 68);
+/// ```
+#[macro_export]
+macro_rules! field_offset {
+    ($type:ty, $($field:tt).+) => {
+        $crate::bytes::to_u64(::core::mem::offset_of!($type, $($field).+))
+    };
 }
 
 /// A forward-only reader over an input, for formats that are walked record by record.
@@ -200,7 +229,7 @@ impl<'a> Cursor<'a> {
     /// The next `len` bytes.
     ///
     /// # Errors
-    /// [`Error::Truncated`] (with absolute offsets) when fewer than `len` bytes remain.
+    /// [`Layout::Truncated`] (with absolute offsets) when fewer than `len` bytes remain.
     pub fn take(&mut self, len: u64, what: &'static str) -> Result<&'a [u8]> {
         let result = slice(self.data, self.pos, len, what);
         self.advance(result, len)
@@ -209,7 +238,7 @@ impl<'a> Cursor<'a> {
     /// The next `size_of::<T>()` bytes as a `T`, without copying.
     ///
     /// # Errors
-    /// [`Error::Truncated`] when the input ends first.
+    /// [`Layout::Truncated`] when the input ends first.
     pub fn read<T>(&mut self, what: &'static str) -> Result<&'a T>
     where
         T: FromBytes + KnownLayout + Immutable + Unaligned,
@@ -221,7 +250,7 @@ impl<'a> Cursor<'a> {
     /// The next `count` records of `T`, without copying.
     ///
     /// # Errors
-    /// [`Error::Overflow`] or [`Error::Truncated`] as for [`read_table`].
+    /// [`Layout::Overflow`] or [`Layout::Truncated`] as for [`read_table`].
     pub fn read_table<T>(&mut self, count: u64, what: &'static str) -> Result<&'a [T]>
     where
         T: FromBytes + KnownLayout + Immutable + Unaligned,
@@ -234,7 +263,7 @@ impl<'a> Cursor<'a> {
     /// Skips `len` bytes.
     ///
     /// # Errors
-    /// [`Error::Truncated`] when fewer than `len` bytes remain.
+    /// [`Layout::Truncated`] when fewer than `len` bytes remain.
     pub fn skip(&mut self, len: u64, what: &'static str) -> Result<()> {
         self.take(len, what).map(|_| ())
     }
@@ -267,6 +296,7 @@ impl<'a> Cursor<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::error::Layout;
     use zerocopy::little_endian::U32;
 
     #[derive(FromBytes, KnownLayout, Immutable, Unaligned)]
@@ -281,44 +311,25 @@ mod tests {
         let data = [1u8, 2, 3, 4];
         assert_eq!(slice(&data, 1, 2, "x").unwrap(), &[2, 3]);
         assert_eq!(slice(&data, 4, 0, "x").unwrap(), &[] as &[u8]);
-        assert_eq!(
-            slice(&data, 3, 2, "x"),
-            Err(Error::Truncated {
-                what: "x",
-                offset: 3,
-                needed: 2,
-                available: 1
-            })
-        );
-        assert_eq!(
-            slice(&data, 9, 1, "x"),
-            Err(Error::Truncated {
-                what: "x",
-                offset: 9,
-                needed: 1,
-                available: 0
-            })
-        );
+        assert_eq!(slice(&data, 3, 2, "x"), Err(Error::truncated("x", 3, 2, 1)));
+        assert_eq!(slice(&data, 9, 1, "x"), Err(Error::truncated("x", 9, 1, 0)));
         assert_eq!(
             slice(&data, u64::MAX, 2, "x"),
-            Err(Error::Overflow {
-                what: "x",
-                offset: u64::MAX
-            })
+            Err(Error::overflow("x", u64::MAX))
         );
     }
 
     #[test]
     fn checked_range_bounds_a_file_before_anything_is_allocated() {
         assert_eq!(checked_range(10, 5, 15, "x"), Ok(10..15));
-        assert!(matches!(
+        assert_eq!(
             checked_range(10, 6, 15, "x"),
-            Err(Error::Truncated { available: 5, .. })
-        ));
-        assert!(matches!(
+            Err(Error::truncated("x", 10, 6, 5))
+        );
+        assert_eq!(
             checked_range(u64::MAX, 1, u64::MAX, "x"),
-            Err(Error::Overflow { .. })
-        ));
+            Err(Error::overflow("x", u64::MAX))
+        );
     }
 
     #[test]
@@ -333,12 +344,12 @@ mod tests {
     fn huge_table_counts_fail_before_anything_is_sized() {
         let data = [0u8; 16];
         assert!(matches!(
-            read_table::<Pair>(&data, 0, u64::MAX, "t"),
-            Err(Error::Overflow { .. })
+            read_table::<Pair>(&data, 0, u64::MAX, "t").map_err(|e| e.into_kind()),
+            Err(Layout::Overflow { .. })
         ));
         assert!(matches!(
-            read_table::<Pair>(&data, 0, 3, "t"),
-            Err(Error::Truncated { needed: 24, .. })
+            read_table::<Pair>(&data, 0, 3, "t").map_err(|e| e.into_kind()),
+            Err(Layout::Truncated { needed: 24, .. })
         ));
         assert_eq!(read_table::<Pair>(&data, 0, 2, "t").unwrap().len(), 2);
     }
@@ -350,15 +361,7 @@ mod tests {
         c.take(4, "a").unwrap();
         assert_eq!(c.offset(), 104);
         let err = c.take(7, "b").unwrap_err();
-        assert_eq!(
-            err,
-            Error::Truncated {
-                what: "b",
-                offset: 104,
-                needed: 7,
-                available: 6
-            }
-        );
+        assert_eq!(err, Error::truncated("b", 104, 7, 6));
         assert!(c.is_empty());
         assert!(c.take_rest().is_empty());
     }

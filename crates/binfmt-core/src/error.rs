@@ -1,11 +1,33 @@
-//! The error vocabulary every format shares: what was wrong, and at which byte.
+//! The one error shape of every binfmt crate: *where* (a byte offset) apart from *what*
+//! (a kind).
 //!
-//! Format crates keep one error enum of their own. The structural problems that any
-//! binary format can have (input too short, offset arithmetic overflowing, wrong
-//! magic, a version we do not read, a misaligned value) are described once here, and
-//! each format enum wraps [`Error`] in a single transparent variant. Every variant
-//! carries the byte offset at which the problem was found, so that a user can look
-//! at the file with a hex dump and see the same thing we saw.
+//! [`Error<K>`] holds an optional byte offset and a kind `K`. Each format crate defines
+//! its own `ErrorKind` enum (one variant per rule, none of them carrying the offset) and
+//! names `pub type Error = binfmt_core::Error<ErrorKind>;`, so that every crate's error
+//! has the same methods: [`offset`](Error::offset), [`kind`](Error::kind),
+//! [`fault`](Error::fault), [`rebased`](Error::rebased), and one `Display` style:
+//! `byte N: message`, or the message alone when there is no offset.
+//!
+//! The structural problems any binary format can have (input too short, offset
+//! arithmetic overflowing, wrong magic, a version we do not read, a misaligned value) are
+//! the kind [`Layout`], which every format kind wraps in a `Layout` variant. Functions of
+//! this crate return `Error<Layout>` (the default parameter, so plain
+//! `binfmt_core::Error`), and `?` turns it into any format's error.
+//!
+//! ```
+//! use binfmt_core::{Error, Fault, Layout, bytes};
+//!
+//! let err: Error = bytes::slice(b"abc", 2, 4, "header").unwrap_err();
+//! assert_eq!(err.offset(), Some(2));
+//! assert!(matches!(err.kind(), Layout::Truncated { needed: 4, available: 1, .. }));
+//! assert_eq!(err.fault(), Fault::Input);
+//! assert_eq!(
+//!     err.to_string(),
+//!     "byte 2: truncated input: the header needs 4 bytes, but the input has only 1 byte from there"
+//! );
+//! // Found at byte 2 of a sub-slice that starts at byte 100 of the file:
+//! assert_eq!(err.rebased(100).offset(), Some(102));
+//! ```
 
 use core::fmt;
 
@@ -34,8 +56,8 @@ pub enum Fault {
 impl Fault {
     /// The `std::io::ErrorKind` every binfmt crate uses when its error becomes an
     /// `io::Error`: malformed input is `InvalidData`, an unsupported version `Unsupported`,
-    /// a bad request `InvalidInput`, a limit `OutOfMemory`, an I/O failure `Other` (crates
-    /// return the original `io::Error` unchanged where they have one).
+    /// a bad request `InvalidInput`, a limit `OutOfMemory`, an I/O failure `Other` (the
+    /// original `io::Error` is returned unchanged where there is one).
     #[cfg(feature = "std")]
     #[must_use]
     pub fn io_error_kind(self) -> std::io::ErrorKind {
@@ -62,15 +84,190 @@ impl fmt::Display for Fault {
     }
 }
 
-/// What every format error can tell a user interface: whose fault it is, and where.
+/// What an error is, apart from where: implemented by [`Layout`] and by each format
+/// crate's `ErrorKind`.
 ///
-/// Each format crate implements this for its error enum; `binfmt verify` uses it to print
-/// `FILE: byte N: message` lines without knowing the format.
+/// A kind's `Display` must not name the offset: [`Error`]'s `Display` puts it in front,
+/// once, in the same words for every format.
+pub trait Kind: core::error::Error + Send + Sync + 'static {
+    /// Who has to act. Implementations match every variant by name, with no catch-all
+    /// arm, so that a new variant cannot silently get the wrong blame.
+    fn fault(&self) -> Fault;
+
+    /// The kind located at byte `offset`.
+    #[must_use]
+    fn at(self, offset: u64) -> Error<Self>
+    where
+        Self: Sized,
+    {
+        Error::new(Some(offset), self)
+    }
+
+    /// The kind with no offset (caller mistakes, I/O failures).
+    #[must_use]
+    fn unlocated(self) -> Error<Self>
+    where
+        Self: Sized,
+    {
+        Error::new(None, self)
+    }
+
+    /// The `std::io::Error` inside, if this kind wraps one, so that converting to
+    /// `io::Error` returns the original error unchanged.
+    #[cfg(feature = "std")]
+    fn into_io_error(self) -> core::result::Result<std::io::Error, Self>
+    where
+        Self: Sized,
+    {
+        Err(self)
+    }
+}
+
+/// A format's own kind: a [`Kind`] that can hold a [`Layout`] problem, so that the
+/// structural errors of this crate convert into it with `?`.
+pub trait FormatKind: Kind + From<Layout> {}
+
+/// A format kind that can also hold an [`IoError`] (its `Io` variant), so that I/O errors
+/// convert into the format's error with `?` and byte sources can be read with
+/// [`source::read_exact`](crate::source::read_exact).
+#[cfg(feature = "std")]
+pub trait IoKind: FormatKind + From<IoError> {}
+
+#[cfg(feature = "std")]
+impl<K: IoKind> From<IoError> for Error<K> {
+    /// An I/O error has no offset.
+    fn from(e: IoError) -> Self {
+        Error::new(None, K::from(e))
+    }
+}
+
+/// An error: a [`Kind`] and, when the problem is in the input, the byte offset at which
+/// it was found.
+///
+/// Offsets count from the start of the input given to the parser (for a file, from the
+/// start of the file), so that a user can look at the same byte with a hex dump.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Error<K = Layout> {
+    offset: Option<u64>,
+    kind: K,
+}
+
+impl<K> Error<K> {
+    /// An error of `kind` at `offset`.
+    #[must_use]
+    pub const fn new(offset: Option<u64>, kind: K) -> Self {
+        Error { offset, kind }
+    }
+
+    /// The byte offset of the problem, if it has one.
+    #[must_use]
+    pub const fn offset(&self) -> Option<u64> {
+        self.offset
+    }
+
+    /// What the problem is, for `match`.
+    #[must_use]
+    pub const fn kind(&self) -> &K {
+        &self.kind
+    }
+
+    /// The kind, dropping the offset.
+    #[must_use]
+    pub fn into_kind(self) -> K {
+        self.kind
+    }
+
+    /// The same error with `base` added to its offset: for an error from a parse of a
+    /// sub-slice that starts at byte `base` of the whole input.
+    #[must_use]
+    pub fn rebased(mut self, base: u64) -> Self {
+        self.offset = self.offset.map(|o| o.saturating_add(base));
+        self
+    }
+
+    /// The same error at `offset` (replacing any offset it had).
+    #[must_use]
+    pub fn with_offset(mut self, offset: u64) -> Self {
+        self.offset = Some(offset);
+        self
+    }
+
+    /// The same error with its kind mapped by `f`.
+    #[must_use]
+    pub fn map_kind<J>(self, f: impl FnOnce(K) -> J) -> Error<J> {
+        Error {
+            offset: self.offset,
+            kind: f(self.kind),
+        }
+    }
+}
+
+impl<K: Kind> Error<K> {
+    /// Who has to act.
+    #[must_use]
+    pub fn fault(&self) -> Fault {
+        self.kind.fault()
+    }
+}
+
+impl<K: fmt::Display> fmt::Display for Error<K> {
+    /// `byte N: message`, or the message alone.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.offset {
+            Some(offset) => write!(f, "byte {offset}: {}", self.kind),
+            None => fmt::Display::fmt(&self.kind, f),
+        }
+    }
+}
+
+impl<K: Kind> core::error::Error for Error<K> {
+    fn source(&self) -> Option<&(dyn core::error::Error + 'static)> {
+        self.kind.source()
+    }
+}
+
+impl<K: FormatKind> From<Error<Layout>> for Error<K> {
+    fn from(e: Error<Layout>) -> Self {
+        e.map_kind(K::from)
+    }
+}
+
+#[cfg(feature = "std")]
+impl<K: Kind> From<Error<K>> for std::io::Error {
+    /// The original `io::Error` when the kind wraps one; otherwise an error of the kind
+    /// [`Fault::io_error_kind`] gives, whose message is this error's.
+    fn from(e: Error<K>) -> std::io::Error {
+        let kind = e.fault().io_error_kind();
+        let Error { offset, kind: k } = e;
+        match k.into_io_error() {
+            Ok(io) => io,
+            Err(k) => std::io::Error::new(kind, Error { offset, kind: k }),
+        }
+    }
+}
+
+/// What every error can tell a user interface, without naming its format: who is to
+/// blame, where, and the message. `binfmt verify` prints `FILE: byte N: MESSAGE` through
+/// it, for any format.
 pub trait Diagnostic: core::error::Error {
     /// Who has to act.
     fn fault(&self) -> Fault;
     /// The byte offset in the input at which the problem was found, if it has one.
     fn offset(&self) -> Option<u64>;
+    /// The message without the offset.
+    fn message(&self) -> &dyn fmt::Display;
+}
+
+impl<K: Kind> Diagnostic for Error<K> {
+    fn fault(&self) -> Fault {
+        self.kind.fault()
+    }
+    fn offset(&self) -> Option<u64> {
+        self.offset
+    }
+    fn message(&self) -> &dyn fmt::Display {
+        &self.kind
+    }
 }
 
 /// Up to 16 bytes copied out of the input, for error messages that show what was found.
@@ -135,42 +332,36 @@ impl fmt::Display for Found {
 
 /// A structural problem that any binary format can have.
 ///
-/// Every variant names the structure involved (`what`, e.g. `"header"`) and the byte
-/// offset of the problem, counted from the start of the input given to the parser.
+/// Every variant names the structure involved (`what`, e.g. `"header"`); the offset is
+/// the [`Error`]'s.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, thiserror::Error)]
 #[non_exhaustive]
-pub enum Error {
+pub enum Layout {
     /// The input ends before a structure does.
     #[error(
-        "truncated input: the {what} at byte {offset} needs {needed} bytes, but the input has only {available} bytes from there"
+        "truncated input: the {what} needs {needed} {}, but the input has only {available} {} from there",
+        plural(*needed, "byte"),
+        plural(*available, "byte")
     )]
     Truncated {
         /// The structure being read.
         what: &'static str,
-        /// Where the structure starts.
-        offset: u64,
-        /// How many bytes it needs from `offset`.
+        /// How many bytes it needs from the offset.
         needed: u64,
-        /// How many bytes the input has from `offset` (0 if `offset` is past the end).
+        /// How many bytes the input has from the offset (0 if it is past the end).
         available: u64,
     },
     /// An offset or length read from the input does not fit the arithmetic (u64 or usize).
-    #[error(
-        "the {what} at byte {offset} points outside any possible input: offset arithmetic overflows"
-    )]
+    #[error("the {what} points outside any possible input: offset arithmetic overflows")]
     Overflow {
         /// The structure whose offset or length overflowed.
         what: &'static str,
-        /// Where the offending value was read, or where the structure starts.
-        offset: u64,
     },
     /// The input does not start with the expected signature.
-    #[error("bad magic at byte {offset}: expected {expected}, found {found}; this is not a {what}")]
+    #[error("bad magic: expected {expected}, found {found}; this is not a {what}")]
     BadMagic {
         /// What the magic identifies (`"kastore file"`).
         what: &'static str,
-        /// Where the magic should be.
-        offset: u64,
         /// The bytes we expected.
         expected: Found,
         /// The bytes we found.
@@ -178,13 +369,11 @@ pub enum Error {
     },
     /// The format version is newer than anything this library reads.
     #[error(
-        "the {what} at byte {offset} is format version {found}; this library reads major version {supported_major} only, upgrade it"
+        "the {what} is format version {found}; this library reads major version {supported_major} only, upgrade it"
     )]
     VersionTooNew {
         /// The format.
         what: &'static str,
-        /// Where the version is stored.
-        offset: u64,
         /// The version in the input.
         found: Version,
         /// The newest major version this library reads.
@@ -192,25 +381,21 @@ pub enum Error {
     },
     /// The format version is older than anything this library reads.
     #[error(
-        "the {what} at byte {offset} is format version {found}; this library reads major version {oldest_major} and later"
+        "the {what} is format version {found}; this library reads major version {oldest_major} and later"
     )]
     VersionTooOld {
         /// The format.
         what: &'static str,
-        /// Where the version is stored.
-        offset: u64,
         /// The version in the input.
         found: Version,
         /// The oldest major version this library reads.
         oldest_major: u16,
     },
     /// A value that must be a multiple of some alignment is not.
-    #[error("the {what} at byte {offset} is {value}, which is not a multiple of {align}")]
+    #[error("the {what} is {value}, which is not a multiple of {align}")]
     Misaligned {
         /// The value's meaning (`"array offset"`).
         what: &'static str,
-        /// Where the value was read.
-        offset: u64,
         /// The value.
         value: u64,
         /// The required alignment.
@@ -218,57 +403,119 @@ pub enum Error {
     },
 }
 
-impl Error {
-    /// Where the problem was found.
-    #[must_use]
-    pub fn offset(&self) -> u64 {
-        match *self {
-            Error::Truncated { offset, .. }
-            | Error::Overflow { offset, .. }
-            | Error::BadMagic { offset, .. }
-            | Error::VersionTooNew { offset, .. }
-            | Error::VersionTooOld { offset, .. }
-            | Error::Misaligned { offset, .. } => offset,
-        }
-    }
+/// `"1 byte"` / `"2 bytes"`: the noun only, for messages.
+fn plural(n: u64, noun: &'static str) -> Plural {
+    Plural { n, noun }
+}
 
-    /// The same error with `base` added to its offset: for errors from a parse of a
-    /// sub-slice that starts at `base` in the whole input.
-    #[must_use]
-    pub fn rebased(self, base: u64) -> Self {
-        let mut e = self;
-        match &mut e {
-            Error::Truncated { offset, .. }
-            | Error::Overflow { offset, .. }
-            | Error::BadMagic { offset, .. }
-            | Error::VersionTooNew { offset, .. }
-            | Error::VersionTooOld { offset, .. }
-            | Error::Misaligned { offset, .. } => *offset = offset.saturating_add(base),
-        }
-        e
-    }
+struct Plural {
+    n: u64,
+    noun: &'static str,
+}
 
-    /// Whose fault the problem is: a newer version is unsupported, the rest is bad input.
-    #[must_use]
-    pub fn fault(&self) -> Fault {
+impl fmt::Display for Plural {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.noun)?;
+        if self.n != 1 {
+            f.write_str("s")?;
+        }
+        Ok(())
+    }
+}
+
+impl Kind for Layout {
+    #[deny(clippy::wildcard_enum_match_arm)]
+    fn fault(&self) -> Fault {
         match self {
-            Error::VersionTooNew { .. } | Error::VersionTooOld { .. } => Fault::Unsupported,
-            _ => Fault::Input,
+            Layout::VersionTooNew { .. } | Layout::VersionTooOld { .. } => Fault::Unsupported,
+            Layout::Truncated { .. }
+            | Layout::Overflow { .. }
+            | Layout::BadMagic { .. }
+            | Layout::Misaligned { .. } => Fault::Input,
         }
     }
 }
 
-impl Diagnostic for Error {
-    fn fault(&self) -> Fault {
-        Error::fault(self)
+impl Error<Layout> {
+    /// [`Layout::Truncated`] at `offset`.
+    #[must_use]
+    pub const fn truncated(what: &'static str, offset: u64, needed: u64, available: u64) -> Self {
+        Error::new(
+            Some(offset),
+            Layout::Truncated {
+                what,
+                needed,
+                available,
+            },
+        )
     }
-    fn offset(&self) -> Option<u64> {
-        Some(Error::offset(self))
+
+    /// [`Layout::Overflow`] at `offset`.
+    #[must_use]
+    pub const fn overflow(what: &'static str, offset: u64) -> Self {
+        Error::new(Some(offset), Layout::Overflow { what })
     }
 }
 
 /// Shorthand for results whose error is the core vocabulary.
 pub type Result<T, E = Error> = core::result::Result<T, E>;
+
+/// An operating-system error and the file it is about: the `Io` variant of every format
+/// crate's `ErrorKind` holds one.
+///
+/// ```
+/// use binfmt_core::IoError;
+/// let e = IoError::new(Some("data.kas".into()), std::io::ErrorKind::NotFound.into());
+/// assert_eq!(e.to_string(), "data.kas: entity not found");
+/// ```
+#[cfg(feature = "std")]
+#[derive(Debug)]
+pub struct IoError {
+    /// The file, when the operation was on a named file.
+    pub path: Option<std::path::PathBuf>,
+    /// What the operating system said.
+    pub source: std::io::Error,
+}
+
+#[cfg(feature = "std")]
+impl IoError {
+    /// `source`, about `path`.
+    #[must_use]
+    pub fn new(path: Option<std::path::PathBuf>, source: std::io::Error) -> Self {
+        IoError { path, source }
+    }
+
+    /// A closure for `map_err` that names `path`.
+    pub fn at_path(path: impl AsRef<std::path::Path>) -> impl FnOnce(std::io::Error) -> IoError {
+        let path = path.as_ref().to_path_buf();
+        move |source| IoError::new(Some(path), source)
+    }
+}
+
+#[cfg(feature = "std")]
+impl fmt::Display for IoError {
+    /// `PATH: message`, or the message alone.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.path {
+            Some(path) => write!(f, "{}: {}", path.display(), self.source),
+            None => fmt::Display::fmt(&self.source, f),
+        }
+    }
+}
+
+#[cfg(feature = "std")]
+impl core::error::Error for IoError {
+    fn source(&self) -> Option<&(dyn core::error::Error + 'static)> {
+        Some(&self.source)
+    }
+}
+
+#[cfg(feature = "std")]
+impl From<std::io::Error> for IoError {
+    fn from(source: std::io::Error) -> Self {
+        IoError { path: None, source }
+    }
+}
 
 #[cfg(test)]
 mod tests {
@@ -288,17 +535,37 @@ mod tests {
     }
 
     #[test]
-    fn truncated_message_is_actionable() {
-        let e = Error::Truncated {
-            what: "header",
-            offset: 0,
-            needed: 157,
-            available: 10,
-        };
+    fn offset_is_named_once_in_front() {
+        let e = Error::truncated("header", 0, 157, 10);
         assert_eq!(
             e.to_string(),
-            "truncated input: the header at byte 0 needs 157 bytes, but the input has only 10 bytes from there"
+            "byte 0: truncated input: the header needs 157 bytes, but the input has only 10 bytes from there"
         );
         assert_eq!(e.fault(), Fault::Input);
+        let e = Error::new(None, Layout::Overflow { what: "table" });
+        assert_eq!(
+            e.to_string(),
+            "the table points outside any possible input: offset arithmetic overflows"
+        );
+    }
+
+    #[test]
+    fn rebasing_moves_the_offset_only() {
+        let e = Error::truncated("x", 4, 1, 0).rebased(100);
+        assert_eq!(e.offset(), Some(104));
+        assert_eq!(
+            Error::new(None, Layout::Overflow { what: "x" })
+                .rebased(5)
+                .offset(),
+            None
+        );
+    }
+
+    #[cfg(feature = "std")]
+    #[test]
+    fn io_conversion_keeps_the_fault() {
+        let io: std::io::Error = Error::truncated("x", 4, 1, 0).into();
+        assert_eq!(io.kind(), std::io::ErrorKind::InvalidData);
+        assert!(io.to_string().starts_with("byte 4: truncated input"));
     }
 }

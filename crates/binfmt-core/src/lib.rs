@@ -5,6 +5,8 @@
 #![cfg_attr(feature = "mmap", deny(unsafe_code))]
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
+#[cfg(feature = "alloc")]
+extern crate alloc;
 #[cfg(any(feature = "std", test))]
 extern crate std;
 
@@ -13,17 +15,34 @@ pub mod bytes;
 pub mod error;
 pub mod le;
 pub mod magic;
+pub mod verify;
 pub mod version;
+
+#[cfg(feature = "alloc")]
+#[cfg_attr(docsrs, doc(cfg(feature = "alloc")))]
+pub mod json;
 
 #[cfg(feature = "std")]
 #[cfg_attr(docsrs, doc(cfg(feature = "std")))]
 pub mod atomic;
+#[cfg(feature = "std")]
+#[cfg_attr(docsrs, doc(cfg(feature = "std")))]
+pub mod file;
+#[cfg(feature = "std")]
+#[cfg_attr(docsrs, doc(cfg(feature = "std")))]
+pub mod output;
+#[cfg(feature = "std")]
+#[cfg_attr(docsrs, doc(cfg(feature = "std")))]
+pub mod source;
 
 #[cfg(feature = "mmap")]
 #[cfg_attr(docsrs, doc(cfg(feature = "mmap")))]
 pub mod mmap;
 
-pub use error::{Diagnostic, Error, Fault, Found, Result};
+pub use error::{Diagnostic, Error, Fault, FormatKind, Found, Kind, Layout, Result};
+#[cfg(feature = "std")]
+pub use error::{IoError, IoKind};
+pub use verify::{Severity, Sink, Summary};
 pub use version::{Compatibility, Version, VersionPolicy};
 
 /// The zerocopy version the layout structs of every format crate are built on.

@@ -1,7 +1,7 @@
 //! Signature ("magic") checks.
 
 use crate::bytes::{self, len_u64};
-use crate::error::{Error, Found, Result};
+use crate::error::{Found, Kind, Layout, Result};
 
 /// Checks that `data` holds `expected` at `offset`.
 ///
@@ -9,8 +9,8 @@ use crate::error::{Error, Found, Result};
 /// ("bad magic …; this is not a kastore file").
 ///
 /// # Errors
-/// [`Error::Truncated`] when the input is too short to hold the magic, and
-/// [`Error::BadMagic`] when the bytes differ.
+/// [`Layout::Truncated`] when the input is too short to hold the magic, and
+/// [`Layout::BadMagic`] when the bytes differ.
 ///
 /// ```
 /// use binfmt_core::magic::check;
@@ -22,12 +22,12 @@ pub fn check(data: &[u8], offset: u64, expected: &'static [u8], what: &'static s
     if found == expected {
         Ok(())
     } else {
-        Err(Error::BadMagic {
+        Err(Layout::BadMagic {
             what,
-            offset,
             expected: Found::new(expected),
             found: Found::new(found),
-        })
+        }
+        .at(offset))
     }
 }
 
@@ -45,8 +45,8 @@ mod tests {
     #[test]
     fn short_input_is_truncated_not_bad_magic() {
         assert!(matches!(
-            check(b"bl", 0, b"blpk", "Bloscpack file"),
-            Err(Error::Truncated {
+            check(b"bl", 0, b"blpk", "Bloscpack file").map_err(|e| e.into_kind()),
+            Err(Layout::Truncated {
                 needed: 4,
                 available: 2,
                 ..
@@ -57,14 +57,12 @@ mod tests {
     #[test]
     fn bad_magic_keeps_both_sides() {
         let e = check(b"xxxxblpq", 4, b"blpk", "Bloscpack file").unwrap_err();
-        let Error::BadMagic {
-            offset,
-            expected,
-            found,
-            ..
-        } = e
+        let offset = e.offset().unwrap();
+        let Layout::BadMagic {
+            expected, found, ..
+        } = e.into_kind()
         else {
-            panic!("{e:?}")
+            panic!("not bad magic")
         };
         assert_eq!(
             (offset, expected.as_bytes(), found.as_bytes()),

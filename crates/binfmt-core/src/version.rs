@@ -8,7 +8,7 @@
 
 use core::fmt;
 
-use crate::error::{Error, Result};
+use crate::error::{Error, Layout, Result};
 
 /// A format version: `major.minor`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
@@ -81,7 +81,7 @@ impl VersionPolicy {
     /// Applies the policy to `found`, read at `offset`.
     ///
     /// # Errors
-    /// [`Error::VersionTooNew`] for a newer major, [`Error::VersionTooOld`] for a major
+    /// [`Layout::VersionTooNew`] for a newer major, [`Layout::VersionTooOld`] for a major
     /// below `oldest_major`.
     ///
     /// ```
@@ -98,19 +98,23 @@ impl VersionPolicy {
     pub const fn check(&self, found: Version, offset: u64) -> Result<Compatibility> {
         let current = self.current;
         if found.major > current.major {
-            Err(Error::VersionTooNew {
-                what: self.what,
-                offset,
-                found,
-                supported_major: current.major,
-            })
+            Err(Error::new(
+                Some(offset),
+                Layout::VersionTooNew {
+                    what: self.what,
+                    found,
+                    supported_major: current.major,
+                },
+            ))
         } else if found.major < self.oldest_major {
-            Err(Error::VersionTooOld {
-                what: self.what,
-                offset,
-                found,
-                oldest_major: self.oldest_major,
-            })
+            Err(Error::new(
+                Some(offset),
+                Layout::VersionTooOld {
+                    what: self.what,
+                    found,
+                    oldest_major: self.oldest_major,
+                },
+            ))
         } else if found.major < current.major || found.minor < current.minor {
             Ok(Compatibility::Older)
         } else if found.minor > current.minor {
@@ -152,17 +156,20 @@ mod tests {
             POLICY.check(Version::new(3, 65535), 0),
             Ok(Compatibility::NewerMinor { known_minor: 2 })
         );
+        let e = POLICY.check(Version::new(4, 0), 4).unwrap_err();
+        assert_eq!(e.offset(), Some(4));
         assert!(matches!(
-            POLICY.check(Version::new(4, 0), 4),
-            Err(Error::VersionTooNew {
-                offset: 4,
+            e.kind(),
+            Layout::VersionTooNew {
                 supported_major: 3,
                 ..
-            })
+            }
         ));
         assert!(matches!(
-            POLICY.check(Version::new(1, 0), 4),
-            Err(Error::VersionTooOld {
+            POLICY
+                .check(Version::new(1, 0), 4)
+                .map_err(|e| e.into_kind()),
+            Err(Layout::VersionTooOld {
                 oldest_major: 2,
                 ..
             })

@@ -2,15 +2,19 @@
 
 use core::fmt;
 
-use binfmt_core::bytes;
+use binfmt_core::bytes::{self, to_u64};
+use binfmt_core::{Kind, field_offset};
 
 use crate::checksum::Checksum;
-use crate::error::{Error, Result};
+use crate::error::{Error, ErrorKind, Result};
 use crate::header::MAX_CHUNK_SIZE;
 use crate::raw;
 
-/// The size of a Blosc1 header.
-pub const BLOSC_HEADER_LEN: usize = 16;
+/// c-blosc 1.21's `BLOSC_MAX_BLOCKSIZE`: `(INT_MAX - 255 * 4) / 3`.
+pub const MAX_BLOCKSIZE: u32 = (i32::MAX.unsigned_abs() - 255 * 4) / 3;
+
+const NBYTES_AT: u64 = field_offset!(raw::BloscHeader, nbytes);
+const HEAD: u64 = to_u64(raw::BLOSC_HEADER_SIZE);
 
 /// The Blosc format version of c-blosc 1.x buffers, the only one Bloscpack files hold.
 pub const BLOSC_VERSION: u8 = 2;
@@ -217,7 +221,7 @@ impl ChunkHeader {
     /// Decodes the header at `offset` in `data` without checking it.
     ///
     /// # Errors
-    /// [`Error::Layout`] when fewer than 16 bytes are left.
+    /// [`ErrorKind::Layout`] when fewer than 16 bytes are left.
     pub fn read(data: &[u8], offset: u64) -> Result<ChunkHeader> {
         let raw: &raw::BloscHeader = bytes::read(data, offset, "chunk header")?;
         Ok(ChunkHeader::from_raw(raw))
@@ -237,32 +241,29 @@ impl ChunkHeader {
         }
     }
 
-    /// Checks what c-blosc 1.x checks before it decompresses anything, so that a chunk
-    /// that passes can be handed to it (and a walk over chunks can trust `cbytes`).
+    /// Checks, from the 16 header bytes alone, what c-blosc 1.21 checks before it
+    /// decompresses anything, so that a walk over chunks can trust `cbytes`.
     ///
-    /// Rules: version 2; `cbytes` >= 16; `nbytes` <= 2147483631; and, for a non-empty
-    /// chunk, `typesize` >= 1 and 1 <= `blocksize` <= `nbytes`; a memcpyed chunk has
-    /// `cbytes == nbytes + 16`; a compressed one has room for its block-start table.
+    /// Rules (c-blosc's `blosc_cbuffer_validate` and `blosc_run_decompression_with_context`):
+    /// version 2; `cbytes` >= 16; `nbytes` <= 2147483631 (`BLOSC_MAX_BUFFERSIZE`); and, for
+    /// a non-empty chunk: `typesize` >= 1; 1 <= `blocksize` <= `nbytes` and <=
+    /// [`MAX_BLOCKSIZE`]; flag 0x08 (reserved) clear; a memcpyed chunk has
+    /// `cbytes == nbytes + 16`; a compressed one names a codec of c-blosc 1.x (0..=4) with
+    /// stream version 1 and has room for its block-start table. What the body holds is
+    /// checked by [`check_blocks`](Self::check_blocks).
     ///
     /// # Errors
-    /// [`Error::BloscVersion`] or [`Error::BadBloscHeader`], at `offset` (where the chunk
-    /// starts), naming chunk `index`.
+    /// [`ErrorKind::BloscVersion`] or [`ErrorKind::BadBloscHeader`], at `offset` (where
+    /// the chunk starts), naming chunk `index`.
     pub fn check(&self, offset: u64, index: u64) -> Result<()> {
         if self.version != BLOSC_VERSION {
-            return Err(Error::BloscVersion {
-                offset,
+            return Err(ErrorKind::BloscVersion {
                 index,
                 version: self.version,
-            });
+            }
+            .at(offset));
         }
-        let bad = |reason| Error::BadBloscHeader {
-            offset,
-            index,
-            nbytes: self.nbytes,
-            blocksize: self.blocksize,
-            cbytes: self.cbytes,
-            reason,
-        };
+        let bad = |reason| self.bad(offset, index, reason);
         if self.cbytes < 16 {
             return Err(bad("cbytes is smaller than the 16-byte header"));
         }
@@ -278,17 +279,112 @@ impl ChunkHeader {
         if self.blocksize == 0 || self.blocksize > self.nbytes {
             return Err(bad("blocksize must be between 1 and nbytes"));
         }
+        if self.blocksize > MAX_BLOCKSIZE {
+            return Err(bad("blocksize is larger than c-blosc's limit of 715827542"));
+        }
+        if self.flags.bits() & 0x08 != 0 {
+            return Err(bad("flag 0x08 is reserved"));
+        }
         if self.flags.memcpyed() {
             if u64::from(self.cbytes) != u64::from(self.nbytes) + 16 {
                 return Err(bad("a memcpyed chunk has cbytes = nbytes + 16"));
             }
         } else {
+            if matches!(self.flags.codec(), Codec::Unknown(_)) {
+                return Err(bad("the codec (flag bits 5..7) is not one of c-blosc 1.x"));
+            }
+            if self.versionlz != 1 {
+                return Err(bad("the codec's stream version (byte 1) must be 1"));
+            }
             let nblocks = self.nbytes.div_ceil(self.blocksize);
             if u64::from(nblocks) > u64::from(self.cbytes - 16) / 4 {
                 return Err(bad("cbytes leaves no room for the block-start table"));
             }
         }
         Ok(())
+    }
+
+    fn bad(&self, offset: u64, index: u64, reason: &'static str) -> Error {
+        ErrorKind::BadBloscHeader {
+            index,
+            nbytes: self.nbytes,
+            blocksize: self.blocksize,
+            cbytes: self.cbytes,
+            reason,
+        }
+        .at(offset)
+    }
+
+    /// Checks the body of a compressed chunk (`buffer`, its `cbytes` bytes, header
+    /// included) the way c-blosc 1.21 walks it, without decompressing: every block start
+    /// and every stream length lies inside the buffer, and every stream is long enough to
+    /// hold what its block needs under its codec's largest possible ratio (a stream as
+    /// long as its block is stored as is). A chunk that passes cannot make a decoder
+    /// allocate more than a fixed multiple of its own size, so the output buffers sized
+    /// from `nbytes` are bounded by the file, not by a header's claim alone. Needs no
+    /// c-blosc; linear in `cbytes`. Call [`check`](Self::check) first.
+    ///
+    /// # Errors
+    /// [`ErrorKind::BadBloscHeader`] at `offset`, naming chunk `index`.
+    pub fn check_blocks(&self, buffer: &[u8], offset: u64, index: u64) -> Result<()> {
+        if self.nbytes == 0 || self.flags.memcpyed() {
+            return Ok(());
+        }
+        let bad = |reason| self.bad(offset, index, reason);
+        if to_u64(buffer.len()) != u64::from(self.cbytes) {
+            return Err(bad("the buffer is not cbytes long"));
+        }
+        let word = |at: u64| -> Option<i64> {
+            let at = usize::try_from(at).ok()?;
+            let b = buffer.get(at..at.checked_add(4)?)?;
+            Some(i64::from(i32::from_le_bytes(<[u8; 4]>::try_from(b).ok()?)))
+        };
+        let ratio = max_ratio(self.flags.codec());
+        let cbytes = i64::from(self.cbytes);
+        let typesize = u32::from(self.typesize);
+        let nblocks = self.nbytes.div_ceil(self.blocksize);
+        let leftover = self.nbytes % self.blocksize;
+        for j in 0..nblocks {
+            let last = j + 1 == nblocks && leftover > 0;
+            let bsize = if last { leftover } else { self.blocksize };
+            let split =
+                !self.flags.dont_split() && typesize <= 16 && bsize / typesize >= 128 && !last;
+            let nsplits = if split { typesize } else { 1 };
+            let neblock = i64::from(bsize / nsplits);
+            let Some(mut at) = word(HEAD + 4 * u64::from(j)) else {
+                return Err(bad("the block-start table is cut short"));
+            };
+            for _ in 0..nsplits {
+                if at < HEAD_I64 || at > cbytes - 4 {
+                    return Err(bad("a block starts outside the buffer"));
+                }
+                let csize = word(at.unsigned_abs()).unwrap_or(-1);
+                at += 4;
+                if csize < 0 || csize > cbytes - at {
+                    return Err(bad("a compressed stream extends past cbytes"));
+                }
+                if csize != neblock && neblock > csize.saturating_mul(ratio).saturating_add(1024) {
+                    return Err(bad(
+                        "a compressed stream is too short for the bytes its block must hold",
+                    ));
+                }
+                at += csize;
+            }
+        }
+        Ok(())
+    }
+}
+
+const HEAD_I64: i64 = 16;
+
+/// How many bytes each compressed byte can give at most, per codec, with a wide margin:
+/// LZ4 and BloscLZ extend a match by at most 255 per byte, deflate gives at most 258 bytes
+/// per 2 bits (1032:1), and a zstd block of at most 128 KiB needs at least 4 bytes.
+const fn max_ratio(codec: Codec) -> i64 {
+    match codec {
+        Codec::BloscLz | Codec::Lz4 | Codec::Snappy => 1024,
+        Codec::Zlib => 2048,
+        Codec::Zstd | Codec::Unknown(_) => 65536,
     }
 }
 
@@ -343,18 +439,34 @@ impl<'a> Chunk<'a> {
     /// Checks the chunk's digest.
     ///
     /// # Errors
-    /// [`Error::ChunkDigestMismatch`] at the digest's offset.
+    /// [`ErrorKind::ChunkDigestMismatch`] at the digest's offset.
     pub fn verify(&self) -> Result<()> {
         if self.checksum.matches(self.bytes, self.digest) {
             Ok(())
         } else {
-            Err(Error::ChunkDigestMismatch {
-                offset: self.digest_offset(),
+            Err(ErrorKind::ChunkDigestMismatch {
                 index: self.index,
                 chunk_offset: self.offset,
                 cbytes: self.header.cbytes,
                 checksum: self.checksum,
-            })
+            }
+            .at(self.digest_offset()))
         }
+    }
+
+    /// Checks the chunk's body against c-blosc's block structure
+    /// ([`ChunkHeader::check_blocks`]).
+    ///
+    /// # Errors
+    /// [`ErrorKind::BadBloscHeader`] at the chunk's offset.
+    pub fn check_blocks(&self) -> Result<()> {
+        self.header
+            .check_blocks(self.bytes, self.offset, self.index)
+    }
+
+    /// Where the chunk's `nbytes` field is.
+    #[must_use]
+    pub fn nbytes_offset(&self) -> u64 {
+        self.offset.saturating_add(NBYTES_AT)
     }
 }

@@ -1,28 +1,30 @@
 //! Everything that can be wrong with a Bloscpack file, or with a request to write one.
+//!
+//! [`Error`] is `binfmt_core::Error<ErrorKind>`: an optional byte offset (from the start of
+//! the file) and an [`ErrorKind`]. `Display` is `byte N: message`; no message names its
+//! offset itself.
 
-use binfmt_core::{Diagnostic, Fault, Found};
+use binfmt_core::{Fault, Found, Kind, Layout};
 
 use crate::checksum::Checksum;
 
-/// A problem with a Bloscpack file or with a request to write one.
+/// A problem with a Bloscpack file or with a request to write one; [`Error`] adds where.
 ///
-/// Every variant about the input carries the byte offset (from the start of the file)
-/// at which the problem was found, and the values found and expected.
+/// Variants are grouped by [`Fault`]: the input's (most), an unsupported feature, the
+/// caller's, a limit, or the operating system's.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
-pub enum Error {
+pub enum ErrorKind {
     /// A structural problem shared by every format: truncation, offset overflow, bad
     /// magic, a version we do not read.
     #[error(transparent)]
-    Layout(#[from] binfmt_core::Error),
+    Layout(#[from] Layout),
 
     /// The options byte has bits that the file's format version does not define.
     #[error(
-        "the options byte at byte {offset} is {options:#04x}, but format version {version} defines only {defined:#04x} (0x01 offsets, 0x02 metadata); the file is corrupt or from an unknown writer"
+        "the options byte is {options:#04x}, but format version {version} defines only {defined:#04x} (0x01 offsets, 0x02 metadata); the file is corrupt or from an unknown writer"
     )]
     UndefinedOptions {
-        /// Where the options byte is (5).
-        offset: u64,
         /// The byte found.
         options: u8,
         /// The file's format version.
@@ -32,20 +34,16 @@ pub enum Error {
     },
     /// A checksum id above 8.
     #[error(
-        "the checksum id at byte {offset} is {id}, which is unknown (0 none, 1 adler32, 2 crc32, 3 md5, 4 sha1, 5 sha224, 6 sha256, 7 sha384, 8 sha512)"
+        "the checksum id is {id}, which is unknown (0 none, 1 adler32, 2 crc32, 3 md5, 4 sha1, 5 sha224, 6 sha256, 7 sha384, 8 sha512)"
     )]
     UnknownChecksum {
-        /// Where the id is.
-        offset: u64,
         /// The id found.
         id: u8,
     },
     /// A header size field outside its range (-1 or 0..=2147483631 for chunk sizes,
     /// -1 or more for counts).
-    #[error("{field} at byte {offset} is {value}, outside {min}..={max}")]
+    #[error("{field} is {value}, outside {min}..={max}")]
     FieldOutOfRange {
-        /// Where the field is.
-        offset: u64,
         /// The field's name.
         field: &'static str,
         /// The value found.
@@ -56,10 +54,8 @@ pub enum Error {
         max: i64,
     },
     /// `last_chunk` is larger than `chunk_size`.
-    #[error("last_chunk at byte {offset} is {last_chunk}, larger than chunk_size {chunk_size}")]
+    #[error("last_chunk is {last_chunk}, larger than chunk_size {chunk_size}")]
     LastChunkTooLarge {
-        /// Where `last_chunk` is (12).
-        offset: u64,
         /// The last chunk's size.
         last_chunk: u32,
         /// The chunk size.
@@ -67,11 +63,9 @@ pub enum Error {
     },
     /// `chunk_size`, `last_chunk` and `nchunks` do not describe any possible file.
     #[error(
-        "the header sizes contradict each other (at byte {offset}): chunk_size {chunk_size}, last_chunk {last_chunk}, nchunks {nchunks}: {reason}"
+        "the header sizes contradict each other: chunk_size {chunk_size}, last_chunk {last_chunk}, nchunks {nchunks}: {reason}"
     )]
     InconsistentSizes {
-        /// Where the first field involved is.
-        offset: u64,
         /// The chunk size (-1 = unknown).
         chunk_size: i64,
         /// The last chunk's size (-1 = unknown).
@@ -83,12 +77,8 @@ pub enum Error {
     },
     /// `nchunks + max_app_chunks` does not fit an `i64`, or spare slots are declared for an
     /// unknown chunk count, or an offsets section is declared for an unknown chunk count.
-    #[error(
-        "nchunks {nchunks} and max_app_chunks {max_app_chunks} (at byte {offset}) are invalid together: {reason}"
-    )]
+    #[error("nchunks {nchunks} and max_app_chunks {max_app_chunks} are invalid together: {reason}")]
     BadAppendSlots {
-        /// Where `max_app_chunks` is (24).
-        offset: u64,
         /// The chunk count.
         nchunks: i64,
         /// The spare slot count.
@@ -98,20 +88,14 @@ pub enum Error {
     },
 
     /// The metadata section names a serializer other than JSON.
-    #[error(
-        "the metadata format at byte {offset} is {found}, which is unknown; only JSON is defined"
-    )]
+    #[error("the metadata format is {found}, which is unknown; only JSON is defined")]
     UnknownMetadataFormat {
-        /// Where the metadata header starts.
-        offset: u64,
         /// The 8 bytes found.
         found: Found,
     },
     /// A metadata header byte has an undefined value.
-    #[error("{field} at byte {offset} is {value}, but only {allowed} is defined")]
+    #[error("{field} is {value}, but only {allowed} is defined")]
     BadMetadataField {
-        /// Where the byte is.
-        offset: u64,
         /// The field's name.
         field: &'static str,
         /// The value found.
@@ -120,12 +104,8 @@ pub enum Error {
         allowed: &'static str,
     },
     /// The stored metadata is larger than the space reserved for it.
-    #[error(
-        "meta_comp_size at byte {offset} is {meta_comp_size}, larger than max_meta_size {max_meta_size}"
-    )]
+    #[error("meta_comp_size is {meta_comp_size}, larger than max_meta_size {max_meta_size}")]
     MetadataOverflowsSection {
-        /// Where `meta_comp_size` is.
-        offset: u64,
         /// Bytes stored.
         meta_comp_size: u32,
         /// Bytes reserved.
@@ -133,11 +113,9 @@ pub enum Error {
     },
     /// Raw (uncompressed) metadata whose stored length differs from its declared length.
     #[error(
-        "the metadata is stored raw, so meta_comp_size ({meta_comp_size}) must equal meta_size ({meta_size}, at byte {offset})"
+        "the metadata is stored raw, so meta_comp_size ({meta_comp_size}) must equal meta_size ({meta_size})"
     )]
     RawMetadataSize {
-        /// Where `meta_size` is.
-        offset: u64,
         /// The declared length.
         meta_size: u32,
         /// The stored length.
@@ -145,11 +123,9 @@ pub enum Error {
     },
     /// The metadata digest does not match the stored metadata.
     #[error(
-        "the {checksum} digest of the metadata at byte {offset} does not match the {stored_len} stored bytes at byte {data_offset}; the metadata is corrupt"
+        "the {checksum} digest of the metadata does not match the {stored_len} stored bytes at byte {data_offset}; the metadata is corrupt"
     )]
     MetadataDigestMismatch {
-        /// Where the digest is stored.
-        offset: u64,
         /// The digest kind.
         checksum: Checksum,
         /// Where the digested bytes start.
@@ -159,32 +135,44 @@ pub enum Error {
     },
     /// The zlib stream of compressed metadata is corrupt or inflates to the wrong size.
     #[error(
-        "the compressed metadata at byte {offset} does not inflate to its declared {meta_size} bytes ({reason})"
+        "the compressed metadata does not inflate to its declared {meta_size} bytes ({reason})"
     )]
     BadMetadataStream {
-        /// Where the stored metadata starts.
-        offset: u64,
         /// The declared uncompressed length.
         meta_size: u32,
         /// What went wrong.
         reason: &'static str,
     },
+    /// The metadata would inflate to more than the reader's limit
+    /// ([`ReadOptions::max_metadata_size`](crate::ReadOptions::max_metadata_size)).
+    #[error(
+        "the metadata declares {meta_size} bytes once inflated, more than the limit of {limit}; raise ReadOptions::max_metadata_size to read it"
+    )]
+    MetadataLimit {
+        /// The declared uncompressed length.
+        meta_size: u32,
+        /// The limit.
+        limit: u64,
+    },
     /// The metadata is not UTF-8, so it cannot be JSON.
-    #[error("the metadata at byte {offset} is not UTF-8 (valid up to its byte {valid_up_to})")]
+    #[error("the metadata is not UTF-8 (valid up to its byte {valid_up_to})")]
     MetadataNotUtf8 {
-        /// Where the stored metadata starts.
-        offset: u64,
         /// The length of its valid prefix.
         valid_up_to: usize,
     },
+    /// The metadata is not JSON (as Python's `json` module writes it: `NaN` and
+    /// `Infinity` are accepted).
+    #[error("the metadata is not valid JSON: {reason} at its byte {at}")]
+    MetadataNotJson {
+        /// What is wrong.
+        reason: &'static str,
+        /// Where, in the metadata text.
+        at: usize,
+    },
 
     /// An offsets entry does not point at its chunk.
-    #[error(
-        "offsets entry {index} at byte {offset} is {stored}, but chunk {index} starts at byte {actual}"
-    )]
+    #[error("offsets entry {index} is {stored}, but chunk {index} starts at byte {actual}")]
     OffsetMismatch {
-        /// Where the entry is.
-        offset: u64,
         /// The chunk's index.
         index: u64,
         /// The value stored.
@@ -193,10 +181,8 @@ pub enum Error {
         actual: u64,
     },
     /// A spare offsets slot (for appending) is not -1.
-    #[error("spare offsets slot {index} at byte {offset} is {stored}, but unused slots must be -1")]
+    #[error("spare offsets slot {index} is {stored}, but unused slots must be -1")]
     SpareSlotInUse {
-        /// Where the entry is.
-        offset: u64,
         /// The slot's index in the offsets table.
         index: u64,
         /// The value stored.
@@ -205,23 +191,20 @@ pub enum Error {
 
     /// A chunk is not a Blosc1 buffer (version byte other than 2).
     #[error(
-        "chunk {index} at byte {offset} has Blosc format version {version}; only version 2 (c-blosc 1.x) is defined for Bloscpack"
+        "chunk {index} has Blosc format version {version}; only version 2 (c-blosc 1.x) is defined for Bloscpack"
     )]
     BloscVersion {
-        /// Where the chunk starts.
-        offset: u64,
         /// The chunk's index.
         index: u64,
         /// The version byte.
         version: u8,
     },
-    /// A chunk's Blosc header is impossible (sizes that no Blosc buffer can have).
+    /// A chunk's Blosc buffer is one c-blosc 1.21 refuses (sizes, flags or block table
+    /// that no Blosc buffer can have).
     #[error(
-        "chunk {index} at byte {offset} has an invalid Blosc header: {reason} (nbytes {nbytes}, blocksize {blocksize}, cbytes {cbytes})"
+        "chunk {index} has an invalid Blosc header: {reason} (nbytes {nbytes}, blocksize {blocksize}, cbytes {cbytes})"
     )]
     BadBloscHeader {
-        /// Where the chunk starts.
-        offset: u64,
         /// The chunk's index.
         index: u64,
         /// Uncompressed size.
@@ -235,11 +218,9 @@ pub enum Error {
     },
     /// A chunk's uncompressed size disagrees with the header's chunk_size or last_chunk.
     #[error(
-        "chunk {index} holds {nbytes} uncompressed bytes (nbytes at byte {offset}), but the header says {expected} ({field})"
+        "chunk {index} holds {nbytes} uncompressed bytes, but the header says {expected} ({field})"
     )]
     ChunkSizeMismatch {
-        /// Where the chunk's `nbytes` is.
-        offset: u64,
         /// The chunk's index.
         index: u64,
         /// The chunk's `nbytes`.
@@ -249,13 +230,26 @@ pub enum Error {
         /// `"chunk_size"` or `"last_chunk"`.
         field: &'static str,
     },
+    /// A warning: the last chunk holds one element less than `last_chunk` promises, as
+    /// bloscpack 0.11 and 0.13 wrote it. The file is read; unpacking gives the bytes the
+    /// chunks hold.
+    #[error(
+        "the header{} {promised} bytes, the chunks hold {held}: the last chunk is one element short, as bloscpack 0.11 and 0.13 wrote it",
+        if *.metadata { " and metadata promise" } else { " promises" }
+    )]
+    ShortLastChunk {
+        /// The uncompressed size the header gives.
+        promised: u64,
+        /// The bytes the chunks hold.
+        held: u64,
+        /// Whether the file has metadata (whose shape promises the same).
+        metadata: bool,
+    },
     /// A chunk's digest does not match its bytes.
     #[error(
-        "the {checksum} digest at byte {offset} of chunk {index} (at byte {chunk_offset}, {cbytes} bytes) does not match; the chunk is corrupt"
+        "the {checksum} digest of chunk {index} (at byte {chunk_offset}, {cbytes} bytes) does not match; the chunk is corrupt"
     )]
     ChunkDigestMismatch {
-        /// Where the digest is stored.
-        offset: u64,
         /// The chunk's index.
         index: u64,
         /// Where the chunk starts.
@@ -265,25 +259,35 @@ pub enum Error {
         /// The digest kind.
         checksum: Checksum,
     },
+    /// A warning: bytes after the last chunk's digest (bloscpack's append can leave some).
+    #[error("{len} bytes after the last chunk are not part of the file")]
+    TrailingBytes {
+        /// How many.
+        len: u64,
+    },
+    /// A warning: an append was interrupted before or while it committed; its undo record
+    /// is at the end of the file. The next `fs::append` (or `fs::repair`) restores the
+    /// last committed state (or finishes a committed append) and removes it.
+    #[error(
+        "an interrupted append left {len} bytes after the last committed chunk (its undo record); the next append or fs::repair removes them"
+    )]
+    InterruptedAppend {
+        /// The bytes after the committed end, the undo record included.
+        len: u64,
+    },
     /// A chunk uses a codec this build of c-blosc cannot decode.
     #[error(
-        "chunk {index} at byte {offset} uses codec {codec}, which this build cannot decompress (it has blosclz, lz4, lz4hc, zlib and zstd)"
+        "chunk {index} uses codec {codec}, which this build cannot decompress (it has blosclz, lz4, lz4hc, zlib and zstd)"
     )]
     UnsupportedCodec {
-        /// Where the chunk's flags are.
-        offset: u64,
         /// The chunk's index.
         index: u64,
         /// The codec's name, or `"unknown"`.
         codec: &'static str,
     },
     /// c-blosc rejected a chunk.
-    #[error(
-        "c-blosc cannot decompress chunk {index} at byte {offset} (its code {code}); the chunk is corrupt"
-    )]
+    #[error("c-blosc cannot decompress chunk {index} (its code {code}); the chunk is corrupt")]
     Decompress {
-        /// Where the chunk starts.
-        offset: u64,
         /// The chunk's index.
         index: u64,
         /// c-blosc's return value.
@@ -361,78 +365,80 @@ pub enum Error {
     /// Reading or writing failed.
     #[cfg(feature = "std")]
     #[cfg_attr(docsrs, doc(cfg(feature = "std")))]
-    #[error("I/O error: {0}")]
-    Io(#[from] std::io::Error),
+    #[error(transparent)]
+    Io(#[from] binfmt_core::IoError),
 }
+
+impl Kind for ErrorKind {
+    #[deny(clippy::wildcard_enum_match_arm)]
+    fn fault(&self) -> Fault {
+        match self {
+            ErrorKind::Layout(e) => e.fault(),
+            ErrorKind::UndefinedOptions { .. }
+            | ErrorKind::UnknownChecksum { .. }
+            | ErrorKind::FieldOutOfRange { .. }
+            | ErrorKind::LastChunkTooLarge { .. }
+            | ErrorKind::InconsistentSizes { .. }
+            | ErrorKind::BadAppendSlots { .. }
+            | ErrorKind::UnknownMetadataFormat { .. }
+            | ErrorKind::BadMetadataField { .. }
+            | ErrorKind::MetadataOverflowsSection { .. }
+            | ErrorKind::RawMetadataSize { .. }
+            | ErrorKind::MetadataDigestMismatch { .. }
+            | ErrorKind::BadMetadataStream { .. }
+            | ErrorKind::MetadataNotUtf8 { .. }
+            | ErrorKind::MetadataNotJson { .. }
+            | ErrorKind::OffsetMismatch { .. }
+            | ErrorKind::SpareSlotInUse { .. }
+            | ErrorKind::BloscVersion { .. }
+            | ErrorKind::BadBloscHeader { .. }
+            | ErrorKind::ChunkSizeMismatch { .. }
+            | ErrorKind::ShortLastChunk { .. }
+            | ErrorKind::ChunkDigestMismatch { .. }
+            | ErrorKind::TrailingBytes { .. }
+            | ErrorKind::InterruptedAppend { .. }
+            | ErrorKind::Decompress { .. } => Fault::Input,
+            ErrorKind::UnsupportedCodec { .. } | ErrorKind::Compress { .. } => Fault::Unsupported,
+            ErrorKind::InvalidArgument { .. }
+            | ErrorKind::ArgumentOutOfRange { .. }
+            | ErrorKind::MetadataTooLarge { .. }
+            | ErrorKind::NotEnoughSpace { .. }
+            | ErrorKind::CannotAppend { .. } => Fault::Caller,
+            ErrorKind::MetadataLimit { .. }
+            | ErrorKind::TooLarge { .. }
+            | ErrorKind::OutOfMemory { .. } => Fault::Limit,
+            #[cfg(feature = "std")]
+            ErrorKind::Io(_) => Fault::Io,
+        }
+    }
+
+    #[cfg(feature = "std")]
+    fn into_io_error(self) -> core::result::Result<std::io::Error, Self> {
+        match self {
+            ErrorKind::Io(e) => Ok(e.source),
+            other => Err(other),
+        }
+    }
+}
+
+impl binfmt_core::FormatKind for ErrorKind {}
+#[cfg(feature = "std")]
+impl binfmt_core::IoKind for ErrorKind {}
+
+/// A problem and, when it is in the input, the byte offset at which it was found.
+pub type Error = binfmt_core::Error<ErrorKind>;
 
 /// The result of this crate's fallible functions.
 pub type Result<T, E = Error> = core::result::Result<T, E>;
 
-impl Error {
-    /// Whose fault the problem is.
-    #[must_use]
-    pub fn fault(&self) -> Fault {
-        match self {
-            Error::Layout(e) => e.fault(),
-            Error::UnsupportedCodec { .. } | Error::Compress { .. } => Fault::Unsupported,
-            Error::InvalidArgument { .. }
-            | Error::ArgumentOutOfRange { .. }
-            | Error::MetadataTooLarge { .. }
-            | Error::NotEnoughSpace { .. }
-            | Error::CannotAppend { .. } => Fault::Caller,
-            Error::OutOfMemory { .. } | Error::TooLarge { .. } => Fault::Limit,
-            #[cfg(feature = "std")]
-            Error::Io(_) => Fault::Io,
-            _ => Fault::Input,
-        }
-    }
-
-    /// The byte offset of the problem in the input, when it is about the input.
-    #[must_use]
-    pub fn offset(&self) -> Option<u64> {
-        match *self {
-            Error::Layout(ref e) => Some(e.offset()),
-            Error::UndefinedOptions { offset, .. }
-            | Error::UnknownChecksum { offset, .. }
-            | Error::FieldOutOfRange { offset, .. }
-            | Error::LastChunkTooLarge { offset, .. }
-            | Error::InconsistentSizes { offset, .. }
-            | Error::BadAppendSlots { offset, .. }
-            | Error::UnknownMetadataFormat { offset, .. }
-            | Error::BadMetadataField { offset, .. }
-            | Error::MetadataOverflowsSection { offset, .. }
-            | Error::RawMetadataSize { offset, .. }
-            | Error::MetadataDigestMismatch { offset, .. }
-            | Error::BadMetadataStream { offset, .. }
-            | Error::MetadataNotUtf8 { offset, .. }
-            | Error::OffsetMismatch { offset, .. }
-            | Error::SpareSlotInUse { offset, .. }
-            | Error::BloscVersion { offset, .. }
-            | Error::BadBloscHeader { offset, .. }
-            | Error::ChunkSizeMismatch { offset, .. }
-            | Error::ChunkDigestMismatch { offset, .. }
-            | Error::UnsupportedCodec { offset, .. }
-            | Error::Decompress { offset, .. } => Some(offset),
-            _ => None,
-        }
-    }
-}
-
-impl Diagnostic for Error {
-    fn fault(&self) -> Fault {
-        Error::fault(self)
-    }
-    fn offset(&self) -> Option<u64> {
-        Error::offset(self)
-    }
-}
-
+/// An I/O error without a path, as this crate's error.
 #[cfg(feature = "std")]
-impl From<Error> for std::io::Error {
-    fn from(e: Error) -> Self {
-        match e {
-            Error::Io(source) => source,
-            other => std::io::Error::new(other.fault().io_error_kind(), other),
-        }
-    }
+pub(crate) fn io(e: std::io::Error) -> Error {
+    Error::from(binfmt_core::IoError::from(e))
+}
+
+/// An I/O error about `path`, as this crate's error.
+#[cfg(feature = "std")]
+pub(crate) fn io_at(path: &std::path::Path) -> impl FnOnce(std::io::Error) -> Error + '_ {
+    move |e| Error::from(binfmt_core::IoError::new(Some(path.to_path_buf()), e))
 }

@@ -1,24 +1,28 @@
-//! Getting a file's bytes, to hand to [`Bloscpack::parse`](crate::Bloscpack::parse).
+//! Files on disk: reading one whole or mapped, and editing one in place.
 //!
 //! ```no_run
 //! # fn main() -> Result<(), bloscpack_header::Error> {
 //! let bytes = bloscpack_header::fs::read("data.blp")?;
 //! let file = bloscpack_header::Bloscpack::parse(&bytes)?;
-//! file.verify()?;
+//! file.verify_digests()?;
 //! # Ok(()) }
 //! ```
 
 use alloc::vec::Vec;
 use std::path::Path;
 
-use crate::error::Result;
+use crate::error::{Result, io_at};
 
-/// Reads the whole file at `path` into memory.
+#[cfg(feature = "blosc")]
+pub use crate::append::{AppendOptions, AppendReport};
+
+/// Reads the whole file at `path` into memory (ordinary reads).
 ///
 /// # Errors
-/// [`Error::Io`](crate::Error::Io).
+/// [`ErrorKind::Io`](crate::ErrorKind::Io), naming `path`.
 pub fn read(path: impl AsRef<Path>) -> Result<Vec<u8>> {
-    Ok(std::fs::read(path)?)
+    let path = path.as_ref();
+    std::fs::read(path).map_err(io_at(path))
 }
 
 /// Maps the file at `path` read-only: nothing is read until it is used, so parsing and
@@ -28,9 +32,56 @@ pub fn read(path: impl AsRef<Path>) -> Result<Vec<u8>> {
 /// `binfmt_core::mmap`); use [`read`] when that cannot be promised.
 ///
 /// # Errors
-/// [`Error::Io`](crate::Error::Io).
+/// [`ErrorKind::Io`](crate::ErrorKind::Io), naming `path`.
 #[cfg(feature = "mmap")]
 #[cfg_attr(docsrs, doc(cfg(feature = "mmap")))]
 pub fn map(path: impl AsRef<Path>) -> Result<binfmt_core::mmap::Mmap> {
-    Ok(binfmt_core::mmap::Mmap::open(path)?)
+    let path = path.as_ref();
+    binfmt_core::mmap::Mmap::open(path).map_err(io_at(path))
+}
+
+/// Appends `data` to the Bloscpack file at `path`, in place, as bloscpack's `append`
+/// does: the last chunk is topped up to `chunk_size` and recompressed, further data goes
+/// into new chunks that use the spare offset slots, and the header and offsets are
+/// updated.
+///
+/// **Crash-consistent**: the file is locked (`binfmt_core::file::open_locked`; a second
+/// writer waits, so concurrent appends all land), an undo record is written past the end
+/// and synced before anything committed is overwritten, and one small write of the
+/// header and offsets commits; an interrupted append is repaired by the next one (see
+/// [`repair`] and docs/bloscpack.md, "Append").
+///
+/// Stricter than bloscpack: the header, the sections, the order of the offsets and the
+/// last chunk (Blosc header, block table, size, digest) are checked first; earlier chunks
+/// are not read (run [`verify`](crate::verify) for a full check). The file ends after the
+/// new last digest (stale bytes are cut off). Memory: the last chunk decompressed, plus
+/// the new data compressed.
+///
+/// # Errors
+/// [`ErrorKind::CannotAppend`](crate::ErrorKind::CannotAppend) for a file without offsets,
+/// with an unknown or zero chunk size, or with a short last chunk;
+/// [`ErrorKind::NotEnoughSpace`](crate::ErrorKind::NotEnoughSpace) when the spare slots
+/// are too few (nothing is written); any parse or digest error of the parts read;
+/// [`ErrorKind::Io`](crate::ErrorKind::Io).
+#[cfg(feature = "blosc")]
+#[cfg_attr(docsrs, doc(cfg(feature = "blosc")))]
+pub fn append(
+    path: impl AsRef<Path>,
+    data: &[u8],
+    options: &AppendOptions,
+) -> Result<AppendReport> {
+    crate::append::append(path.as_ref(), data, options)
+}
+
+/// Repairs what an interrupted [`append`] left: when the file ends with an undo record,
+/// the append is finished if it had committed (the record is cut off) and undone
+/// otherwise (the overwritten bytes are written back, the file cut at its old end).
+/// Returns whether there was anything to repair. [`append`] does this first.
+///
+/// # Errors
+/// [`ErrorKind::Io`](crate::ErrorKind::Io).
+#[cfg(feature = "blosc")]
+#[cfg_attr(docsrs, doc(cfg(feature = "blosc")))]
+pub fn repair(path: impl AsRef<Path>) -> Result<bool> {
+    crate::append::repair(path.as_ref())
 }

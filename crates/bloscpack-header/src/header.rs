@@ -3,21 +3,13 @@
 use core::fmt;
 
 use binfmt_core::le::{I32, I64};
-use binfmt_core::{Version, VersionPolicy, bytes, magic};
+use binfmt_core::{Kind, Version, VersionPolicy, bytes, field_offset, magic};
 use zerocopy::IntoBytes;
 
 use crate::checksum::Checksum;
-use crate::error::{Error, Result};
-use crate::raw;
-
-/// The signature at the start of every Bloscpack file.
-pub const MAGIC: &[u8; 4] = b"blpk";
-
-/// The size of the file header.
-pub const HEADER_LEN: usize = 32;
-
-/// The format version this crate writes (every bloscpack release since 0.3.0 does too).
-pub const FORMAT_VERSION: u8 = 3;
+use crate::error::{Error, ErrorKind, Result};
+use crate::options::ReadOptions;
+use crate::raw::{self, HEADER_SIZE, MAGIC, VERSION};
 
 /// The largest uncompressed chunk c-blosc 1.x handles: 2^31 - 1 - 16 bytes.
 pub const MAX_CHUNK_SIZE: u32 = 2_147_483_631;
@@ -28,41 +20,19 @@ const MAGIC_V3: u64 = 0x03_6b_70_6c_62;
 /// What `binfmt_core`'s version checks call this format.
 const WHAT: &str = "Bloscpack file";
 
-/// How strictly the reader follows bloscpack 0.16.
-///
-/// The default reads format versions 2 and 3. [`Config::BLOSCPACK`] reads only version 3,
-/// as every bloscpack release since 0.3.0 does.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub struct Config {
-    /// Read format 2 (bloscpack 0.2, the seed RFC): bytes 24..32 reserved and zero, no
-    /// metadata bit. Its files are then read as format 3 files without spare slots.
-    pub accept_version_2: bool,
-}
+const VERSION_AT: u64 = field_offset!(raw::Header, version);
+const OPTIONS_AT: u64 = field_offset!(raw::Header, options);
+const CHECKSUM_AT: u64 = field_offset!(raw::Header, checksum);
+const CHUNK_SIZE_AT: u64 = field_offset!(raw::Header, chunk_size);
+const LAST_CHUNK_AT: u64 = field_offset!(raw::Header, last_chunk);
+const NCHUNKS_AT: u64 = field_offset!(raw::Header, nchunks);
+const MAX_APP_AT: u64 = field_offset!(raw::Header, max_app_chunks);
 
-impl Config {
-    /// Format versions 2 and 3.
-    pub const DEFAULT: Config = Config {
-        accept_version_2: true,
-    };
-
-    /// Only format version 3, like bloscpack 0.16.
-    pub const BLOSCPACK: Config = Config {
-        accept_version_2: false,
-    };
-
-    const fn policy(self) -> VersionPolicy {
-        VersionPolicy {
-            what: WHAT,
-            current: Version::new(3, 0),
-            oldest_major: if self.accept_version_2 { 2 } else { 3 },
-        }
-    }
-}
-
-impl Default for Config {
-    fn default() -> Self {
-        Config::DEFAULT
+const fn policy(options: &ReadOptions) -> VersionPolicy {
+    VersionPolicy {
+        what: WHAT,
+        current: VERSION,
+        oldest_major: if options.version_2_accepted() { 2 } else { 3 },
     }
 }
 
@@ -163,27 +133,27 @@ impl Header {
     /// Decodes and validates the header at the start of `data` (format 2 or 3).
     ///
     /// # Errors
-    /// [`Error::Layout`] when `data` is shorter than 32 bytes, does not start with
+    /// [`ErrorKind::Layout`] when `data` is shorter than 32 bytes, does not start with
     /// `blpk`, or has a version other than 2 or 3; the specific variants for every
     /// other rule (see [`Header::from_raw`]).
     #[inline]
     pub fn parse(data: &[u8]) -> Result<Header> {
-        Self::parse_with(data, Config::DEFAULT)
+        Self::parse_with(data, &ReadOptions::new())
     }
 
-    /// [`Header::parse`] with an explicit [`Config`].
+    /// [`Header::parse`] with explicit [`ReadOptions`].
     ///
     /// # Errors
     /// As for [`Header::parse`].
     #[inline]
-    pub fn parse_with(data: &[u8], config: Config) -> Result<Header> {
+    pub fn parse_with(data: &[u8], options: &ReadOptions) -> Result<Header> {
         let raw: &raw::Header = bytes::read(data, 0, "header")?;
-        Header::from_raw(raw, config)
+        Header::from_raw(raw, options)
     }
 
     /// Validates a raw header.
     ///
-    /// Rules: magic `blpk`; version 3 (or 2 when `config` allows it); option bits
+    /// Rules: magic `blpk`; version 3 (or 2 when `options` allow it); option bits
     /// defined for that version; checksum id 0..=8; `chunk_size` and `last_chunk` in
     /// -1..=2147483631 and `last_chunk <= chunk_size` when both are known; `nchunks` -1 or
     /// at least 1; only an empty file (one chunk) has `chunk_size` 0, and only it has an
@@ -192,12 +162,12 @@ impl Header {
     /// section needs a known `nchunks`; the total uncompressed size fits a `u64`.
     ///
     /// # Errors
-    /// The variant of [`Error`] naming the first rule broken.
+    /// The [`ErrorKind`] naming the first rule broken, at the field's offset.
     #[inline]
-    pub fn from_raw(raw: &raw::Header, config: Config) -> Result<Header> {
+    pub fn from_raw(raw: &raw::Header, options: &ReadOptions) -> Result<Header> {
         match Header::fast(raw) {
             Some(header) => Ok(header),
-            None => Header::checked(raw, config),
+            None => Header::checked(raw, options),
         }
     }
 
@@ -248,30 +218,25 @@ impl Header {
     /// Every rule, one after the other, naming the first one broken.
     #[cold]
     #[inline(never)]
-    fn checked(raw: &raw::Header, config: Config) -> Result<Header> {
-        if &raw.magic != MAGIC {
+    fn checked(raw: &raw::Header, options: &ReadOptions) -> Result<Header> {
+        if raw.magic != MAGIC {
             magic::check(&raw.magic, 0, MAGIC, WHAT)?;
         }
         let version = raw.version;
-        if version != FORMAT_VERSION {
-            config
-                .policy()
-                .check(Version::new(u16::from(version), 0), 4)?;
+        if u16::from(version) != VERSION.major {
+            policy(options).check(Version::new(u16::from(version), 0), VERSION_AT)?;
         }
         let defined = if version == 2 { 0x01 } else { 0x03 };
         if raw.options & !defined != 0 {
-            return Err(Error::UndefinedOptions {
-                offset: 5,
+            return Err(ErrorKind::UndefinedOptions {
                 options: raw.options,
                 version,
                 defined,
-            });
+            }
+            .at(OPTIONS_AT));
         }
         let Some(checksum) = Checksum::from_id(raw.checksum) else {
-            return Err(Error::UnknownChecksum {
-                offset: 6,
-                id: raw.checksum,
-            });
+            return Err(ErrorKind::UnknownChecksum { id: raw.checksum }.at(CHECKSUM_AT));
         };
         let header = Header {
             version,
@@ -298,69 +263,83 @@ impl Header {
         );
         let max = i32::try_from(MAX_CHUNK_SIZE).unwrap_or(i32::MAX);
         if !(-1..=max).contains(&cs) {
-            return Err(out_of_range(8, "chunk_size", cs.into(), max.into()));
+            return Err(out_of_range(
+                CHUNK_SIZE_AT,
+                "chunk_size",
+                cs.into(),
+                max.into(),
+            ));
         }
         if !(-1..=max).contains(&lc) {
-            return Err(out_of_range(12, "last_chunk", lc.into(), max.into()));
+            return Err(out_of_range(
+                LAST_CHUNK_AT,
+                "last_chunk",
+                lc.into(),
+                max.into(),
+            ));
         }
         if n < -1 {
-            return Err(out_of_range(16, "nchunks", n, i64::MAX));
+            return Err(out_of_range(NCHUNKS_AT, "nchunks", n, i64::MAX));
         }
         if self.version == 2 && app != 0 {
-            return Err(Error::FieldOutOfRange {
-                offset: 24,
+            return Err(ErrorKind::FieldOutOfRange {
                 field: "reserved bytes 24..32 (format 2)",
                 value: app,
                 min: 0,
                 max: 0,
-            });
+            }
+            .at(MAX_APP_AT));
         }
         if app < 0 {
-            return Err(Error::FieldOutOfRange {
-                offset: 24,
+            return Err(ErrorKind::FieldOutOfRange {
                 field: "max_app_chunks",
                 value: app,
                 min: 0,
                 max: i64::MAX,
-            });
+            }
+            .at(MAX_APP_AT));
         }
         if cs >= 0 && lc > cs {
-            return Err(Error::LastChunkTooLarge {
-                offset: 12,
+            return Err(ErrorKind::LastChunkTooLarge {
                 last_chunk: lc.unsigned_abs(),
                 chunk_size: cs.unsigned_abs(),
-            });
+            }
+            .at(LAST_CHUNK_AT));
         }
-        let inconsistent = |offset, reason| Error::InconsistentSizes {
-            offset,
-            chunk_size: cs.into(),
-            last_chunk: lc.into(),
-            nchunks: n,
-            reason,
+        let inconsistent = |offset, reason| {
+            ErrorKind::InconsistentSizes {
+                chunk_size: cs.into(),
+                last_chunk: lc.into(),
+                nchunks: n,
+                reason,
+            }
+            .at(offset)
         };
         if n == 0 {
             return Err(inconsistent(
-                16,
+                NCHUNKS_AT,
                 "a file holds at least one chunk (empty input is stored as one empty chunk)",
             ));
         }
         if cs == 0 && n > 1 {
             return Err(inconsistent(
-                8,
+                CHUNK_SIZE_AT,
                 "chunks of 0 bytes: only an empty file, with one chunk, has chunk_size 0",
             ));
         }
         if lc == 0 && cs > 0 {
             return Err(inconsistent(
-                12,
+                LAST_CHUNK_AT,
                 "the last chunk is empty but chunks are not: only an empty file has an empty chunk",
             ));
         }
-        let slots = |reason| Error::BadAppendSlots {
-            offset: 24,
-            nchunks: n,
-            max_app_chunks: app,
-            reason,
+        let slots = |reason| {
+            ErrorKind::BadAppendSlots {
+                nchunks: n,
+                max_app_chunks: app,
+                reason,
+            }
+            .at(MAX_APP_AT)
         };
         if n == -1 && app != 0 {
             return Err(slots("spare slots need a known nchunks"));
@@ -372,11 +351,7 @@ impl Header {
             return Err(slots("an offsets section needs a known nchunks"));
         }
         if cs > 0 && lc > 0 && n > 0 && self.total(cs, lc, n).is_none() {
-            return Err(binfmt_core::Error::Overflow {
-                what: "uncompressed size",
-                offset: 8,
-            }
-            .into());
+            return Err(binfmt_core::Error::overflow("uncompressed size", CHUNK_SIZE_AT).into());
         }
         Ok(())
     }
@@ -390,7 +365,7 @@ impl Header {
     /// Makes a format 3 header, checking every rule of [`Header::from_raw`].
     ///
     /// # Errors
-    /// [`Error::ArgumentOutOfRange`] for a size or count that does not fit its field,
+    /// [`ErrorKind::ArgumentOutOfRange`] for a size or count that does not fit its field,
     /// otherwise as for [`Header::from_raw`].
     pub fn new(fields: HeaderFields) -> Result<Header> {
         let size = |what, v: Option<u32>| -> Result<i32> {
@@ -398,25 +373,31 @@ impl Header {
                 i32::try_from(v)
                     .ok()
                     .filter(|v| v.unsigned_abs() <= MAX_CHUNK_SIZE)
-                    .ok_or(Error::ArgumentOutOfRange {
-                        what,
-                        value: v.into(),
-                        min: 0,
-                        max: MAX_CHUNK_SIZE.into(),
-                    })
+                    .ok_or(
+                        ErrorKind::ArgumentOutOfRange {
+                            what,
+                            value: v.into(),
+                            min: 0,
+                            max: MAX_CHUNK_SIZE.into(),
+                        }
+                        .unlocated(),
+                    )
             })
         };
         let count = |what, v: u64| -> Result<i64> {
-            i64::try_from(v).map_err(|_| Error::ArgumentOutOfRange {
-                what,
-                value: v,
-                min: 0,
-                max: i64::MAX.unsigned_abs(),
+            i64::try_from(v).map_err(|_| {
+                ErrorKind::ArgumentOutOfRange {
+                    what,
+                    value: v,
+                    min: 0,
+                    max: i64::MAX.unsigned_abs(),
+                }
+                .unlocated()
             })
         };
         let raw = raw::Header {
-            magic: *MAGIC,
-            version: FORMAT_VERSION,
+            magic: *b"blpk",
+            version: 3,
             options: fields.options.bits(),
             checksum: fields.checksum.id(),
             typesize: fields.typesize,
@@ -428,14 +409,14 @@ impl Header {
             }),
             max_app_chunks: I64::new(count("max_app_chunks", fields.max_app_chunks)?),
         };
-        Header::from_raw(&raw, Config::DEFAULT)
+        Header::from_raw(&raw, &ReadOptions::new())
     }
 
     /// The header as stored.
     #[must_use]
     pub fn to_raw(&self) -> raw::Header {
         raw::Header {
-            magic: *MAGIC,
+            magic: *b"blpk",
             version: self.version,
             options: self.options.bits(),
             checksum: self.checksum.id(),
@@ -449,9 +430,9 @@ impl Header {
 
     /// The 32 bytes of the header.
     #[must_use]
-    pub fn to_bytes(&self) -> [u8; HEADER_LEN] {
-        let mut out = [0u8; HEADER_LEN];
-        // The raw struct is exactly HEADER_LEN bytes: the copy always succeeds.
+    pub fn to_bytes(&self) -> [u8; HEADER_SIZE] {
+        let mut out = [0u8; HEADER_SIZE];
+        // The raw struct is exactly HEADER_SIZE bytes: the copy always succeeds.
         let _ = self.to_raw().write_to(&mut out);
         out
     }
@@ -565,13 +546,13 @@ const fn known32(v: i32) -> Option<u32> {
 }
 
 fn out_of_range(offset: u64, field: &'static str, value: i64, max: i64) -> Error {
-    Error::FieldOutOfRange {
-        offset,
+    ErrorKind::FieldOutOfRange {
         field,
         value,
         min: -1,
         max,
     }
+    .at(offset)
 }
 
 #[cfg(test)]
@@ -585,10 +566,14 @@ mod tests {
         0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0, 0, 0, 0, 0,
     ];
 
+    fn split(e: Error) -> (Option<u64>, ErrorKind) {
+        (e.offset(), e.into_kind())
+    }
+
     fn with(f: impl FnOnce(&mut raw::Header)) -> Result<Header> {
         let mut raw = *bytes::read::<raw::Header>(&UNKNOWN, 0, "h").unwrap();
         f(&mut raw);
-        Header::from_raw(&raw, Config::DEFAULT)
+        Header::from_raw(&raw, &ReadOptions::new())
     }
 
     #[test]
@@ -627,7 +612,7 @@ mod tests {
             if let Some(fast) = Header::fast(&raw) {
                 accepted += 1;
                 assert_eq!(
-                    Header::checked(&raw, Config::DEFAULT).unwrap(),
+                    Header::checked(&raw, &ReadOptions::new()).unwrap(),
                     fast,
                     "{raw:?}"
                 );
@@ -657,18 +642,24 @@ mod tests {
     #[test]
     fn every_rule() {
         let ok = |f: fn(&mut raw::Header)| with(f).unwrap();
-        let err = |f: fn(&mut raw::Header)| with(f).unwrap_err();
+        let err = |f: fn(&mut raw::Header)| split(with(f).unwrap_err());
         assert!(matches!(
             err(|r| r.magic = *b"blpx"),
-            Error::Layout(binfmt_core::Error::BadMagic { .. })
+            (_, ErrorKind::Layout(binfmt_core::Layout::BadMagic { .. }))
         ));
         assert!(matches!(
             err(|r| r.version = 4),
-            Error::Layout(binfmt_core::Error::VersionTooNew { .. })
+            (
+                _,
+                ErrorKind::Layout(binfmt_core::Layout::VersionTooNew { .. })
+            )
         ));
         assert!(matches!(
             err(|r| r.version = 1),
-            Error::Layout(binfmt_core::Error::VersionTooOld { .. })
+            (
+                _,
+                ErrorKind::Layout(binfmt_core::Layout::VersionTooOld { .. })
+            )
         ));
         assert_eq!(ok(|r| r.version = 2).version(), 2);
         assert!(matches!(
@@ -676,7 +667,7 @@ mod tests {
                 r.version = 2;
                 r.options = 2
             }),
-            Error::UndefinedOptions { defined: 1, .. }
+            (_, ErrorKind::UndefinedOptions { defined: 1, .. })
         ));
         assert!(matches!(
             err(|r| {
@@ -684,78 +675,78 @@ mod tests {
                 r.nchunks = I64::new(3);
                 r.max_app_chunks = I64::new(1)
             }),
-            Error::FieldOutOfRange { offset: 24, .. }
+            (Some(24), ErrorKind::FieldOutOfRange { .. })
         ));
         assert!(matches!(
             err(|r| r.options = 0x05),
-            Error::UndefinedOptions { options: 5, .. }
+            (_, ErrorKind::UndefinedOptions { options: 5, .. })
         ));
         assert!(matches!(
             err(|r| r.checksum = 9),
-            Error::UnknownChecksum { id: 9, .. }
+            (_, ErrorKind::UnknownChecksum { id: 9, .. })
         ));
         assert!(matches!(
             err(|r| r.chunk_size = I32::new(-2)),
-            Error::FieldOutOfRange { offset: 8, .. }
+            (Some(8), ErrorKind::FieldOutOfRange { .. })
         ));
         assert!(matches!(
             err(|r| r.chunk_size = I32::new(i32::MAX)),
-            Error::FieldOutOfRange { offset: 8, .. }
+            (Some(8), ErrorKind::FieldOutOfRange { .. })
         ));
         assert!(matches!(
             err(|r| r.last_chunk = I32::new(-7)),
-            Error::FieldOutOfRange { offset: 12, .. }
+            (Some(12), ErrorKind::FieldOutOfRange { .. })
         ));
         assert!(matches!(
             err(|r| r.nchunks = I64::new(-2)),
-            Error::FieldOutOfRange { offset: 16, .. }
+            (Some(16), ErrorKind::FieldOutOfRange { .. })
         ));
         assert!(matches!(
             err(|r| {
                 r.nchunks = I64::new(1);
                 r.max_app_chunks = I64::new(-1)
             }),
-            Error::FieldOutOfRange { offset: 24, .. }
+            (Some(24), ErrorKind::FieldOutOfRange { .. })
         ));
         assert!(matches!(
             err(|r| {
                 r.chunk_size = I32::new(4);
                 r.last_chunk = I32::new(5)
             }),
-            Error::LastChunkTooLarge { .. }
+            (_, ErrorKind::LastChunkTooLarge { .. })
         ));
         assert!(matches!(
             err(|r| r.nchunks = I64::new(0)),
-            Error::InconsistentSizes { offset: 16, .. }
+            (Some(16), ErrorKind::InconsistentSizes { .. })
         ));
         assert!(matches!(
             err(|r| {
                 r.chunk_size = I32::new(0);
                 r.nchunks = I64::new(2)
             }),
-            Error::InconsistentSizes { offset: 8, .. }
+            (Some(8), ErrorKind::InconsistentSizes { .. })
         ));
         assert!(matches!(
             err(|r| {
                 r.chunk_size = I32::new(8);
                 r.last_chunk = I32::new(0)
             }),
-            Error::InconsistentSizes { offset: 12, .. }
+            (Some(12), ErrorKind::InconsistentSizes { .. })
         ));
         assert!(matches!(
             err(|r| r.max_app_chunks = I64::new(1)),
-            Error::BadAppendSlots { .. }
+            (_, ErrorKind::BadAppendSlots { .. })
         ));
         assert!(matches!(
             err(|r| {
                 r.nchunks = I64::new(i64::MAX);
                 r.max_app_chunks = I64::new(1)
             }),
-            Error::BadAppendSlots { .. }
+            (_, ErrorKind::BadAppendSlots { .. })
         ));
         assert!(matches!(
             err(|r| r.options = 1),
-            Error::BadAppendSlots { .. }
+            (_, ErrorKind::BadAppendSlots { .. })
         ));
         assert!(matches!(
             err(|r| {
@@ -763,7 +754,7 @@ mod tests {
                 r.last_chunk = I32::new(1);
                 r.nchunks = I64::new(i64::MAX)
             }),
-            Error::Layout(binfmt_core::Error::Overflow { .. })
+            (_, ErrorKind::Layout(binfmt_core::Layout::Overflow { .. }))
         ));
         let empty = ok(|r| {
             r.chunk_size = I32::new(0);
@@ -787,13 +778,13 @@ mod tests {
                     b[4] = 2;
                     b
                 },
-                Config::BLOSCPACK
+                &ReadOptions::BLOSCPACK
             ),
-            Err(Error::Layout(binfmt_core::Error::VersionTooOld { .. }))
+            Err(e) if matches!(e.kind(), ErrorKind::Layout(binfmt_core::Layout::VersionTooOld { .. }))
         ));
         assert!(matches!(
             Header::parse(&UNKNOWN[..31]),
-            Err(Error::Layout(binfmt_core::Error::Truncated { .. }))
+            Err(e) if matches!(e.kind(), ErrorKind::Layout(binfmt_core::Layout::Truncated { .. }))
         ));
     }
 }

@@ -15,7 +15,9 @@ mod chunk;
 mod error;
 mod file;
 mod header;
+mod journal;
 mod metadata;
+mod options;
 pub mod raw;
 
 #[cfg(feature = "blosc")]
@@ -27,24 +29,44 @@ mod blosc;
 pub mod fs;
 #[cfg(feature = "blosc")]
 mod pack;
+#[cfg(feature = "std")]
+mod reader;
+#[cfg(feature = "blosc")]
+mod unpack;
 
 pub use checksum::{Checksum, DigestBytes, UnknownChecksum};
-pub use chunk::{BLOSC_HEADER_LEN, BLOSC_VERSION, BloscFlags, Chunk, ChunkHeader, Codec, Shuffle};
-pub use error::{Error, Result};
-pub use file::{Bloscpack, Chunks};
-pub use header::{
-    Config, FORMAT_VERSION, HEADER_LEN, Header, HeaderFields, MAGIC, MAX_CHUNK_SIZE, Options,
-};
+pub use chunk::{BLOSC_VERSION, BloscFlags, Chunk, ChunkHeader, Codec, MAX_BLOCKSIZE, Shuffle};
+pub use error::{Error, ErrorKind, Result};
+pub use file::{Bloscpack, Chunks, verify};
+pub use header::{Header, HeaderFields, MAX_CHUNK_SIZE, Options};
 #[cfg(feature = "alloc")]
 pub use metadata::Metadata;
-pub use metadata::{JSON_FORMAT, METADATA_HEADER_LEN, MetaCodec, MetadataSection};
+pub use metadata::{JSON_FORMAT, MetaCodec, MetadataSection};
+pub use options::ReadOptions;
+pub use raw::{HEADER_SIZE, MAGIC, VERSION};
+
+#[cfg(feature = "std")]
+#[cfg_attr(docsrs, doc(cfg(feature = "std")))]
+pub use binfmt_core::IoError;
+pub use binfmt_core::{
+    Compatibility, Diagnostic, Fault, Found, Layout, Severity, Sink, Summary, Version,
+};
+
+#[cfg(feature = "std")]
+#[cfg_attr(docsrs, doc(cfg(feature = "std")))]
+pub use reader::{HEAD_REQUEST, Reader};
 
 #[cfg(feature = "blosc")]
-pub use append::{AppendReport, append, append_path};
+pub use pack::{BloscArgs, Compressor, PackOptions};
 #[cfg(feature = "blosc")]
-pub use pack::{BloscArgs, Compressor, PackOptions, UnpackOptions};
+pub use unpack::{UnpackOptions, UnpackReport};
 
 /// True when `head` (the first bytes of a file) looks like a Bloscpack file.
+///
+/// ```
+/// assert!(bloscpack_header::sniff(b"blpk\x03\x01\x01\x08"));
+/// assert!(!bloscpack_header::sniff(b"PK\x03\x04"));
+/// ```
 #[must_use]
 pub fn sniff(head: &[u8]) -> bool {
     binfmt_core::magic::starts_with(head, MAGIC)

@@ -3,17 +3,24 @@
 #[cfg(feature = "alloc")]
 use alloc::{borrow::Cow, vec::Vec};
 
-use binfmt_core::{Found, bytes};
+use binfmt_core::bytes::to_u64;
+use binfmt_core::{Found, Kind, bytes, field_offset};
 
 use crate::checksum::Checksum;
-use crate::error::{Error, Result};
-use crate::raw;
+use crate::error::{Error, ErrorKind, Result};
+use crate::options::ReadOptions;
+use crate::raw::{self, METADATA_HEADER_SIZE};
 
 /// The only serializer bloscpack defines, NUL-padded to 8 bytes.
 pub const JSON_FORMAT: [u8; 8] = *b"JSON\0\0\0\0";
 
-/// The size of the metadata section's header.
-pub const METADATA_HEADER_LEN: usize = 32;
+const HEAD: u64 = to_u64(METADATA_HEADER_SIZE);
+const OPTIONS_AT: u64 = field_offset!(raw::MetadataHeader, meta_options);
+const CHECKSUM_AT: u64 = field_offset!(raw::MetadataHeader, meta_checksum);
+const CODEC_AT: u64 = field_offset!(raw::MetadataHeader, meta_codec);
+const LEVEL_AT: u64 = field_offset!(raw::MetadataHeader, meta_level);
+const SIZE_AT: u64 = field_offset!(raw::MetadataHeader, meta_size);
+const COMP_SIZE_AT: u64 = field_offset!(raw::MetadataHeader, meta_comp_size);
 
 /// How the metadata is stored.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
@@ -75,45 +82,42 @@ impl<'a> MetadataSection<'a> {
     /// [`verify`](Self::verify).
     ///
     /// # Errors
-    /// [`Error::Layout`] when the section is truncated, [`Error::UnknownMetadataFormat`],
-    /// [`Error::BadMetadataField`], [`Error::MetadataOverflowsSection`] or
-    /// [`Error::RawMetadataSize`] for a header that breaks a rule.
+    /// [`ErrorKind::Layout`] when the section is truncated,
+    /// [`ErrorKind::UnknownMetadataFormat`], [`ErrorKind::BadMetadataField`],
+    /// [`ErrorKind::MetadataOverflowsSection`] or [`ErrorKind::RawMetadataSize`] for a
+    /// header that breaks a rule.
     pub fn parse(data: &'a [u8], offset: u64) -> Result<MetadataSection<'a>> {
         let header: &raw::MetadataHeader = bytes::read(data, offset, "metadata header")?;
         let at = |delta: u64| offset.saturating_add(delta);
+        let bad = |field, value, allowed, delta| {
+            ErrorKind::BadMetadataField {
+                field,
+                value,
+                allowed,
+            }
+            .at(at(delta))
+        };
         if header.magic_format != JSON_FORMAT {
-            return Err(Error::UnknownMetadataFormat {
-                offset,
+            return Err(ErrorKind::UnknownMetadataFormat {
                 found: Found::new(&header.magic_format),
-            });
+            }
+            .at(offset));
         }
         if header.meta_options != 0 {
-            return Err(Error::BadMetadataField {
-                offset: at(8),
-                field: "meta_options",
-                value: header.meta_options,
-                allowed: "0",
-            });
+            return Err(bad("meta_options", header.meta_options, "0", OPTIONS_AT));
         }
-        let checksum = Checksum::from_id(header.meta_checksum).ok_or(Error::BadMetadataField {
-            offset: at(9),
-            field: "meta_checksum",
-            value: header.meta_checksum,
-            allowed: "0..=8",
-        })?;
-        let codec = MetaCodec::from_id(header.meta_codec).ok_or(Error::BadMetadataField {
-            offset: at(10),
-            field: "meta_codec",
-            value: header.meta_codec,
-            allowed: "0 (none) or 1 (zlib)",
+        let checksum = Checksum::from_id(header.meta_checksum)
+            .ok_or_else(|| bad("meta_checksum", header.meta_checksum, "0..=8", CHECKSUM_AT))?;
+        let codec = MetaCodec::from_id(header.meta_codec).ok_or_else(|| {
+            bad(
+                "meta_codec",
+                header.meta_codec,
+                "0 (none) or 1 (zlib)",
+                CODEC_AT,
+            )
         })?;
         if header.meta_level > 9 {
-            return Err(Error::BadMetadataField {
-                offset: at(11),
-                field: "meta_level",
-                value: header.meta_level,
-                allowed: "0..=9",
-            });
+            return Err(bad("meta_level", header.meta_level, "0..=9", LEVEL_AT));
         }
         let (size, max, comp) = (
             header.meta_size.get(),
@@ -121,20 +125,20 @@ impl<'a> MetadataSection<'a> {
             header.meta_comp_size.get(),
         );
         if comp > max {
-            return Err(Error::MetadataOverflowsSection {
-                offset: at(20),
+            return Err(ErrorKind::MetadataOverflowsSection {
                 meta_comp_size: comp,
                 max_meta_size: max,
-            });
+            }
+            .at(at(COMP_SIZE_AT)));
         }
         if codec == MetaCodec::None && comp != size {
-            return Err(Error::RawMetadataSize {
-                offset: at(12),
+            return Err(ErrorKind::RawMetadataSize {
                 meta_size: size,
                 meta_comp_size: comp,
-            });
+            }
+            .at(at(SIZE_AT)));
         }
-        let body = at(32);
+        let body = at(HEAD);
         let stored = bytes::slice(data, body, comp.into(), "metadata")?;
         let digest_at = bytes::end(body, max.into(), "metadata digest")?;
         let digest = bytes::slice(data, digest_at, checksum.size_u64(), "metadata digest")?;
@@ -157,7 +161,7 @@ impl<'a> MetadataSection<'a> {
     /// The section's whole length: 32 + `max_meta_size` + the digest.
     #[must_use]
     pub fn len(&self) -> u64 {
-        32 + u64::from(self.max_meta_size()) + self.checksum.size_u64()
+        HEAD + u64::from(self.max_meta_size()) + self.checksum.size_u64()
     }
 
     /// Never true: the section has at least its 32-byte header.
@@ -231,24 +235,45 @@ impl<'a> MetadataSection<'a> {
     /// Where the digest is.
     #[must_use]
     pub fn digest_offset(&self) -> u64 {
-        self.offset + 32 + u64::from(self.max_meta_size())
+        self.stored_offset() + u64::from(self.max_meta_size())
+    }
+
+    /// Where the stored bytes start (right after the section's header).
+    #[must_use]
+    pub const fn stored_offset(&self) -> u64 {
+        self.offset.saturating_add(HEAD)
     }
 
     /// Checks the digest of the stored bytes.
     ///
     /// # Errors
-    /// [`Error::MetadataDigestMismatch`].
+    /// [`ErrorKind::MetadataDigestMismatch`].
     pub fn verify(&self) -> Result<()> {
         if self.checksum.matches(self.stored, self.digest) {
             Ok(())
         } else {
-            Err(Error::MetadataDigestMismatch {
-                offset: self.digest_offset(),
+            Err(ErrorKind::MetadataDigestMismatch {
                 checksum: self.checksum,
-                data_offset: self.offset + 32,
+                data_offset: self.stored_offset(),
                 stored_len: self.meta_comp_size(),
-            })
+            }
+            .at(self.digest_offset()))
         }
+    }
+
+    /// Checks `meta_size` against the reader's limit, before anything is inflated.
+    ///
+    /// # Errors
+    /// [`ErrorKind::MetadataLimit`] at `meta_size`.
+    pub fn check_limit(&self, options: &ReadOptions) -> Result<()> {
+        if u64::from(self.meta_size()) > options.metadata_limit() {
+            return Err(ErrorKind::MetadataLimit {
+                meta_size: self.meta_size(),
+                limit: options.metadata_limit(),
+            }
+            .at(self.offset.saturating_add(SIZE_AT)));
+        }
+        Ok(())
     }
 
     /// Verifies the digest, decodes the metadata into `out` and returns its text.
@@ -257,15 +282,18 @@ impl<'a> MetadataSection<'a> {
     /// allocation: zlib streams are inflated straight into `out`.
     ///
     /// # Errors
-    /// [`Error::InvalidArgument`] when `out` is too small, otherwise as for
+    /// [`ErrorKind::InvalidArgument`] when `out` is too small, otherwise as for
     /// [`text`](Self::text).
     pub fn decode_into<'b>(&self, out: &'b mut [u8]) -> Result<&'b str> {
         self.verify()?;
         let size = usize::try_from(self.meta_size()).unwrap_or(usize::MAX);
-        let out = out.get_mut(..size).ok_or(Error::InvalidArgument {
-            what: "output buffer",
-            reason: "it is smaller than meta_size",
-        })?;
+        let out = out.get_mut(..size).ok_or(
+            ErrorKind::InvalidArgument {
+                what: "output buffer",
+                reason: "it is smaller than meta_size",
+            }
+            .unlocated(),
+        )?;
         match self.codec {
             MetaCodec::None => out.copy_from_slice(self.stored),
             MetaCodec::Zlib => self.inflate_into(out)?,
@@ -290,54 +318,121 @@ impl<'a> MetadataSection<'a> {
     }
 
     fn bad_stream(&self, reason: &'static str) -> Error {
-        Error::BadMetadataStream {
-            offset: self.offset + 32,
+        ErrorKind::BadMetadataStream {
             meta_size: self.meta_size(),
             reason,
         }
+        .at(self.stored_offset())
     }
 
     fn utf8<'b>(&self, text: &'b [u8]) -> Result<&'b str> {
-        core::str::from_utf8(text).map_err(|e| Error::MetadataNotUtf8 {
-            offset: self.offset + 32,
-            valid_up_to: e.valid_up_to(),
+        core::str::from_utf8(text).map_err(|e| {
+            ErrorKind::MetadataNotUtf8 {
+                valid_up_to: e.valid_up_to(),
+            }
+            .at(self.stored_offset())
         })
     }
 
-    /// Verifies the digest and returns the metadata's text (the JSON), borrowed from the
-    /// file when it is stored raw.
+    /// Verifies the digest and returns the metadata's text (the JSON, verbatim),
+    /// borrowed from the file when it is stored raw. The default [`ReadOptions`] limit
+    /// the inflated size; see [`text_with`](Self::text_with).
     ///
     /// # Errors
-    /// [`Error::MetadataDigestMismatch`], [`Error::BadMetadataStream`] when the zlib
-    /// stream is corrupt or does not inflate to exactly `meta_size` bytes,
-    /// [`Error::MetadataNotUtf8`].
+    /// As for [`text_with`](Self::text_with).
     #[cfg(feature = "alloc")]
     #[cfg_attr(docsrs, doc(cfg(feature = "alloc")))]
     pub fn text(&self) -> Result<Cow<'a, str>> {
-        self.verify()?;
+        self.text_with(&ReadOptions::new())
+    }
+
+    /// [`text`](Self::text) under `options`: the digest is checked unless
+    /// `options.checksums(false)`, and the inflated size is limited. A zlib stream is inflated
+    /// into a buffer that grows as the stream produces bytes, up to `meta_size` (checked
+    /// against the limit first), so a few bytes that claim gigabytes cost nothing.
+    ///
+    /// The text is returned as stored: numbers beyond 64 bits and Python's `NaN` and
+    /// `Infinity` are left for the caller to interpret.
+    ///
+    /// # Errors
+    /// [`ErrorKind::MetadataDigestMismatch`], [`ErrorKind::MetadataLimit`],
+    /// [`ErrorKind::BadMetadataStream`] when the zlib stream is corrupt or does not
+    /// inflate to exactly `meta_size` bytes, [`ErrorKind::MetadataNotUtf8`].
+    #[cfg(feature = "alloc")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "alloc")))]
+    pub fn text_with(&self, options: &ReadOptions) -> Result<Cow<'a, str>> {
+        if options.checksums_checked() {
+            self.verify()?;
+        }
+        self.check_limit(options)?;
         match self.codec {
             MetaCodec::None => self.utf8(self.stored).map(Cow::Borrowed),
             MetaCodec::Zlib => {
-                let size = usize::try_from(self.meta_size()).unwrap_or(usize::MAX);
-                // The output grows as the stream produces it (at most meta_size bytes), so
-                // a large declared meta_size alone allocates nothing.
-                let out: Vec<u8> =
-                    miniz_oxide::inflate::decompress_to_vec_zlib_with_limit(self.stored, size)
-                        .map_err(|e| match e.status {
-                            miniz_oxide::inflate::TINFLStatus::HasMoreOutput => {
-                                self.bad_stream("the stream holds more")
-                            }
-                            _ => self.bad_stream("the zlib stream is corrupt or truncated"),
-                        })?;
-                if out.len() != size {
-                    return Err(self.bad_stream("the stream ends early"));
-                }
+                let out = self.inflate()?;
                 self.utf8(&out)?;
                 Ok(Cow::Owned(
                     alloc::string::String::from_utf8(out).unwrap_or_default(),
                 ))
             }
         }
+    }
+
+    /// Inflates the zlib stream into a `Vec` of exactly `meta_size` bytes, growing it as
+    /// output arrives (never past `meta_size`).
+    #[cfg(feature = "alloc")]
+    fn inflate(&self) -> Result<Vec<u8>> {
+        use miniz_oxide::inflate::TINFLStatus;
+        use miniz_oxide::inflate::core::{DecompressorOxide, decompress, inflate_flags};
+        let size = usize::try_from(self.meta_size()).unwrap_or(usize::MAX);
+        let flags = inflate_flags::TINFL_FLAG_PARSE_ZLIB_HEADER
+            | inflate_flags::TINFL_FLAG_USING_NON_WRAPPING_OUTPUT_BUF;
+        let mut state = DecompressorOxide::new();
+        let mut out: Vec<u8> = Vec::new();
+        let (mut read, mut written) = (0usize, 0usize);
+        loop {
+            if written == out.len() && out.len() < size {
+                // Double (from a small start), but never beyond what meta_size declares.
+                let grow = out.len().max(4096).min(size - out.len());
+                out.try_reserve_exact(grow)
+                    .map_err(|_| self.bad_stream("out of memory"))?;
+                out.resize(out.len() + grow, 0);
+            }
+            let input = self.stored.get(read..).unwrap_or(&[]);
+            let (status, in_used, out_used) =
+                decompress(&mut state, input, &mut out, written, flags);
+            read = read.saturating_add(in_used);
+            written = written.saturating_add(out_used);
+            match status {
+                TINFLStatus::Done if written == size => return Ok(out),
+                TINFLStatus::Done => return Err(self.bad_stream("the stream ends early")),
+                TINFLStatus::HasMoreOutput if written < size => {}
+                TINFLStatus::HasMoreOutput => return Err(self.bad_stream("the stream holds more")),
+                TINFLStatus::Adler32Mismatch => {
+                    return Err(self.bad_stream("zlib's Adler-32 does not match"));
+                }
+                _ => return Err(self.bad_stream("the zlib stream is corrupt or truncated")),
+            }
+        }
+    }
+
+    /// Decodes the text ([`text_with`](Self::text_with)) and checks that it is JSON as
+    /// Python's `json` module writes it (bloscpack 0.16's `json.dumps` writes `NaN`,
+    /// `Infinity` and `-Infinity` for non-finite floats, and reads them back).
+    ///
+    /// # Errors
+    /// As for [`text_with`](Self::text_with), and [`ErrorKind::MetadataNotJson`].
+    #[cfg(feature = "alloc")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "alloc")))]
+    pub fn json(&self, options: &ReadOptions) -> Result<Cow<'a, str>> {
+        let text = self.text_with(options)?;
+        binfmt_core::json::validate(&text, binfmt_core::json::Dialect::Python).map_err(|e| {
+            ErrorKind::MetadataNotJson {
+                reason: e.reason,
+                at: e.at,
+            }
+            .at(self.stored_offset())
+        })?;
+        Ok(text)
     }
 }
 
@@ -379,24 +474,28 @@ impl Metadata {
     /// (bloscpack keeps the requested level there; readers ignore it).
     ///
     /// # Errors
-    /// [`Error::ArgumentOutOfRange`] for a level above 9 or metadata of 4 GiB or more,
-    /// [`Error::MetadataTooLarge`] when the stored bytes exceed `max_meta_size`.
+    /// [`ErrorKind::ArgumentOutOfRange`] for a level above 9 or metadata of 4 GiB or more,
+    /// [`ErrorKind::MetadataTooLarge`] when the stored bytes exceed `max_meta_size`.
     pub fn encode(&self) -> Result<Vec<u8>> {
         use binfmt_core::le::U32;
         use zerocopy::IntoBytes;
         if self.level > 9 {
-            return Err(Error::ArgumentOutOfRange {
+            return Err(ErrorKind::ArgumentOutOfRange {
                 what: "metadata level",
                 value: self.level.into(),
                 min: 0,
                 max: 9,
-            });
+            }
+            .unlocated());
         }
-        let too_big = |n: usize| Error::ArgumentOutOfRange {
-            what: "metadata length",
-            value: u64::try_from(n).unwrap_or(u64::MAX),
-            min: 0,
-            max: u32::MAX.into(),
+        let too_big = |n: usize| {
+            ErrorKind::ArgumentOutOfRange {
+                what: "metadata length",
+                value: to_u64(n),
+                min: 0,
+                max: u32::MAX.into(),
+            }
+            .unlocated()
         };
         let meta_size = u32::try_from(self.json.len()).map_err(|_| too_big(self.json.len()))?;
         let compressed = match self.codec {
@@ -418,10 +517,11 @@ impl Metadata {
                 .ok_or_else(|| too_big(self.json.len()))?,
         };
         if comp > max {
-            return Err(Error::MetadataTooLarge {
+            return Err(ErrorKind::MetadataTooLarge {
                 needed: comp.into(),
                 max_meta_size: max.into(),
-            });
+            }
+            .unlocated());
         }
         let header = raw::MetadataHeader {
             magic_format: JSON_FORMAT,
@@ -438,8 +538,11 @@ impl Metadata {
         let padding = usize::try_from(max - comp).map_err(|_| too_big(usize::MAX))?;
         let mut out = Vec::new();
         out.try_reserve_exact(32 + stored.len() + padding + digest.as_bytes().len())
-            .map_err(|_| Error::OutOfMemory {
-                bytes: u64::from(max) + 96,
+            .map_err(|_| {
+                ErrorKind::OutOfMemory {
+                    bytes: u64::from(max) + 96,
+                }
+                .unlocated()
             })?;
         out.extend_from_slice(header.as_bytes());
         out.extend_from_slice(stored);

@@ -6,8 +6,18 @@
 //! implement zerocopy 0.8's traits, so they follow zerocopy's semver (re-exported as
 //! `binfmt_core::zerocopy`).
 
+use binfmt_core::Version;
 use binfmt_core::le::{I32, I64, U32};
 use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout, Unaligned};
+
+/// The signature at the start of every Bloscpack file: `blpk`.
+pub const MAGIC: &[u8] = b"blpk";
+
+/// The format version this crate writes: 3 (every bloscpack release since 0.3.0). Format
+/// 2 (bloscpack 0.2) is read too, unless [`ReadOptions::accept_version_2`] says otherwise.
+///
+/// [`ReadOptions::accept_version_2`]: crate::ReadOptions::accept_version_2
+pub const VERSION: Version = Version::new(3, 0);
 
 /// The 32-byte Bloscpack header at the start of every file.
 #[derive(
@@ -83,6 +93,13 @@ pub struct BloscHeader {
     pub cbytes: U32,
 }
 
-const _: () = assert!(size_of::<Header>() == 32);
-const _: () = assert!(size_of::<MetadataHeader>() == 32);
-const _: () = assert!(size_of::<BloscHeader>() == 16);
+/// The size of [`Header`]: 32 bytes.
+pub const HEADER_SIZE: usize = size_of::<Header>();
+/// The size of [`MetadataHeader`]: 32 bytes.
+pub const METADATA_HEADER_SIZE: usize = size_of::<MetadataHeader>();
+/// The size of [`BloscHeader`]: 16 bytes.
+pub const BLOSC_HEADER_SIZE: usize = size_of::<BloscHeader>();
+
+const _: () = assert!(HEADER_SIZE == 32);
+const _: () = assert!(METADATA_HEADER_SIZE == 32);
+const _: () = assert!(BLOSC_HEADER_SIZE == 16);

@@ -20,7 +20,7 @@ mod reference;
 
 use std::path::{Path, PathBuf};
 
-use bloscpack_header::{Bloscpack, Config, Error};
+use bloscpack_header::{Bloscpack, Error, ErrorKind, Layout, ReadOptions};
 use serde_json::Value;
 
 fn fixtures() -> PathBuf {
@@ -158,7 +158,15 @@ fn every_field_equals_what_bloscpack_reports() {
         let data = read(entry["file"].as_str().unwrap());
         let file = Bloscpack::parse(&data).unwrap_or_else(|e| panic!("{name}: {e}"));
         compare(name, &file, reference);
-        file.verify().unwrap_or_else(|e| panic!("{name}: {e}"));
+        file.verify_digests()
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        let mut findings = binfmt_core::verify::Findings::new(4);
+        let summary = bloscpack_header::verify(&data, &ReadOptions::new(), &mut findings);
+        assert!(
+            summary.is_valid() && summary.warnings() == 0,
+            "{name}: {:?}",
+            findings
+        );
         assert!(file.trailing().is_empty(), "{name}");
         checked += 1;
     }
@@ -179,13 +187,12 @@ fn version_2_is_read_by_default_and_refused_like_bloscpack_on_request() {
     let mut reference = expected["max_app_0"]["reference"].clone();
     reference["header"]["format_version"] = 2.into();
     compare("version2", &file, &reference);
+    let e = Bloscpack::parse_with(&data, &ReadOptions::BLOSCPACK).unwrap_err();
     assert!(matches!(
-        Bloscpack::parse_with(&data, Config::BLOSCPACK),
-        Err(Error::Layout(binfmt_core::Error::VersionTooOld {
-            offset: 4,
-            ..
-        }))
+        e.kind(),
+        ErrorKind::Layout(Layout::VersionTooOld { .. })
     ));
+    assert_eq!(e.offset(), Some(4));
 }
 
 #[test]
@@ -197,59 +204,61 @@ fn bad_files_get_our_errors() {
             "{name}: the reference accepts it"
         );
         let data = read(&format!("{name}.blp"));
-        Bloscpack::parse(&data).map(|f| f.verify()).err()
+        let e = Bloscpack::parse(&data)
+            .and_then(|f| f.verify_digests())
+            .err()?;
+        Some((e.offset(), e.into_kind()))
     };
     let verify = |name: &str| {
         let data = read(&format!("{name}.blp"));
         let file = Bloscpack::parse(&data).unwrap();
-        file.verify().unwrap_err()
+        file.verify_digests().unwrap_err().into_kind()
     };
     assert!(matches!(
         parse("bad_magic"),
-        Some(Error::Layout(binfmt_core::Error::BadMagic {
-            offset: 0,
-            ..
-        }))
+        Some((Some(0), ErrorKind::Layout(Layout::BadMagic { .. })))
     ));
     assert!(matches!(
         parse("bad_options"),
-        Some(Error::UndefinedOptions {
-            offset: 5,
-            options: 0x05,
-            ..
-        })
+        Some((Some(5), ErrorKind::UndefinedOptions { options: 0x05, .. }))
     ));
     assert!(matches!(
         parse("bad_checksum_id"),
-        Some(Error::UnknownChecksum { offset: 6, id: 9 })
+        Some((Some(6), ErrorKind::UnknownChecksum { id: 9 }))
     ));
     assert!(matches!(
         parse("truncated"),
-        Some(Error::Layout(binfmt_core::Error::Truncated { .. }))
+        Some((_, ErrorKind::Layout(Layout::Truncated { .. })))
     ));
     // bloscpack skips a short digest; for us it is a truncated file.
     assert!(matches!(
         parse("truncated_digest"),
-        Some(Error::Layout(binfmt_core::Error::Truncated {
-            what: "chunk digest",
-            ..
-        }))
+        Some((
+            _,
+            ErrorKind::Layout(Layout::Truncated {
+                what: "chunk digest",
+                ..
+            })
+        ))
     ));
     assert!(matches!(
         verify("bad_digest"),
-        Error::ChunkDigestMismatch { index: 0, .. }
+        ErrorKind::ChunkDigestMismatch { index: 0, .. }
     ));
     let e = verify("bad_meta_digest");
-    assert!(matches!(e, Error::MetadataDigestMismatch { .. }), "{e}");
-    // Every digest error is listed, with its offset.
+    assert!(matches!(e, ErrorKind::MetadataDigestMismatch { .. }), "{e}");
+    // Every digest error is listed by `verify`, with its offset.
     let data = read("bad_digest.blp");
     let file = Bloscpack::parse(&data).unwrap();
-    let errors: Vec<_> = file.digest_errors().collect();
-    assert_eq!(errors.len(), 1);
+    let mut findings = binfmt_core::verify::Findings::new(8);
+    let summary = bloscpack_header::verify(&data, &ReadOptions::new(), &mut findings);
+    assert_eq!(summary.errors(), 1, "{findings:?}");
+    let errors = findings.errors();
     assert_eq!(
         binfmt_core::Diagnostic::offset(&errors[0]),
         Some(file.chunk(0).unwrap().digest_offset())
     );
+    let _: &Error = &errors[0];
 }
 
 #[test]
@@ -266,11 +275,57 @@ fn worked_example_offsets() {
     assert_eq!(file.chunk(0).unwrap().digest(), [0x30, 0x00, 0xf9, 0x01]);
 }
 
+/// A file as bloscpack 0.11 wrote it (tools/bloscpack/make_short_last.py): read, with a
+/// warning naming the shortfall; bloscpack 0.16 reports the same chunks and unpacks the
+/// same (short) bytes.
+#[test]
+fn a_bloscpack_0_11_short_last_chunk_is_read_with_a_warning() {
+    let data = read("short_last_0_11.blp");
+    let text = std::fs::read_to_string(fixtures().join("short_last_0_11.json")).unwrap();
+    let reference: Value = serde_json::from_str(&text).unwrap();
+    let file = Bloscpack::parse(&data).unwrap();
+    let nbytes: Vec<u64> = file
+        .chunks()
+        .map(|c| u64::from(c.header().nbytes))
+        .collect();
+    let want: Vec<u64> = reference["chunks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["nbytes"].as_u64().unwrap())
+        .collect();
+    assert_eq!(nbytes, want);
+    assert_eq!(file.uncompressed_len(), reference["unpacked_len"]);
+    assert_eq!(file.shortfall(), 8);
+    let warnings: Vec<String> = file.warnings().map(|w| w.to_string()).collect();
+    assert_eq!(warnings.len(), 1);
+    assert!(
+        warnings[0].contains("the header and metadata promise 8000 bytes, the chunks hold 7992"),
+        "{warnings:?}"
+    );
+    let mut findings = binfmt_core::verify::Findings::new(4);
+    let summary = bloscpack_header::verify(&data, &ReadOptions::new(), &mut findings);
+    assert!(
+        summary.is_valid() && summary.warnings() == 1,
+        "{findings:?}"
+    );
+    #[cfg(feature = "blosc")]
+    {
+        let mut out = Vec::new();
+        let report = file
+            .unpack_to_writer(&mut out, &bloscpack_header::UnpackOptions::DEFAULT)
+            .unwrap();
+        assert_eq!((report.written, report.shortfall), (7992, 8));
+        assert_eq!(out, read("short_last_0_11.bin"));
+    }
+}
+
 #[cfg(feature = "blosc")]
 mod blosc {
     use super::*;
     use bloscpack_header::{
         BloscArgs, Checksum, Compressor, MetaCodec, Metadata, PackOptions, Shuffle, UnpackOptions,
+        fs::AppendOptions,
     };
 
     #[test]
@@ -281,11 +336,14 @@ mod blosc {
             let Ok(file) = Bloscpack::parse(&data) else {
                 continue;
             };
-            let unpacked = file.unpack_to_vec(UnpackOptions::default());
+            let unpacked = file.unpack_to_vec(&UnpackOptions::default());
             if file.uncompressed_len() > 0 {
                 assert!(matches!(
-                    file.unpack_to_vec(UnpackOptions::DEFAULT.max_len(file.uncompressed_len() - 1)),
-                    Err(Error::TooLarge { .. })
+                    file.unpack_to_vec(
+                        &UnpackOptions::DEFAULT.max_len(file.uncompressed_len() - 1)
+                    )
+                    .map_err(Error::into_kind),
+                    Err(ErrorKind::TooLarge { .. })
                 ));
             }
             if name == "version2" {
@@ -307,7 +365,7 @@ mod blosc {
                 assert_eq!(unpacked, read(input), "{name}");
             }
             let mut streamed = Vec::new();
-            file.unpack_to_writer(&mut streamed, UnpackOptions::default())
+            file.unpack_to_writer(&mut streamed, &UnpackOptions::default())
                 .unwrap();
             assert_eq!(streamed, unpacked, "{name}");
         }
@@ -418,12 +476,15 @@ mod blosc {
     fn our_files_round_trip_and_match_reference_headers() {
         let expected = expected();
         for (name, options, input) in cases() {
-            let packed = options.pack_to_vec(&input).unwrap();
+            let packed = options.to_vec(&input).unwrap();
             let file = Bloscpack::parse(&packed).unwrap_or_else(|e| panic!("{name}: {e}"));
-            file.verify().unwrap();
-            assert_eq!(file.unpack_to_vec(UnpackOptions::default()).unwrap(), input);
+            file.verify_digests().unwrap();
+            assert_eq!(
+                file.unpack_to_vec(&UnpackOptions::default()).unwrap(),
+                input
+            );
             // Deterministic output.
-            assert_eq!(options.pack_to_vec(&input).unwrap(), packed, "{name}");
+            assert_eq!(options.to_vec(&input).unwrap(), packed, "{name}");
         }
         // Same input and options as the reference's fixtures: the same 32 header bytes
         // (compressed sizes depend on the c-blosc build, the header does not).
@@ -437,7 +498,7 @@ mod blosc {
             ("short_last", "short_last"),
         ] {
             let (_, options, input) = cases().into_iter().find(|c| c.0 == ours).unwrap();
-            let packed = options.pack_to_vec(&input).unwrap();
+            let packed = options.to_vec(&input).unwrap();
             let reference = read(expected[theirs]["file"].as_str().unwrap());
             assert_eq!(packed[..32], reference[..32], "{ours}");
         }
@@ -445,7 +506,7 @@ mod blosc {
         let (_, options, input) = cases().into_iter().find(|c| c.0 == "empty").unwrap();
         let mut options = options;
         options.chunk_size = 1 << 20;
-        assert_eq!(options.pack_to_vec(&input).unwrap(), read("empty.blp"));
+        assert_eq!(options.to_vec(&input).unwrap(), read("empty.blp"));
     }
 
     #[test]
@@ -459,7 +520,7 @@ mod blosc {
         for (name, options, input) in &cases {
             let blp = dir.join(format!("{name}.blp"));
             let raw = dir.join(format!("{name}.bin"));
-            options.pack_to_path(input, &blp).unwrap();
+            options.write_to_path(input, &blp).unwrap();
             std::fs::write(&raw, input).unwrap();
             args.push(blp.into());
             args.push(raw.into());
@@ -499,17 +560,16 @@ mod blosc {
             std::fs::copy(fixtures().join(format!("{fixture}.blp")), &path).unwrap();
             let before = Bloscpack::parse(&read(&format!("{fixture}.blp")))
                 .unwrap()
-                .unpack_to_vec(UnpackOptions::default())
+                .unpack_to_vec(&UnpackOptions::default())
                 .unwrap();
-            let report =
-                bloscpack_header::append_path(&path, extra, &BloscArgs::default()).unwrap();
+            let report = bloscpack_header::fs::append(&path, extra, &AppendOptions::new()).unwrap();
             let after = std::fs::read(&path).unwrap();
             assert_eq!(after.len() as u64, report.file_len);
             let file = Bloscpack::parse(&after).unwrap_or_else(|e| panic!("{fixture}: {e}"));
-            file.verify().unwrap();
+            file.verify_digests().unwrap();
             let mut want = before.clone();
             want.extend_from_slice(extra);
-            assert_eq!(file.unpack_to_vec(UnpackOptions::default()).unwrap(), want);
+            assert_eq!(file.unpack_to_vec(&UnpackOptions::default()).unwrap(), want);
             if let Some(py) = reference::python("appends_interoperate_both_ways") {
                 let raw = dir.join(format!("{fixture}.want"));
                 std::fs::write(&raw, &want).unwrap();
@@ -531,7 +591,7 @@ mod blosc {
                 chunk_size: 4096,
                 ..PackOptions::default()
             }
-            .pack_to_path(&input, &blp)
+            .write_to_path(&input, &blp)
             .unwrap();
             std::fs::write(&raw, &input).unwrap();
             std::fs::write(&more, &extra).unwrap();
@@ -544,7 +604,7 @@ mod blosc {
             let file = Bloscpack::parse(&after).unwrap();
             let mut want = input.clone();
             want.extend_from_slice(&extra);
-            assert_eq!(file.unpack_to_vec(UnpackOptions::default()).unwrap(), want);
+            assert_eq!(file.unpack_to_vec(&UnpackOptions::default()).unwrap(), want);
         }
         std::fs::remove_dir_all(dir).unwrap();
     }

@@ -10,7 +10,8 @@
 )]
 
 use bloscpack_header::{
-    Bloscpack, Checksum, Config, Error, Header, HeaderFields, JSON_FORMAT, Options,
+    Bloscpack, Checksum, Error, ErrorKind, Header, HeaderFields, JSON_FORMAT, Layout, Options,
+    ReadOptions,
 };
 use proptest::prelude::*;
 
@@ -90,7 +91,7 @@ fn a_hand_built_file_parses_and_verifies() {
     assert_eq!(file.uncompressed_len(), 237);
     assert_eq!(file.header().uncompressed_len(), Some(237));
     assert_eq!(file.offsets().len(), 3);
-    file.verify().unwrap();
+    file.verify_digests().unwrap();
     let bodies: Vec<&[u8]> = file.chunks().map(|c| &c.bytes()[16..]).collect();
     assert_eq!(bodies, refs(&p));
     assert_eq!(file.chunk(2).unwrap().header().nbytes, 37);
@@ -104,14 +105,14 @@ fn unknown_chunk_count_walks_to_the_end() {
     let file = Bloscpack::parse(&built.bytes).unwrap();
     assert_eq!(file.nchunks(), 3);
     assert_eq!(file.header().nchunks(), None);
-    file.verify().unwrap();
+    file.verify_digests().unwrap();
     // Without a count, bytes after the last chunk cannot be told from a broken chunk.
     let mut more = built.bytes.clone();
     more.extend_from_slice(&[0; 5]);
     // (Here the third chunk is no longer last, so its size is wrong for a full chunk.)
     assert!(matches!(
-        Bloscpack::parse(&more),
-        Err(Error::ChunkSizeMismatch { index: 2, .. })
+        Bloscpack::parse(&more).map_err(Error::into_kind),
+        Err(ErrorKind::ChunkSizeMismatch { index: 2, .. })
     ));
 }
 
@@ -133,15 +134,16 @@ fn offsets_must_point_at_their_chunks_and_spare_slots_be_free() {
     bad[entry] ^= 1;
     let e = Bloscpack::parse(&bad).unwrap_err();
     assert!(
-        matches!(e, Error::OffsetMismatch { index: 1, offset, .. } if offset == entry as u64),
+        matches!(e.kind(), ErrorKind::OffsetMismatch { index: 1, .. })
+            && e.offset() == Some(entry as u64),
         "{e}"
     );
     // An aborted write leaves -1 in the used entries: an error for us.
     let mut aborted = good.bytes.clone();
     aborted[good.offsets_at..good.offsets_at + 24].fill(0xff);
     assert!(matches!(
-        Bloscpack::parse(&aborted),
-        Err(Error::OffsetMismatch {
+        Bloscpack::parse(&aborted).map_err(Error::into_kind),
+        Err(ErrorKind::OffsetMismatch {
             index: 0,
             stored: -1,
             ..
@@ -150,8 +152,8 @@ fn offsets_must_point_at_their_chunks_and_spare_slots_be_free() {
     let mut used = good.bytes.clone();
     used[good.offsets_at + 8 * 4..good.offsets_at + 8 * 5].copy_from_slice(&7i64.to_le_bytes());
     assert!(matches!(
-        Bloscpack::parse(&used),
-        Err(Error::SpareSlotInUse {
+        Bloscpack::parse(&used).map_err(Error::into_kind),
+        Err(ErrorKind::SpareSlotInUse {
             index: 4,
             stored: 7,
             ..
@@ -167,11 +169,11 @@ fn chunk_rules() {
     let with = |f: &dyn Fn(&mut Vec<u8>)| {
         let mut b = good.bytes.clone();
         f(&mut b);
-        Bloscpack::parse(&b).err()
+        Bloscpack::parse(&b).err().map(Error::into_kind)
     };
     assert!(matches!(
         with(&|b| b[first] = 3),
-        Some(Error::BloscVersion {
+        Some(ErrorKind::BloscVersion {
             version: 3,
             index: 0,
             ..
@@ -179,15 +181,15 @@ fn chunk_rules() {
     ));
     assert!(matches!(
         with(&|b| b[first + 12..first + 16].copy_from_slice(&8u32.to_le_bytes())),
-        Some(Error::BadBloscHeader { .. })
+        Some(ErrorKind::BadBloscHeader { .. })
     ));
     assert!(matches!(
         with(&|b| b[first + 3] = 0),
-        Some(Error::BadBloscHeader { .. })
+        Some(ErrorKind::BadBloscHeader { .. })
     ));
     assert!(matches!(
         with(&|b| b[first + 8..first + 12].copy_from_slice(&0u32.to_le_bytes())),
-        Some(Error::BadBloscHeader { .. })
+        Some(ErrorKind::BadBloscHeader { .. })
     ));
     // nbytes and cbytes both shrunk by one: a consistent chunk of the wrong size.
     assert!(matches!(
@@ -196,7 +198,7 @@ fn chunk_rules() {
             b[first + 8] = 99;
             b[first + 12] = 115;
         }),
-        Some(Error::ChunkSizeMismatch {
+        Some(ErrorKind::ChunkSizeMismatch {
             index: 0,
             nbytes: 99,
             expected: 100,
@@ -208,8 +210,8 @@ fn chunk_rules() {
     for cut in [crc.bytes.len() - 1, crc.bytes.len() - 40, 31, 40] {
         assert!(
             matches!(
-                Bloscpack::parse(&crc.bytes[..cut]),
-                Err(Error::Layout(binfmt_core::Error::Truncated { .. }))
+                Bloscpack::parse(&crc.bytes[..cut]).map_err(Error::into_kind),
+                Err(ErrorKind::Layout(Layout::Truncated { .. }))
             ),
             "cut at {cut}"
         );
@@ -233,10 +235,8 @@ fn huge_claims_cost_nothing() {
     let e = Bloscpack::parse(&header.to_bytes()).unwrap_err();
     assert!(
         matches!(
-            e,
-            Error::Layout(
-                binfmt_core::Error::Overflow { .. } | binfmt_core::Error::Truncated { .. }
-            )
+            e.kind(),
+            ErrorKind::Layout(Layout::Overflow { .. } | Layout::Truncated { .. })
         ),
         "{e}"
     );
@@ -275,8 +275,8 @@ fn metadata_claims_are_checked_against_the_input() {
     bytes.extend_from_slice(&[0; 8]);
     bytes.extend_from_slice(&[0x78, 0x9c, 3, 0, 0, 0, 0, 1, 0, 0]);
     assert!(matches!(
-        Bloscpack::parse(&bytes),
-        Err(Error::Layout(binfmt_core::Error::Truncated {
+        Bloscpack::parse(&bytes).map_err(Error::into_kind),
+        Err(ErrorKind::Layout(Layout::Truncated {
             what: "metadata digest",
             ..
         }))
@@ -298,6 +298,7 @@ fn metadata_rules() {
         f(&mut s);
         bloscpack_header::MetadataSection::parse(&s, 32)
             .and_then(|m| m.text().map(|t| t.into_owned()))
+            .map_err(Error::into_kind)
     };
     assert_eq!(
         parse(&|_| {}).unwrap(),
@@ -305,55 +306,55 @@ fn metadata_rules() {
     );
     assert!(matches!(
         parse(&|s| s[32] = b'X'),
-        Err(Error::UnknownMetadataFormat { .. })
+        Err(ErrorKind::UnknownMetadataFormat { .. })
     ));
     assert!(matches!(
         parse(&|s| s[40] = 1),
-        Err(Error::BadMetadataField {
+        Err(ErrorKind::BadMetadataField {
             field: "meta_options",
             ..
         })
     ));
     assert!(matches!(
         parse(&|s| s[41] = 9),
-        Err(Error::BadMetadataField {
+        Err(ErrorKind::BadMetadataField {
             field: "meta_checksum",
             ..
         })
     ));
     assert!(matches!(
         parse(&|s| s[42] = 2),
-        Err(Error::BadMetadataField {
+        Err(ErrorKind::BadMetadataField {
             field: "meta_codec",
             ..
         })
     ));
     assert!(matches!(
         parse(&|s| s[43] = 10),
-        Err(Error::BadMetadataField {
+        Err(ErrorKind::BadMetadataField {
             field: "meta_level",
             ..
         })
     ));
     assert!(matches!(
         parse(&|s| s[48..52].copy_from_slice(&1u32.to_le_bytes())),
-        Err(Error::MetadataOverflowsSection { .. })
+        Err(ErrorKind::MetadataOverflowsSection { .. })
     ));
     assert!(matches!(
         parse(&|s| s[64] ^= 1),
-        Err(Error::MetadataDigestMismatch { .. })
+        Err(ErrorKind::MetadataDigestMismatch { .. })
     ));
     // A wrong meta_size: the stream inflates to a different length.
     assert!(matches!(
         parse(&|s| s[44] += 1),
-        Err(Error::BadMetadataStream { .. })
+        Err(ErrorKind::BadMetadataStream { .. })
     ));
     // Too small a reservation is refused before anything is written.
     let mut small = meta.clone();
     small.max_meta_size = Some(3);
     assert!(matches!(
-        small.encode(),
-        Err(Error::MetadataTooLarge { .. })
+        small.encode().map_err(Error::into_kind),
+        Err(ErrorKind::MetadataTooLarge { .. })
     ));
 }
 
@@ -366,7 +367,7 @@ fn bloscpack_config_refuses_version_2() {
         Bloscpack::parse(&built.bytes).unwrap().header().version(),
         2
     );
-    assert!(Bloscpack::parse_with(&built.bytes, Config::BLOSCPACK).is_err());
+    assert!(Bloscpack::parse_with(&built.bytes, &ReadOptions::BLOSCPACK).is_err());
 }
 
 proptest! {
@@ -394,7 +395,7 @@ proptest! {
             // Offsets with an unknown count, or a total size beyond u64, are refused.
             Err(e) => prop_assert!(
                 (n.is_none() && options & 1 == 1)
-                    || matches!(e, Error::Layout(binfmt_core::Error::Overflow { .. })),
+                    || matches!(e.kind(), ErrorKind::Layout(Layout::Overflow { .. })),
                 "{}",
                 e
             ),
@@ -408,7 +409,7 @@ proptest! {
             data[..5].copy_from_slice(b"blpk\x03");
         }
         if let Ok(file) = Bloscpack::parse(&data) {
-            let _ = file.verify();
+            let _ = file.verify_digests();
             prop_assert_eq!(file.chunks().count() as u64, file.nchunks());
         }
     }

@@ -4,15 +4,19 @@ use alloc::borrow::Cow;
 use alloc::collections::BTreeMap;
 use alloc::vec::Vec;
 
+use binfmt_core::Kind;
+use binfmt_core::bytes::{len_u64, to_u64};
 use binfmt_core::le::{U16, U32, U64};
 use zerocopy::IntoBytes;
 
+use crate::ARRAY_ALIGN;
 use crate::array::AnyArray;
+use crate::check::{DESCRIPTOR_LEN, HEADER_LEN};
 use crate::dtype::{DType, Element};
-use crate::error::{Error, KeyExcerpt, Result};
-use crate::raw::{Descriptor, Header};
+use crate::error::{Error, ErrorKind, Result};
+use crate::key::KeyExcerpt;
+use crate::raw::{Descriptor, Header, MAGIC_BYTES, VERSION};
 use crate::store::{Item, Store};
-use crate::{ARRAY_ALIGN, DESCRIPTOR_SIZE, HEADER_SIZE, MAGIC_BYTES, VERSION};
 
 /// Builds a store from keys and typed arrays, and writes it.
 ///
@@ -100,8 +104,8 @@ impl<'a> Builder<'a> {
     /// they must be byte-swapped).
     ///
     /// # Errors
-    /// [`Error::EmptyKey`], [`Error::DuplicateKey`], [`Error::TooManyItems`]; the builder is
-    /// unchanged.
+    /// [`ErrorKind::EmptyKey`], [`ErrorKind::DuplicateKey`], [`ErrorKind::TooManyItems`];
+    /// the builder is unchanged.
     pub fn insert<T: Element>(
         &mut self,
         key: impl AsRef<[u8]>,
@@ -154,15 +158,16 @@ impl<'a> Builder<'a> {
 
     fn add(&mut self, key: &[u8], dtype: DType, bytes: Cow<'a, [u8]>) -> Result<&mut Builder<'a>> {
         if key.is_empty() {
-            return Err(Error::EmptyKey);
+            return Err(ErrorKind::EmptyKey.unlocated());
         }
         if self.items.contains_key(key) {
-            return Err(Error::DuplicateKey {
+            return Err(ErrorKind::DuplicateKey {
                 key: KeyExcerpt::new(key),
-            });
+            }
+            .unlocated());
         }
-        if u32::try_from(self.items.len()).map_or(true, |n| n == u32::MAX) {
-            return Err(Error::TooManyItems);
+        if !u32::try_from(self.items.len()).is_ok_and(|n| n < u32::MAX) {
+            return Err(ErrorKind::TooManyItems.unlocated());
         }
         self.items.insert(key.to_vec(), Entry { dtype, bytes });
         Ok(self)
@@ -171,27 +176,26 @@ impl<'a> Builder<'a> {
     /// The size of the store in bytes, as its header will say.
     ///
     /// # Errors
-    /// [`Error::SizeOverflow`] when it does not fit in 64 bits.
+    /// [`ErrorKind::SizeOverflow`] when it does not fit in 64 bits.
     pub fn file_size(&self) -> Result<u64> {
         Ok(self.layout()?.file_size)
     }
 
     /// Every offset, computed with checked arithmetic before anything is written.
-    fn layout(&self) -> Result<Layout> {
-        let n = u32::try_from(self.items.len()).map_err(|_| Error::TooManyItems)?;
-        let mut end = HEADER_SIZE + DESCRIPTOR_SIZE * u64::from(n);
+    fn layout(&self) -> Result<Plan> {
+        let n = u32::try_from(self.items.len()).map_err(|_| ErrorKind::TooManyItems.unlocated())?;
+        let overflow = || ErrorKind::SizeOverflow.unlocated();
+        let mut end = HEADER_LEN + DESCRIPTOR_LEN * u64::from(n);
         for key in self.items.keys() {
-            end = end
-                .checked_add(binfmt_core::bytes::len_u64(key))
-                .ok_or(Error::SizeOverflow)?;
+            end = end.checked_add(len_u64(key)).ok_or_else(overflow)?;
         }
         let keys_end = end;
         for entry in self.items.values() {
             end = binfmt_core::align::align_up(end, ARRAY_ALIGN)
-                .and_then(|start| start.checked_add(binfmt_core::bytes::len_u64(&entry.bytes)))
-                .ok_or(Error::SizeOverflow)?;
+                .and_then(|start| start.checked_add(len_u64(&entry.bytes)))
+                .ok_or_else(overflow)?;
         }
-        Ok(Layout {
+        Ok(Plan {
             num_items: n,
             keys_end,
             file_size: end,
@@ -217,20 +221,20 @@ impl<'a> Builder<'a> {
             reserved: [0; 40],
         };
         meta.extend_from_slice(header.as_bytes());
-        let mut key_start = HEADER_SIZE + DESCRIPTOR_SIZE * u64::from(layout.num_items);
+        let mut key_start = HEADER_LEN + DESCRIPTOR_LEN * u64::from(layout.num_items);
         let mut array_start = layout.keys_end;
         for (key, entry) in &self.items {
             array_start = binfmt_core::align::align_up(array_start, ARRAY_ALIGN)
-                .ok_or(Error::SizeOverflow)?;
-            let key_len = binfmt_core::bytes::len_u64(key);
-            let array_bytes = binfmt_core::bytes::len_u64(&entry.bytes);
+                .ok_or_else(|| ErrorKind::SizeOverflow.unlocated())?;
+            let key_len = len_u64(key);
+            let array_bytes = len_u64(&entry.bytes);
             let descriptor = Descriptor {
                 dtype: entry.dtype.code(),
                 reserved_type: [0; 7],
                 key_start: U64::new(key_start),
                 key_len: U64::new(key_len),
                 array_start: U64::new(array_start),
-                array_len: U64::new(array_bytes / entry.dtype.size_u64()),
+                array_len: U64::new(array_bytes / to_u64(entry.dtype.size())),
                 reserved: [0; 24],
             };
             meta.extend_from_slice(descriptor.as_bytes());
@@ -256,9 +260,7 @@ impl<'a> Builder<'a> {
             if !entry.bytes.is_empty() {
                 sink(&entry.bytes)?;
             }
-            at = at
-                .saturating_add(pad)
-                .saturating_add(binfmt_core::bytes::len_u64(&entry.bytes));
+            at = at.saturating_add(pad).saturating_add(len_u64(&entry.bytes));
         }
         debug_assert_eq!(at, layout.file_size);
         Ok(layout.file_size)
@@ -267,10 +269,10 @@ impl<'a> Builder<'a> {
     /// The store's bytes.
     ///
     /// # Errors
-    /// [`Error::SizeOverflow`] when the store does not fit in memory.
+    /// [`ErrorKind::SizeOverflow`] when the store does not fit in memory.
     pub fn to_vec(&self) -> Result<Vec<u8>> {
         let size = self.file_size()?;
-        let size = usize::try_from(size).map_err(|_| Error::SizeOverflow)?;
+        let size = usize::try_from(size).map_err(|_| ErrorKind::SizeOverflow.unlocated())?;
         // Bounded by data this builder holds in memory.
         let mut out = Vec::with_capacity(size);
         self.emit(|piece: &[u8]| {
@@ -286,33 +288,54 @@ impl<'a> Builder<'a> {
     /// `BufWriter` only if there are many tiny arrays.
     ///
     /// # Errors
-    /// [`Error::SizeOverflow`] (before writing), [`Error::Io`].
+    /// [`ErrorKind::SizeOverflow`] (before writing), [`ErrorKind::Io`].
     #[cfg(feature = "std")]
     #[cfg_attr(docsrs, doc(cfg(feature = "std")))]
     pub fn write_to<W: std::io::Write>(&self, mut writer: W) -> Result<u64> {
-        let size = self.emit(|piece| writer.write_all(piece).map_err(Error::Io))?;
+        use binfmt_core::IoError;
+        let size = self.emit(|piece| {
+            writer
+                .write_all(piece)
+                .map_err(|e| Error::from(IoError::from(e)))
+        })?;
         // A buffering writer reports late failures only here (its drop ignores them).
-        writer.flush()?;
+        writer.flush().map_err(IoError::from)?;
         Ok(size)
     }
 
-    /// Writes the store to the file at `path` atomically: into a temporary file in the same
-    /// directory, synced, then renamed over `path`. On any error `path` is untouched and
-    /// the temporary file is removed.
+    /// Writes the store to the file at `path`, replacing it, and returns its size.
+    ///
+    /// The bytes go through [`binfmt_core::output::Output`] with `replace(true)`, the
+    /// workspace's one rule for output paths: a regular file is written to a temporary
+    /// file in the same directory, synced, then renamed over `path` (keeping the old
+    /// file's permissions), so on any error `path` is untouched and the temporary file is
+    /// removed; a symbolic link is followed; a FIFO or a device is written into; a
+    /// directory is refused. (The command line passes its own `Output`, which does not
+    /// replace files without `--force`: use [`Builder::write_to`] with it.)
     ///
     /// Writing over the file a [`Store`] borrowed from is safe when it was read into memory
     /// ([`fs::read`](crate::fs::read)) or memory-mapped: the rename leaves the old file's
     /// data in place for the map.
     ///
     /// # Errors
-    /// [`Error::SizeOverflow`] (before anything is created), [`Error::Io`].
+    /// [`ErrorKind::SizeOverflow`] (before anything is created), [`ErrorKind::Io`] naming
+    /// the path.
     #[cfg(feature = "std")]
     #[cfg_attr(docsrs, doc(cfg(feature = "std")))]
-    pub fn write_path(&self, path: impl AsRef<std::path::Path>) -> Result<u64> {
+    pub fn write_to_path(&self, path: impl AsRef<std::path::Path>) -> Result<u64> {
+        use binfmt_core::IoError;
+        use binfmt_core::output::{Output, OutputOptions};
+        let path = path.as_ref();
         self.layout()?;
-        let mut file = binfmt_core::atomic::AtomicFile::create(path)?;
-        let size = self.write_to(std::io::BufWriter::new(&mut file))?;
-        file.commit()?;
+        let mut out = Output::create(path, &OutputOptions::new().replace(true))
+            .map_err(IoError::at_path(path))?;
+        let size = self
+            .write_to(std::io::BufWriter::new(&mut out))
+            .map_err(|e| match e.into_kind() {
+                ErrorKind::Io(io) => Error::from(IoError::new(Some(path.into()), io.source)),
+                other => other.unlocated(),
+            })?;
+        out.commit().map_err(IoError::at_path(path))?;
         Ok(size)
     }
 }
@@ -330,7 +353,7 @@ fn le_bytes<T: Element>(values: &[T]) -> Vec<u8> {
     }
 }
 
-struct Layout {
+struct Plan {
     num_items: u32,
     keys_end: u64,
     file_size: u64,

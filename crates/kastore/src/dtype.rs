@@ -91,13 +91,6 @@ impl DType {
         }
     }
 
-    /// [`size`](DType::size) as `u64`, for offset arithmetic.
-    #[must_use]
-    pub const fn size_u64(self) -> u64 {
-        // Lossless widening; `From` is not const.
-        self.size() as u64
-    }
-
     /// The numpy name, which `binfmt inspect --json` prints: `"int8"` … `"float64"`.
     #[must_use]
     pub const fn name(self) -> &'static str {
@@ -227,7 +220,6 @@ mod tests {
             assert_eq!(usize::from(t.code()), i);
             assert_eq!(DType::from_code(t.code()), Some(t));
             assert_eq!(DType::from_name(t.name()), Some(t));
-            assert_eq!(t.size_u64(), t.size() as u64);
         }
         assert_eq!(DType::from_code(10), None);
         assert_eq!(DType::from_code(255), None);

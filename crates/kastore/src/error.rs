@@ -1,53 +1,66 @@
-//! Everything that can go wrong, with the byte at which it was found, and the mapping
-//! to the reference C library's error codes.
+//! Everything that can go wrong: one [`ErrorKind`] variant per rule, and the byte at which
+//! it was found in the [`Error`] around it.
 
-use core::fmt;
-
-use binfmt_core::{Diagnostic, Fault};
+use binfmt_core::{Fault, FormatKind, Kind, Layout};
 
 use crate::dtype::DType;
+use crate::key::KeyExcerpt;
 
-/// A kastore problem.
+/// A kastore problem: an [`ErrorKind`] and, for problems in the input, the byte offset at
+/// which it was found.
 ///
-/// One variant per distinct problem. Problems with the input carry the byte offset of the
-/// field that is wrong, counted from the start of the input given to the parser (for a
-/// stream of stores, from the start of the stream). [`Error::code`] maps every variant to
-/// one of the reference library's 15 error codes.
+/// Offsets count from the start of the input given to the parser (for a stream of stores,
+/// from the start of the stream; for [`stores`](crate::stores), from the start of the
+/// slice). `Display` is `byte N: message`, or the message alone.
+///
+/// ```
+/// use kastore::{ErrorKind, Fault, Store};
+/// let mut bytes = kastore::Builder::new().to_vec()?;
+/// bytes[16] = 65; // file_size
+/// let e = Store::parse(&bytes).unwrap_err();
+/// assert_eq!(e.offset(), Some(16));
+/// assert!(matches!(e.kind(), ErrorKind::FileSizeMismatch { file_size: 65, expected: 64 }));
+/// assert_eq!(e.fault(), Fault::Input);
+/// assert!(e.to_string().starts_with("byte 16: the header's file_size is 65"));
+/// # Ok::<(), kastore::Error>(())
+/// ```
+pub type Error = binfmt_core::Error<ErrorKind>;
+
+/// Shorthand for results of this crate.
+pub type Result<T, E = Error> = core::result::Result<T, E>;
+
+/// What went wrong, apart from where; see [`Error`].
+///
+/// [`code`](ErrorKind::code) maps every variant to one of the reference library's 15
+/// error codes.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
-pub enum Error {
+pub enum ErrorKind {
     /// A structural problem shared with the other formats: input shorter than the header
     /// or than the store's `file_size`, offset arithmetic overflowing, wrong magic, a
     /// major version other than 1, an array offset that is not a multiple of 8.
     #[error(transparent)]
-    Layout(#[from] binfmt_core::Error),
+    Layout(#[from] Layout),
 
     /// The input has no bytes at all where a store should start. In a stream of stores
     /// this is the clean end; anywhere else it is an empty file.
-    #[error("end of input at byte {offset}: there is no store here (zero bytes)")]
-    Eof {
-        /// Where the store would have started.
-        offset: u64,
-    },
+    #[error("end of input: there is no store here (zero bytes)")]
+    Eof,
 
     /// The header's `file_size` is smaller than the header itself.
     #[error(
-        "the header's file_size at byte {offset} is {file_size}, smaller than the 64-byte header; the header is corrupt"
+        "the header's file_size is {file_size}, smaller than the 64-byte header; the header is corrupt"
     )]
     FileSizeTooSmall {
-        /// Where `file_size` is stored.
-        offset: u64,
         /// The value found.
         file_size: u64,
     },
 
     /// The descriptors of `num_items` items do not fit in `file_size` bytes.
     #[error(
-        "the header at byte {offset} announces {num_items} items, whose descriptors need {needed} bytes, but file_size is {file_size}; num_items or file_size is corrupt"
+        "the header announces {num_items} items, whose descriptors need {needed} bytes, but file_size is {file_size}; num_items or file_size is corrupt"
     )]
     DescriptorsOutsideStore {
-        /// Where `num_items` is stored.
-        offset: u64,
         /// The item count found.
         num_items: u32,
         /// 64 + 64 × `num_items`.
@@ -58,11 +71,9 @@ pub enum Error {
 
     /// `file_size` is not where the packing rules put the end of the last array.
     #[error(
-        "the header's file_size at byte {offset} is {file_size}, but the keys and arrays end at byte {expected}; the store is truncated, padded or corrupt"
+        "the header's file_size is {file_size}, but the keys and arrays end at byte {expected}; the store is truncated, padded or corrupt"
     )]
     FileSizeMismatch {
-        /// Where `file_size` is stored.
-        offset: u64,
         /// The value found.
         file_size: u64,
         /// The size the descriptors imply.
@@ -70,12 +81,8 @@ pub enum Error {
     },
 
     /// A descriptor's type code is not one of the ten element types.
-    #[error(
-        "item {index}: unknown element type code {code} at byte {offset}; kastore 1.0 has types 0 to 9"
-    )]
+    #[error("item {index}: unknown element type code {code}; kastore 1.0 has types 0 to 9")]
     BadType {
-        /// Where the type code is stored.
-        offset: u64,
         /// The item's position in the store.
         index: u64,
         /// The code found.
@@ -83,21 +90,17 @@ pub enum Error {
     },
 
     /// A descriptor's `key_len` is 0; keys are never empty.
-    #[error("item {index}: key_len at byte {offset} is 0; kastore keys are never empty")]
+    #[error("item {index}: key_len is 0; kastore keys are never empty")]
     EmptyKeyInStore {
-        /// Where `key_len` is stored.
-        offset: u64,
         /// The item's position in the store.
         index: u64,
     },
 
     /// A key's bytes lie (partly) outside the store.
     #[error(
-        "item {index}: the key at store offset {key_start}, {key_len} bytes long (descriptor field at byte {offset}), lies outside the {file_size}-byte store"
+        "item {index}: the key at store offset {key_start}, {key_len} bytes long, lies outside the {file_size}-byte store"
     )]
     KeyOutOfBounds {
-        /// Where `key_start` is stored.
-        offset: u64,
         /// The item's position in the store.
         index: u64,
         /// The key's store-relative offset.
@@ -110,11 +113,9 @@ pub enum Error {
 
     /// An array lies (partly) outside the store.
     #[error(
-        "item {index}: the {dtype} array at store offset {array_start}, {array_len} elements long (descriptor field at byte {offset}), lies outside the {file_size}-byte store"
+        "item {index}: the {dtype} array at store offset {array_start}, {array_len} elements long, lies outside the {file_size}-byte store"
     )]
     ArrayOutOfBounds {
-        /// Where `array_start` is stored.
-        offset: u64,
         /// The item's position in the store.
         index: u64,
         /// The array's store-relative offset.
@@ -129,11 +130,9 @@ pub enum Error {
 
     /// A key does not start right after the previous key (or the descriptors).
     #[error(
-        "item {index}: key_start at byte {offset} is {key_start}, but keys are packed back to back and this one must start at {expected}"
+        "item {index}: key_start is {key_start}, but keys are packed back to back and this one must start at {expected}"
     )]
     KeyNotPacked {
-        /// Where `key_start` is stored.
-        offset: u64,
         /// The item's position in the store.
         index: u64,
         /// The value found.
@@ -145,11 +144,9 @@ pub enum Error {
     /// An 8-aligned array does not start at the first multiple of 8 after the previous
     /// array (or the keys): arrays are packed with no gaps.
     #[error(
-        "item {index}: array_start at byte {offset} is {array_start}, but arrays are packed at the next multiple of 8 and this one must start at {expected}"
+        "item {index}: array_start is {array_start}, but arrays are packed at the next multiple of 8 and this one must start at {expected}"
     )]
     ArrayNotPacked {
-        /// Where `array_start` is stored.
-        offset: u64,
         /// The item's position in the store.
         index: u64,
         /// The value found.
@@ -162,11 +159,9 @@ pub enum Error {
     /// first) so that lookups can use binary search; the reference readers would open such
     /// a file and then fail to find keys in it.
     #[error(
-        "item {index}: key {key} at byte {offset} sorts before the previous key; kastore keys are sorted bytewise"
+        "item {index}: key {key} sorts before the previous key; kastore keys are sorted bytewise"
     )]
     UnsortedKeys {
-        /// Where the key's bytes start.
-        offset: u64,
         /// The item's position in the store.
         index: u64,
         /// The key.
@@ -174,23 +169,47 @@ pub enum Error {
     },
 
     /// The same key appears twice in the store.
-    #[error("item {index}: key {key} at byte {offset} is the same as the previous key")]
+    #[error("item {index}: key {key} is the same as the previous key")]
     DuplicateKeyInStore {
-        /// Where the second copy's bytes start.
-        offset: u64,
         /// The second copy's position in the store.
         index: u64,
         /// The key.
         key: KeyExcerpt,
     },
 
-    /// Reading from a stream: the store is larger than the configured limit.
+    /// A **warning**, never an error: bytes after the end of the last store that are not a
+    /// further store. The reference readers (and tskit) read the store and ignore them;
+    /// so do [`Store::parse`](crate::Store::parse) and [`stores`](crate::stores).
+    /// [`Store::warnings`](crate::Store::warnings) and [`verify`](crate::verify) report
+    /// it, at the first trailing byte.
+    ///
+    /// `store_like` is true when the bytes begin with the kastore magic (or a prefix of
+    /// it) but do not hold a valid store, e.g. a further store cut short: the warning
+    /// after this one is then that store's first problem.
     #[error(
-        "the store at byte {offset} declares file_size {file_size}, above the limit of {limit} bytes; raise Limits::max_store_size to read it"
+        "{len} {} after the end of the store {}; kastore and tskit ignore {}",
+        if *len == 1 { "byte" } else { "bytes" },
+        if *store_like {
+            "begin with the kastore magic but are not a valid store (a truncated or damaged further store)"
+        } else if *len == 1 {
+            "is not a kastore store"
+        } else {
+            "are not a kastore store"
+        },
+        if *len == 1 { "it" } else { "them" }
+    )]
+    TrailingBytes {
+        /// How many bytes follow the store.
+        len: u64,
+        /// Whether they begin like a store.
+        store_like: bool,
+    },
+
+    /// The store's `file_size` is above [`ReadOptions::max_store_size`](crate::ReadOptions::max_store_size).
+    #[error(
+        "the store declares file_size {file_size}, above the limit of {limit} bytes; raise ReadOptions::max_store_size to read it"
     )]
     TooLarge {
-        /// Where the store starts.
-        offset: u64,
         /// The header's `file_size`.
         file_size: u64,
         /// The configured limit.
@@ -239,523 +258,75 @@ pub enum Error {
     /// Reading or writing a file or stream failed.
     #[cfg(feature = "std")]
     #[cfg_attr(docsrs, doc(cfg(feature = "std")))]
-    #[error("I/O error: {0}")]
-    Io(#[from] std::io::Error),
+    #[error(transparent)]
+    Io(#[from] binfmt_core::IoError),
 }
 
-/// Shorthand for results of this crate.
-pub type Result<T, E = Error> = core::result::Result<T, E>;
-
-/// The error codes of the reference C library (kastore 2.1, `KAS_ERR_*`), so that code
-/// ported from C or talking to it can keep its error handling.
-///
-/// Four codes cannot arise from this crate, because its types make the misuse they report
-/// unrepresentable: [`BadMode`](ErrorCode::BadMode) and [`BadFlags`](ErrorCode::BadFlags)
-/// (there are no mode strings or flag words), [`IllegalOperation`](ErrorCode::IllegalOperation)
-/// (reading and writing are different types) and [`Generic`](ErrorCode::Generic).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum ErrorCode {
-    /// -1 `KAS_ERR_GENERIC`.
-    Generic,
-    /// -2 `KAS_ERR_IO`.
-    Io,
-    /// -3 `KAS_ERR_BAD_MODE`.
-    BadMode,
-    /// -4 `KAS_ERR_NO_MEMORY`: here, a size or count limit.
-    NoMemory,
-    /// -5 `KAS_ERR_BAD_FILE_FORMAT`.
-    BadFileFormat,
-    /// -6 `KAS_ERR_VERSION_TOO_OLD`.
-    VersionTooOld,
-    /// -7 `KAS_ERR_VERSION_TOO_NEW`.
-    VersionTooNew,
-    /// -8 `KAS_ERR_BAD_TYPE`.
-    BadType,
-    /// -9 `KAS_ERR_EMPTY_KEY`.
-    EmptyKey,
-    /// -10 `KAS_ERR_DUPLICATE_KEY`.
-    DuplicateKey,
-    /// -11 `KAS_ERR_KEY_NOT_FOUND`.
-    KeyNotFound,
-    /// -12 `KAS_ERR_ILLEGAL_OPERATION`.
-    IllegalOperation,
-    /// -13 `KAS_ERR_TYPE_MISMATCH`.
-    TypeMismatch,
-    /// -14 `KAS_ERR_EOF`.
-    Eof,
-    /// -15 `KAS_ERR_BAD_FLAGS`.
-    BadFlags,
-}
-
-impl ErrorCode {
-    /// Every code, from -1 to -15.
-    pub const ALL: [ErrorCode; 15] = [
-        ErrorCode::Generic,
-        ErrorCode::Io,
-        ErrorCode::BadMode,
-        ErrorCode::NoMemory,
-        ErrorCode::BadFileFormat,
-        ErrorCode::VersionTooOld,
-        ErrorCode::VersionTooNew,
-        ErrorCode::BadType,
-        ErrorCode::EmptyKey,
-        ErrorCode::DuplicateKey,
-        ErrorCode::KeyNotFound,
-        ErrorCode::IllegalOperation,
-        ErrorCode::TypeMismatch,
-        ErrorCode::Eof,
-        ErrorCode::BadFlags,
-    ];
-
-    /// The C value: -1 … -15.
-    #[must_use]
-    pub const fn value(self) -> i32 {
-        match self {
-            ErrorCode::Generic => -1,
-            ErrorCode::Io => -2,
-            ErrorCode::BadMode => -3,
-            ErrorCode::NoMemory => -4,
-            ErrorCode::BadFileFormat => -5,
-            ErrorCode::VersionTooOld => -6,
-            ErrorCode::VersionTooNew => -7,
-            ErrorCode::BadType => -8,
-            ErrorCode::EmptyKey => -9,
-            ErrorCode::DuplicateKey => -10,
-            ErrorCode::KeyNotFound => -11,
-            ErrorCode::IllegalOperation => -12,
-            ErrorCode::TypeMismatch => -13,
-            ErrorCode::Eof => -14,
-            ErrorCode::BadFlags => -15,
-        }
-    }
-
-    /// The code with C value `value`, if there is one.
-    #[must_use]
-    pub fn from_value(value: i32) -> Option<ErrorCode> {
-        ErrorCode::ALL.into_iter().find(|c| c.value() == value)
-    }
-
-    /// The C macro name: `"KAS_ERR_BAD_FILE_FORMAT"` ….
-    #[must_use]
-    pub const fn name(self) -> &'static str {
-        match self {
-            ErrorCode::Generic => "KAS_ERR_GENERIC",
-            ErrorCode::Io => "KAS_ERR_IO",
-            ErrorCode::BadMode => "KAS_ERR_BAD_MODE",
-            ErrorCode::NoMemory => "KAS_ERR_NO_MEMORY",
-            ErrorCode::BadFileFormat => "KAS_ERR_BAD_FILE_FORMAT",
-            ErrorCode::VersionTooOld => "KAS_ERR_VERSION_TOO_OLD",
-            ErrorCode::VersionTooNew => "KAS_ERR_VERSION_TOO_NEW",
-            ErrorCode::BadType => "KAS_ERR_BAD_TYPE",
-            ErrorCode::EmptyKey => "KAS_ERR_EMPTY_KEY",
-            ErrorCode::DuplicateKey => "KAS_ERR_DUPLICATE_KEY",
-            ErrorCode::KeyNotFound => "KAS_ERR_KEY_NOT_FOUND",
-            ErrorCode::IllegalOperation => "KAS_ERR_ILLEGAL_OPERATION",
-            ErrorCode::TypeMismatch => "KAS_ERR_TYPE_MISMATCH",
-            ErrorCode::Eof => "KAS_ERR_EOF",
-            ErrorCode::BadFlags => "KAS_ERR_BAD_FLAGS",
-        }
-    }
-}
-
-impl fmt::Display for ErrorCode {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} ({})", self.name(), self.value())
-    }
-}
-
-impl Error {
-    /// The reference library's code for this problem.
-    ///
-    /// Every problem with the input's structure is `BadFileFormat`, as in the reference,
-    /// except an unknown type (`BadType`), the version checks and an empty input (`Eof`).
-    /// Problems the reference does not detect (unsorted or duplicate keys in a file) are
-    /// `BadFileFormat` too; `DuplicateKey` and `EmptyKey` are for the writer's arguments,
-    /// as in the reference. Size and count limits are `NoMemory`.
-    #[must_use]
-    pub fn code(&self) -> ErrorCode {
-        match self {
-            Error::Layout(e) => match e {
-                binfmt_core::Error::VersionTooOld { .. } => ErrorCode::VersionTooOld,
-                binfmt_core::Error::VersionTooNew { .. } => ErrorCode::VersionTooNew,
-                _ => ErrorCode::BadFileFormat,
-            },
-            Error::Eof { .. } => ErrorCode::Eof,
-            Error::FileSizeTooSmall { .. }
-            | Error::DescriptorsOutsideStore { .. }
-            | Error::FileSizeMismatch { .. }
-            | Error::EmptyKeyInStore { .. }
-            | Error::KeyOutOfBounds { .. }
-            | Error::ArrayOutOfBounds { .. }
-            | Error::KeyNotPacked { .. }
-            | Error::ArrayNotPacked { .. }
-            | Error::UnsortedKeys { .. }
-            | Error::DuplicateKeyInStore { .. } => ErrorCode::BadFileFormat,
-            Error::BadType { .. } => ErrorCode::BadType,
-            Error::TooLarge { .. } | Error::TooManyItems | Error::SizeOverflow => {
-                ErrorCode::NoMemory
-            }
-            Error::KeyNotFound { .. } => ErrorCode::KeyNotFound,
-            Error::TypeMismatch { .. } => ErrorCode::TypeMismatch,
-            Error::EmptyKey => ErrorCode::EmptyKey,
-            Error::DuplicateKey { .. } => ErrorCode::DuplicateKey,
-            #[cfg(feature = "std")]
-            Error::Io(_) => ErrorCode::Io,
-        }
-    }
-
-    /// True for [`Error::Eof`]: zero bytes where a store would start.
+impl ErrorKind {
+    /// True for [`ErrorKind::Eof`]: zero bytes where a store would start.
     #[must_use]
     pub fn is_eof(&self) -> bool {
-        matches!(self, Error::Eof { .. })
+        matches!(self, ErrorKind::Eof)
     }
 
-    /// The same error with every input offset moved by `base`: used when a store that
-    /// starts at byte `base` of a larger input was parsed from its own sub-slice.
+    /// True for the kinds that are warnings, never errors: [`ErrorKind::TrailingBytes`].
     #[must_use]
-    pub(crate) fn rebased(self, base: u64) -> Error {
-        if base == 0 {
-            return self;
-        }
-        let at = |offset: u64| offset.saturating_add(base);
-        match self {
-            Error::Layout(e) => Error::Layout(rebase_core(e, base)),
-            Error::Eof { offset } => Error::Eof { offset: at(offset) },
-            Error::FileSizeTooSmall { offset, file_size } => Error::FileSizeTooSmall {
-                offset: at(offset),
-                file_size,
-            },
-            Error::DescriptorsOutsideStore {
-                offset,
-                num_items,
-                needed,
-                file_size,
-            } => Error::DescriptorsOutsideStore {
-                offset: at(offset),
-                num_items,
-                needed,
-                file_size,
-            },
-            Error::FileSizeMismatch {
-                offset,
-                file_size,
-                expected,
-            } => Error::FileSizeMismatch {
-                offset: at(offset),
-                file_size,
-                expected,
-            },
-            Error::BadType {
-                offset,
-                index,
-                code,
-            } => Error::BadType {
-                offset: at(offset),
-                index,
-                code,
-            },
-            Error::EmptyKeyInStore { offset, index } => Error::EmptyKeyInStore {
-                offset: at(offset),
-                index,
-            },
-            Error::KeyOutOfBounds {
-                offset,
-                index,
-                key_start,
-                key_len,
-                file_size,
-            } => Error::KeyOutOfBounds {
-                offset: at(offset),
-                index,
-                key_start,
-                key_len,
-                file_size,
-            },
-            Error::ArrayOutOfBounds {
-                offset,
-                index,
-                array_start,
-                array_len,
-                dtype,
-                file_size,
-            } => Error::ArrayOutOfBounds {
-                offset: at(offset),
-                index,
-                array_start,
-                array_len,
-                dtype,
-                file_size,
-            },
-            Error::KeyNotPacked {
-                offset,
-                index,
-                key_start,
-                expected,
-            } => Error::KeyNotPacked {
-                offset: at(offset),
-                index,
-                key_start,
-                expected,
-            },
-            Error::ArrayNotPacked {
-                offset,
-                index,
-                array_start,
-                expected,
-            } => Error::ArrayNotPacked {
-                offset: at(offset),
-                index,
-                array_start,
-                expected,
-            },
-            Error::UnsortedKeys { offset, index, key } => Error::UnsortedKeys {
-                offset: at(offset),
-                index,
-                key,
-            },
-            Error::DuplicateKeyInStore { offset, index, key } => Error::DuplicateKeyInStore {
-                offset: at(offset),
-                index,
-                key,
-            },
-            Error::TooLarge {
-                offset,
-                file_size,
-                limit,
-            } => Error::TooLarge {
-                offset: at(offset),
-                file_size,
-                limit,
-            },
-            other => other,
-        }
+    pub fn is_warning(&self) -> bool {
+        matches!(self, ErrorKind::TrailingBytes { .. })
     }
 }
 
-/// Moves the offset of a core error; variants added to core later keep theirs.
-fn rebase_core(e: binfmt_core::Error, base: u64) -> binfmt_core::Error {
-    use binfmt_core::Error as E;
-    let at = |offset: u64| offset.saturating_add(base);
-    match e {
-        E::Truncated {
-            what,
-            offset,
-            needed,
-            available,
-        } => E::Truncated {
-            what,
-            offset: at(offset),
-            needed,
-            available,
-        },
-        E::Overflow { what, offset } => E::Overflow {
-            what,
-            offset: at(offset),
-        },
-        E::BadMagic {
-            what,
-            offset,
-            expected,
-            found,
-        } => E::BadMagic {
-            what,
-            offset: at(offset),
-            expected,
-            found,
-        },
-        E::VersionTooNew {
-            what,
-            offset,
-            found,
-            supported_major,
-        } => E::VersionTooNew {
-            what,
-            offset: at(offset),
-            found,
-            supported_major,
-        },
-        E::VersionTooOld {
-            what,
-            offset,
-            found,
-            oldest_major,
-        } => E::VersionTooOld {
-            what,
-            offset: at(offset),
-            found,
-            oldest_major,
-        },
-        E::Misaligned {
-            what,
-            offset,
-            value,
-            align,
-        } => E::Misaligned {
-            what,
-            offset: at(offset),
-            value,
-            align,
-        },
-        other => other,
-    }
-}
-
-impl Diagnostic for Error {
+impl Kind for ErrorKind {
+    #[deny(clippy::wildcard_enum_match_arm)]
     fn fault(&self) -> Fault {
         match self {
-            Error::Layout(e) => e.fault(),
-            Error::Eof { .. }
-            | Error::FileSizeTooSmall { .. }
-            | Error::DescriptorsOutsideStore { .. }
-            | Error::FileSizeMismatch { .. }
-            | Error::BadType { .. }
-            | Error::EmptyKeyInStore { .. }
-            | Error::KeyOutOfBounds { .. }
-            | Error::ArrayOutOfBounds { .. }
-            | Error::KeyNotPacked { .. }
-            | Error::ArrayNotPacked { .. }
-            | Error::UnsortedKeys { .. }
-            | Error::DuplicateKeyInStore { .. } => Fault::Input,
-            Error::TooLarge { .. } | Error::TooManyItems | Error::SizeOverflow => Fault::Limit,
-            Error::KeyNotFound { .. }
-            | Error::TypeMismatch { .. }
-            | Error::EmptyKey
-            | Error::DuplicateKey { .. } => Fault::Caller,
+            ErrorKind::Layout(l) => l.fault(),
+            ErrorKind::Eof
+            | ErrorKind::FileSizeTooSmall { .. }
+            | ErrorKind::DescriptorsOutsideStore { .. }
+            | ErrorKind::FileSizeMismatch { .. }
+            | ErrorKind::BadType { .. }
+            | ErrorKind::EmptyKeyInStore { .. }
+            | ErrorKind::KeyOutOfBounds { .. }
+            | ErrorKind::ArrayOutOfBounds { .. }
+            | ErrorKind::KeyNotPacked { .. }
+            | ErrorKind::ArrayNotPacked { .. }
+            | ErrorKind::UnsortedKeys { .. }
+            | ErrorKind::DuplicateKeyInStore { .. }
+            | ErrorKind::TrailingBytes { .. } => Fault::Input,
+            ErrorKind::TooLarge { .. } | ErrorKind::TooManyItems | ErrorKind::SizeOverflow => {
+                Fault::Limit
+            }
+            ErrorKind::KeyNotFound { .. }
+            | ErrorKind::TypeMismatch { .. }
+            | ErrorKind::EmptyKey
+            | ErrorKind::DuplicateKey { .. } => Fault::Caller,
             #[cfg(feature = "std")]
-            Error::Io(_) => Fault::Io,
+            ErrorKind::Io(_) => Fault::Io,
         }
     }
 
-    fn offset(&self) -> Option<u64> {
+    /// The original `io::Error` for [`ErrorKind::Io`]. Two kinds become an `io::Error`
+    /// more precise than their fault says, as they did before the shared vocabulary:
+    /// [`ErrorKind::Eof`] is `UnexpectedEof` and [`ErrorKind::KeyNotFound`] is
+    /// `NotFound` (their messages have no offset to lose: an end of input is at the
+    /// store's start, a key lookup has none).
+    #[cfg(feature = "std")]
+    fn into_io_error(self) -> core::result::Result<std::io::Error, Self> {
+        use std::io::ErrorKind as Io;
         match self {
-            Error::Layout(e) => Some(e.offset()),
-            Error::Eof { offset }
-            | Error::FileSizeTooSmall { offset, .. }
-            | Error::DescriptorsOutsideStore { offset, .. }
-            | Error::FileSizeMismatch { offset, .. }
-            | Error::BadType { offset, .. }
-            | Error::EmptyKeyInStore { offset, .. }
-            | Error::KeyOutOfBounds { offset, .. }
-            | Error::ArrayOutOfBounds { offset, .. }
-            | Error::KeyNotPacked { offset, .. }
-            | Error::ArrayNotPacked { offset, .. }
-            | Error::UnsortedKeys { offset, .. }
-            | Error::DuplicateKeyInStore { offset, .. }
-            | Error::TooLarge { offset, .. } => Some(*offset),
-            Error::KeyNotFound { .. }
-            | Error::TypeMismatch { .. }
-            | Error::EmptyKey
-            | Error::DuplicateKey { .. }
-            | Error::TooManyItems
-            | Error::SizeOverflow => None,
-            #[cfg(feature = "std")]
-            Error::Io(_) => None,
+            ErrorKind::Io(e) => Ok(e.source),
+            e @ ErrorKind::Eof => Ok(std::io::Error::new(Io::UnexpectedEof, e)),
+            e @ ErrorKind::KeyNotFound { .. } => Ok(std::io::Error::new(Io::NotFound, e)),
+            other => Err(other),
         }
     }
 }
+
+impl FormatKind for ErrorKind {}
 
 #[cfg(feature = "std")]
-impl From<Error> for std::io::Error {
-    fn from(e: Error) -> std::io::Error {
-        use std::io::ErrorKind;
-        // Two kinds are more precise than the fault says.
-        let kind = match &e {
-            Error::Eof { .. } => ErrorKind::UnexpectedEof,
-            Error::KeyNotFound { .. } => ErrorKind::NotFound,
-            other => other.fault().io_error_kind(),
-        };
-        match e {
-            Error::Io(io) => io,
-            other => std::io::Error::new(kind, other),
-        }
-    }
-}
-
-/// A key quoted in an error message: its first 40 bytes and its full length.
-///
-/// Errors do not borrow the input and do not allocate, so long keys are cut. It prints as
-/// a quoted string, with invalid UTF-8 as `\xNN` escapes and `…` when cut.
-#[derive(Clone, Copy, PartialEq, Eq, Hash)]
-pub struct KeyExcerpt {
-    bytes: [u8; KeyExcerpt::CAPACITY],
-    kept: u8,
-    len: u64,
-}
-
-impl KeyExcerpt {
-    const CAPACITY: usize = 40;
-
-    /// Copies (the start of) `key`.
-    #[must_use]
-    pub fn new(key: &[u8]) -> KeyExcerpt {
-        let mut bytes = [0u8; KeyExcerpt::CAPACITY];
-        let kept = key.len().min(KeyExcerpt::CAPACITY);
-        if let (Some(dst), Some(src)) = (bytes.get_mut(..kept), key.get(..kept)) {
-            dst.copy_from_slice(src);
-        }
-        KeyExcerpt {
-            bytes,
-            kept: u8::try_from(kept).unwrap_or(0),
-            len: binfmt_core::bytes::len_u64(key),
-        }
-    }
-
-    /// The bytes kept (all of the key when it is 40 bytes or shorter).
-    #[must_use]
-    pub fn as_bytes(&self) -> &[u8] {
-        self.bytes.get(..usize::from(self.kept)).unwrap_or(&[])
-    }
-
-    /// The length of the whole key.
-    #[must_use]
-    pub fn len(&self) -> u64 {
-        self.len
-    }
-
-    /// True for the empty key.
-    #[must_use]
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
-    }
-
-    /// True when [`as_bytes`](KeyExcerpt::as_bytes) is only the start of the key.
-    #[must_use]
-    pub fn is_cut(&self) -> bool {
-        self.len > u64::from(self.kept)
-    }
-}
-
-impl fmt::Display for KeyExcerpt {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("\"")?;
-        write_escaped(f, self.as_bytes())?;
-        if self.is_cut() {
-            f.write_str("…")?;
-        }
-        f.write_str("\"")
-    }
-}
-
-impl fmt::Debug for KeyExcerpt {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Display::fmt(self, f)
-    }
-}
-
-/// Writes `bytes` as the inside of a quoted string: valid UTF-8 with Rust's escapes,
-/// anything else as `\xNN`. A character cut at the end of an excerpt shows as escapes.
-pub(crate) fn write_escaped(f: &mut impl fmt::Write, bytes: &[u8]) -> fmt::Result {
-    for chunk in bytes.utf8_chunks() {
-        for c in chunk.valid().chars() {
-            write!(f, "{}", c.escape_debug())?;
-        }
-        for b in chunk.invalid() {
-            write!(f, "\\x{b:02x}")?;
-        }
-    }
-    Ok(())
-}
+impl binfmt_core::IoKind for ErrorKind {}
 
 #[cfg(test)]
 mod tests {
@@ -763,66 +334,50 @@ mod tests {
     use std::string::ToString;
 
     #[test]
-    fn codes_are_the_reference_values() {
-        for (i, code) in ErrorCode::ALL.into_iter().enumerate() {
-            assert_eq!(code.value(), -i32::try_from(i).unwrap() - 1);
-            assert_eq!(ErrorCode::from_value(code.value()), Some(code));
-        }
-        assert_eq!(ErrorCode::from_value(0), None);
-        assert_eq!(
-            ErrorCode::BadFileFormat.to_string(),
-            "KAS_ERR_BAD_FILE_FORMAT (-5)"
-        );
-    }
-
-    #[test]
-    fn keys_print_quoted_escaped_and_cut() {
-        assert_eq!(KeyExcerpt::new(b"nodes/time").to_string(), "\"nodes/time\"");
-        assert_eq!(
-            KeyExcerpt::new(b"a\0\xffb\"").to_string(),
-            "\"a\\0\\xffb\\\"\""
-        );
-        let long = [b'x'; 50];
-        let k = KeyExcerpt::new(&long);
-        assert!(k.is_cut());
-        assert_eq!(k.len(), 50);
-        assert_eq!(k.to_string(), std::format!("\"{}…\"", "x".repeat(40)));
-        assert_eq!(
-            KeyExcerpt::new("日本語".as_bytes()).to_string(),
-            "\"日本語\""
-        );
-    }
-
-    #[test]
-    fn rebasing_moves_input_offsets_only() {
-        let e = Error::ArrayNotPacked {
-            offset: 88,
+    fn offsets_are_the_errors_and_rebase() {
+        let e = ErrorKind::ArrayNotPacked {
             index: 0,
             array_start: 137,
             expected: 136,
         }
+        .at(88)
         .rebased(142);
         assert_eq!(e.offset(), Some(230));
-        let e = Error::Layout(binfmt_core::Error::Truncated {
-            what: "store",
-            offset: 0,
-            needed: 200,
-            available: 10,
-        })
-        .rebased(5);
-        assert_eq!(e.offset(), Some(5));
-        assert_eq!(Error::EmptyKey.rebased(5).offset(), None);
+        assert_eq!(
+            e.to_string(),
+            "byte 230: item 0: array_start is 137, but arrays are packed at the next multiple of 8 and this one must start at 136"
+        );
+        let e: Error = binfmt_core::Error::truncated("store", 0, 200, 10).into();
+        assert_eq!(e.rebased(5).offset(), Some(5));
+        assert_eq!(ErrorKind::EmptyKey.unlocated().rebased(5).offset(), None);
+    }
+
+    #[test]
+    fn trailing_bytes_read_well() {
+        let one = ErrorKind::TrailingBytes {
+            len: 1,
+            store_like: false,
+        };
+        assert_eq!(
+            one.to_string(),
+            "1 byte after the end of the store is not a kastore store; kastore and tskit ignore it"
+        );
+        assert!(one.is_warning());
     }
 
     #[cfg(feature = "std")]
     #[test]
     fn io_conversion_keeps_kind() {
-        let io: std::io::Error = Error::KeyNotFound {
+        let io: std::io::Error = ErrorKind::KeyNotFound {
             key: KeyExcerpt::new(b"x"),
         }
+        .unlocated()
         .into();
         assert_eq!(io.kind(), std::io::ErrorKind::NotFound);
-        let io: std::io::Error = Error::Eof { offset: 0 }.into();
+        let io: std::io::Error = ErrorKind::Eof.at(0).into();
         assert_eq!(io.kind(), std::io::ErrorKind::UnexpectedEof);
+        let io: std::io::Error = ErrorKind::BadType { index: 0, code: 10 }.at(64).into();
+        assert_eq!(io.kind(), std::io::ErrorKind::InvalidData);
+        assert!(io.to_string().starts_with("byte 64: item 0"));
     }
 }

@@ -1,10 +1,12 @@
 //! Reading stores from files.
 //!
-//! Three ways, by cost: [`map`] (feature `mmap`) maps the file and copies nothing, so
-//! opening is O(items) whatever the file's size; [`read`] reads the whole file into an
-//! 8-aligned buffer; [`open`] reads it and keeps its first store. In every case typed
-//! access borrows instead of copying on little-endian hosts, since both buffers are
-//! 8-aligned.
+//! Four ways, by cost: [`reader`] opens a [`Reader`] that reads the header, descriptors
+//! and keys, then each array you ask for, by positioned reads (no map: a file truncated
+//! meanwhile gives an error, never `SIGBUS`); [`map`] (feature `mmap`) maps the file and
+//! copies nothing, so opening is O(items) whatever the file's size; [`read`] reads the
+//! whole file into an 8-aligned buffer; [`open`] reads it and validates its first store.
+//! Typed access from a map or a buffer borrows instead of copying on little-endian hosts,
+//! since both are 8-aligned.
 //!
 //! ```no_run
 //! # fn main() -> Result<(), kastore::Error> {
@@ -19,29 +21,59 @@
 use std::fs::File;
 use std::path::Path;
 
+use binfmt_core::IoError;
+use binfmt_core::source::FileSource;
+
 use crate::error::Result;
 use crate::owned::{AlignedBytes, OwnedStore};
+use crate::reader::Reader;
 
 /// Reads the whole file at `path` into an 8-aligned buffer. Parse it with
 /// [`Store::parse`](crate::Store::parse) or [`stores`](crate::stores).
 ///
 /// # Errors
-/// [`Error::Io`](crate::Error::Io).
+/// [`ErrorKind::Io`](crate::ErrorKind::Io), naming the path.
 pub fn read(path: impl AsRef<Path>) -> Result<AlignedBytes> {
-    let mut file = File::open(path)?;
-    // A hint only: the file may be a pipe (size 0) or change while it is read.
-    let hint = usize::try_from(file.metadata()?.len()).unwrap_or(0);
-    Ok(crate::reader::read_to_end(&mut file, hint)?)
+    let path = path.as_ref();
+    let io = IoError::at_path(path);
+    let read = || {
+        let mut file = File::open(path)?;
+        // A hint only: the file may be a pipe (size 0) or change while it is read.
+        let hint = usize::try_from(file.metadata()?.len()).unwrap_or(0);
+        crate::stream::read_to_end(&mut file, hint)
+    };
+    Ok(read().map_err(io)?)
 }
 
-/// Reads the file at `path` and validates its first store. Bytes after that store
-/// (further stores) are dropped; use [`read`] and [`stores`](crate::stores) to see them.
+/// Reads the file at `path` and validates its first store. The buffer keeps what follows
+/// it: [`OwnedStore::store`] and [`Store::warnings`](crate::Store::warnings) tell what that
+/// is; [`stores`](crate::stores) over [`read`] reads further stores.
 ///
 /// # Errors
-/// [`Error::Io`](crate::Error::Io), and every error of
+/// [`ErrorKind::Io`](crate::ErrorKind::Io), and every error of
 /// [`Store::parse`](crate::Store::parse).
 pub fn open(path: impl AsRef<Path>) -> Result<OwnedStore> {
     OwnedStore::from_aligned(read(path)?)
+}
+
+/// Opens the file at `path` for reading by ranges: see [`Reader`].
+///
+/// ```no_run
+/// # fn main() -> Result<(), kastore::Error> {
+/// let reader = kastore::fs::reader("example.trees")?; // header, descriptors, keys
+/// let time = reader.get::<f64>("nodes/time")?; // one positioned read
+/// # let _ = time;
+/// # Ok(())
+/// # }
+/// ```
+///
+/// # Errors
+/// [`ErrorKind::Io`](crate::ErrorKind::Io), naming the path, and every error of
+/// [`Reader::open`].
+pub fn reader(path: impl AsRef<Path>) -> Result<Reader<FileSource>> {
+    let path = path.as_ref();
+    let source = FileSource::open(path).map_err(IoError::at_path(path))?;
+    Reader::open(source)
 }
 
 /// A read-only memory map (re-exported from `binfmt_core::mmap`).
@@ -54,13 +86,15 @@ pub use binfmt_core::mmap::Mmap;
 ///
 /// The file must not be truncated or modified while mapped, by this process or another;
 /// see `binfmt_core::mmap` for the safety argument. Use [`read`] when that cannot be
-/// promised. Writing a new version with [`Builder::write_path`](crate::Builder::write_path)
-/// is fine: it replaces the file by renaming, and the map keeps the old data.
+/// promised. Writing a new version with
+/// [`Builder::write_to_path`](crate::Builder::write_to_path) is fine: it replaces the file
+/// by renaming, and the map keeps the old data.
 ///
 /// # Errors
-/// [`Error::Io`](crate::Error::Io).
+/// [`ErrorKind::Io`](crate::ErrorKind::Io), naming the path.
 #[cfg(feature = "mmap")]
 #[cfg_attr(docsrs, doc(cfg(feature = "mmap")))]
 pub fn map(path: impl AsRef<Path>) -> Result<Mmap> {
-    Ok(Mmap::open(path)?)
+    let path = path.as_ref();
+    Ok(Mmap::open(path).map_err(IoError::at_path(path))?)
 }

@@ -10,10 +10,15 @@ extern crate std;
 
 mod array;
 mod check;
+mod code;
 mod dtype;
 mod error;
+mod key;
+mod options;
 mod store;
 mod stores;
+mod trailing;
+mod verify;
 
 #[cfg(feature = "alloc")]
 mod builder;
@@ -21,19 +26,32 @@ mod builder;
 mod owned;
 
 #[cfg(feature = "std")]
+mod array_buf;
+#[cfg(feature = "std")]
 #[cfg_attr(docsrs, doc(cfg(feature = "std")))]
 pub mod fs;
 #[cfg(feature = "std")]
 mod reader;
+#[cfg(feature = "std")]
+mod stream;
 
 pub mod raw;
 
 pub use array::{AnyArray, Array, Values};
+pub use code::ErrorCode;
 pub use dtype::{DType, Element};
-pub use error::{Error, ErrorCode, KeyExcerpt, Result};
+pub use error::{Error, ErrorKind, Result};
+pub use key::{KeyExcerpt, KeyText};
+pub use options::ReadOptions;
+pub use raw::{DESCRIPTOR_SIZE, HEADER_SIZE, MAGIC, VERSION};
 pub use store::{Item, Items, Store};
-pub use stores::{Stores, stores, verify};
+pub use stores::{Stores, stores, stores_with};
+pub use trailing::Warnings;
+pub use verify::verify;
 
+#[cfg(feature = "std")]
+#[cfg_attr(docsrs, doc(cfg(feature = "std")))]
+pub use array_buf::ArrayBuf;
 #[cfg(feature = "alloc")]
 #[cfg_attr(docsrs, doc(cfg(feature = "alloc")))]
 pub use builder::Builder;
@@ -42,28 +60,30 @@ pub use builder::Builder;
 pub use owned::{AlignedBytes, OwnedStore};
 #[cfg(feature = "std")]
 #[cfg_attr(docsrs, doc(cfg(feature = "std")))]
-pub use reader::{Limits, StoreReader};
+pub use reader::{Entries, Entry, Reader};
+#[cfg(feature = "std")]
+#[cfg_attr(docsrs, doc(cfg(feature = "std")))]
+pub use stream::StreamReader;
 
-pub use binfmt_core::{Compatibility, Version};
-
-const MAGIC_BYTES: [u8; 8] = *b"\x89KAS\r\n\x1a\n";
-
-/// The signature at the start of every store: `89 4B 41 53 0D 0A 1A 0A` (`\211KAS\r\n\032\n`).
-pub const MAGIC: &[u8] = &MAGIC_BYTES;
-
-/// The file format version this crate writes; it reads every 1.x.
-pub const VERSION: Version = Version::new(1, 0);
-
-/// Size of the header, and offset of the first descriptor.
-pub const HEADER_SIZE: u64 = 64;
-
-/// Size of one item descriptor.
-pub const DESCRIPTOR_SIZE: u64 = 64;
+// The shared vocabulary, so that matching an error, asking who is to blame or passing a
+// sink needs no direct dependency on binfmt-core.
+#[cfg(feature = "std")]
+#[cfg_attr(docsrs, doc(cfg(feature = "std")))]
+pub use binfmt_core::IoError;
+pub use binfmt_core::{
+    Compatibility, Diagnostic, Fault, Found, Layout, Severity, Sink, Summary, Version,
+};
 
 /// Arrays start at multiples of this many bytes, counted from the start of their store.
 pub const ARRAY_ALIGN: u64 = 8;
 
-/// True when `head` (the first bytes of a file) looks like this format.
+/// True when `head` (the first bytes of a file) looks like this format: it starts with
+/// [`MAGIC`].
+///
+/// ```
+/// assert!(kastore::sniff(b"\x89KAS\r\n\x1a\n\x01\x00"));
+/// assert!(!kastore::sniff(b"PK\x03\x04"));
+/// ```
 #[must_use]
 pub fn sniff(head: &[u8]) -> bool {
     binfmt_core::magic::starts_with(head, MAGIC)

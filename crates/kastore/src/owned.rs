@@ -6,9 +6,9 @@ use core::ops::Deref;
 
 use zerocopy::IntoBytes;
 
-use crate::HEADER_SIZE;
-use crate::check::{self, HeaderInfo, Parts};
+use crate::check::{self, Checked, HEADER_LEN, HeaderInfo};
 use crate::error::Result;
+use crate::options::ReadOptions;
 use crate::store::Store;
 
 /// A byte buffer whose first byte is 8-aligned in memory.
@@ -61,12 +61,14 @@ impl AlignedBytes {
     }
 
     /// Grows (with zeros) or shrinks to `len` bytes.
+    #[cfg(feature = "std")]
     pub(crate) fn resize(&mut self, len: usize) {
         self.words.resize(len.div_ceil(8), 0);
         self.len = len;
     }
 
     /// Drops bytes past `len`.
+    #[cfg(feature = "std")]
     pub(crate) fn truncate(&mut self, len: usize) {
         if len < self.len {
             self.resize(len);
@@ -94,6 +96,26 @@ impl From<&[u8]> for AlignedBytes {
     }
 }
 
+/// An aligned buffer is a byte source whose ranges are borrowed, so a
+/// [`Reader`](crate::Reader) over it hands out typed arrays without copying.
+#[cfg(feature = "std")]
+impl binfmt_core::source::ByteSource for AlignedBytes {
+    fn len(&self) -> std::io::Result<u64> {
+        Ok(binfmt_core::bytes::len_u64(self.as_bytes()))
+    }
+
+    fn read_range(
+        &self,
+        range: core::ops::Range<u64>,
+    ) -> std::io::Result<alloc::borrow::Cow<'_, [u8]>> {
+        self.as_bytes().read_range(range)
+    }
+
+    fn as_slice(&self) -> Option<&[u8]> {
+        Some(self.as_bytes())
+    }
+}
+
 impl fmt::Debug for AlignedBytes {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("AlignedBytes")
@@ -105,64 +127,82 @@ impl fmt::Debug for AlignedBytes {
 /// One validated store that owns its bytes (8-aligned, so typed access never copies on
 /// little-endian hosts).
 ///
-/// Made by [`OwnedStore::from_bytes`], by reading a stream
-/// ([`OwnedStore::read_from`](OwnedStore::read_from), [`StoreReader`](crate::StoreReader))
+/// Made by [`OwnedStore::from_bytes`] or [`OwnedStore::from_aligned`], by reading a stream
+/// ([`OwnedStore::read_from`](OwnedStore::read_from), [`StreamReader`](crate::StreamReader))
 /// or a file ([`fs::open`](crate::fs::open)). [`OwnedStore::store`] gives the borrowed view.
+/// The buffer keeps any bytes after the store, so that the view's
+/// [`warnings`](Store::warnings) can name them.
 #[derive(Clone)]
 pub struct OwnedStore {
+    /// The store, then whatever followed it in the input.
     bytes: AlignedBytes,
     info: HeaderInfo,
+    options: ReadOptions,
 }
 
 impl OwnedStore {
-    /// Copies and validates the store at the start of `data`; bytes after it are dropped.
+    /// Copies `data` and validates the store at its start.
     ///
     /// # Errors
     /// As [`Store::parse`].
     pub fn from_bytes(data: &[u8]) -> Result<OwnedStore> {
-        let parts = check::first_problem(data)?;
-        Ok(OwnedStore {
-            bytes: AlignedBytes::copy_from(parts.bytes),
-            info: parts.info,
-        })
+        OwnedStore::from_aligned(AlignedBytes::copy_from(data))
     }
 
-    /// Validates the store at the start of `bytes`, keeping the buffer and dropping
-    /// anything after the store.
+    /// Validates the store at the start of `bytes`, keeping the buffer.
     ///
     /// # Errors
     /// As [`Store::parse`].
-    pub fn from_aligned(mut bytes: AlignedBytes) -> Result<OwnedStore> {
-        let (size, info) = {
-            let parts = check::first_problem(&bytes)?;
-            (parts.bytes.len(), parts.info)
-        };
-        bytes.truncate(size);
-        Ok(OwnedStore { bytes, info })
+    pub fn from_aligned(bytes: AlignedBytes) -> Result<OwnedStore> {
+        OwnedStore::from_aligned_with(bytes, &ReadOptions::new())
+    }
+
+    /// [`OwnedStore::from_aligned`] with `options`.
+    ///
+    /// # Errors
+    /// As [`Store::parse_with`].
+    pub fn from_aligned_with(bytes: AlignedBytes, options: &ReadOptions) -> Result<OwnedStore> {
+        let info = check::first_problem(&bytes, options)?.0.info;
+        Ok(OwnedStore {
+            bytes,
+            info,
+            options: *options,
+        })
     }
 
     /// The borrowed view (no re-validation).
     #[must_use]
     pub fn store(&self) -> Store<'_> {
         let n = u64::from(self.info.num_items);
-        // Validated when `self` was made, and immutable since: the table is there.
-        let descriptors =
-            binfmt_core::bytes::read_table(&self.bytes, HEADER_SIZE, n, "descriptors")
-                .unwrap_or(&[]);
-        Store::from_parts(Parts {
-            bytes: &self.bytes,
+        // Validated when `self` was made, and immutable since: the table and the
+        // `file_size` bytes are there.
+        let descriptors = binfmt_core::bytes::read_table(&self.bytes, HEADER_LEN, n, "descriptors")
+            .unwrap_or(&[]);
+        let (store, rest) = self.split();
+        let checked = Checked {
             descriptors,
             info: self.info,
-        })
+        };
+        Store::new(checked, store, rest, 0, &self.options)
     }
 
-    /// The store's bytes.
+    /// The store's bytes (exactly `file_size` of them) and the bytes after it.
+    fn split(&self) -> (&[u8], &[u8]) {
+        let size = usize::try_from(self.info.file_size).unwrap_or(usize::MAX);
+        let all = self.bytes.as_bytes();
+        (
+            all.get(..size).unwrap_or(all),
+            all.get(size..).unwrap_or(&[]),
+        )
+    }
+
+    /// The store's bytes: exactly `file_size` of them.
     #[must_use]
     pub fn as_bytes(&self) -> &[u8] {
-        &self.bytes
+        self.split().0
     }
 
-    /// The buffer, for reuse.
+    /// The buffer (the store, then any bytes that followed it), for reuse.
     #[must_use]
     pub fn into_bytes(self) -> AlignedBytes {
         self.bytes

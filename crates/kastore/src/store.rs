@@ -3,14 +3,16 @@
 use core::fmt;
 use core::iter::FusedIterator;
 
-use binfmt_core::{Compatibility, Version, bytes};
+use binfmt_core::{Compatibility, Kind, Version, bytes};
 
 use crate::array::{AnyArray, Array};
-use crate::check::{self, Parts};
+use crate::check::{self, Checked, DESCRIPTOR_LEN, HEADER_LEN};
 use crate::dtype::{DType, Element};
-use crate::error::{Error, KeyExcerpt, Result};
+use crate::error::{ErrorKind, Result};
+use crate::key::{KeyExcerpt, KeyText};
+use crate::options::ReadOptions;
 use crate::raw::{Descriptor, Header};
-use crate::{DESCRIPTOR_SIZE, HEADER_SIZE};
+use crate::trailing::Warnings;
 
 /// One kastore store, borrowed from the bytes it was parsed from.
 ///
@@ -26,19 +28,35 @@ pub struct Store<'a> {
     descriptors: &'a [Descriptor],
     version: Version,
     compatibility: Compatibility,
+    /// The input's bytes after the store.
+    rest: &'a [u8],
+    /// Where the store starts in the input it was read from.
+    offset: u64,
+    options: ReadOptions,
 }
 
 impl<'a> Store<'a> {
-    /// Parses the store at the start of `data`.
+    /// Parses the store at the start of `data`, with the default [`ReadOptions`].
     ///
-    /// Bytes after the store's `file_size` are ignored, as the reference readers ignore
-    /// them (they may be further stores: see [`stores`](crate::stores)).
+    /// Bytes after the store's `file_size` are accepted, as the reference readers (and
+    /// tskit) accept them: they may be further stores (see [`stores`](crate::stores)),
+    /// and anything else is named by [`Store::warnings`].
     ///
     /// # Errors
-    /// [`Error::Eof`] for empty input; otherwise the first problem found, with its byte
-    /// offset: see [`Error`] for every rule.
+    /// [`ErrorKind::Eof`] for empty input; otherwise the first problem found, at its byte
+    /// offset: see [`ErrorKind`] for every rule.
     pub fn parse(data: &'a [u8]) -> Result<Store<'a>> {
-        check::first_problem(data).map(Store::from_parts)
+        Store::parse_with(data, &ReadOptions::new())
+    }
+
+    /// Parses the store at the start of `data` with `options`.
+    ///
+    /// # Errors
+    /// As [`Store::parse`], and [`ErrorKind::TooLarge`] above the size limit.
+    pub fn parse_with(data: &'a [u8], options: &ReadOptions) -> Result<Store<'a>> {
+        let (checked, bytes) = check::first_problem(data, options)?;
+        let rest = data.get(bytes.len()..).unwrap_or(&[]);
+        Ok(Store::new(checked, bytes, rest, 0, options))
     }
 
     /// Parses the store at the start of `data` and returns it with the bytes after it.
@@ -47,17 +65,69 @@ impl<'a> Store<'a> {
     /// As [`Store::parse`].
     pub fn parse_prefix(data: &'a [u8]) -> Result<(Store<'a>, &'a [u8])> {
         let store = Store::parse(data)?;
-        let rest = data.get(store.bytes.len()..).unwrap_or(&[]);
-        Ok((store, rest))
+        Ok((store, store.rest))
     }
 
-    pub(crate) fn from_parts(parts: Parts<'a>) -> Store<'a> {
+    /// A view of a checked store: `bytes` are exactly its `file_size` bytes, `rest` the
+    /// input after them, `offset` where it starts in the input.
+    pub(crate) fn new(
+        checked: Checked<'a>,
+        bytes: &'a [u8],
+        rest: &'a [u8],
+        offset: u64,
+        options: &ReadOptions,
+    ) -> Store<'a> {
         Store {
-            bytes: parts.bytes,
-            descriptors: parts.descriptors,
-            version: parts.info.version,
-            compatibility: parts.info.compatibility,
+            bytes,
+            descriptors: checked.descriptors,
+            version: checked.info.version,
+            compatibility: checked.info.compatibility,
+            rest,
+            offset,
+            options: *options,
         }
+    }
+
+    /// Where the store starts in the input it was read from: 0 for [`Store::parse`], its
+    /// position for the stores of [`stores`](crate::stores).
+    #[must_use]
+    pub fn offset(&self) -> u64 {
+        self.offset
+    }
+
+    /// The number of bytes after the store in the input it was parsed from (further
+    /// stores, or trailing bytes).
+    #[must_use]
+    pub fn trailing_len(&self) -> u64 {
+        bytes::len_u64(self.rest)
+    }
+
+    /// What a reader should know about the input that does not make the store invalid:
+    /// bytes after the store that are not a further store ([`ErrorKind::TrailingBytes`],
+    /// at the first of them, followed by that would-be store's first problem when they
+    /// begin with the kastore magic). Empty when the store ends the input or a valid
+    /// store follows it. Offsets count from the start of the input, like errors.
+    ///
+    /// [`verify`](crate::verify) reports the same warnings.
+    ///
+    /// ```
+    /// use kastore::{ErrorKind, Store};
+    /// let mut file = kastore::Builder::new().insert("a", &[1u8])?.to_vec()?;
+    /// file.extend_from_slice(&[0; 8]); // zero padding a tool left behind
+    /// let store = Store::parse(&file)?; // read, as tskit reads it
+    /// let warnings: Vec<_> = store.warnings().collect();
+    /// assert_eq!(warnings.len(), 1);
+    /// assert_eq!(warnings[0].offset(), Some(137));
+    /// assert!(matches!(warnings[0].kind(), ErrorKind::TrailingBytes { len: 8, store_like: false }));
+    /// assert_eq!(
+    ///     warnings[0].to_string(),
+    ///     "byte 137: 8 bytes after the end of the store are not a kastore store; kastore and tskit ignore them"
+    /// );
+    /// # Ok::<(), kastore::Error>(())
+    /// ```
+    pub fn warnings(&self) -> Warnings {
+        let end = self.offset.saturating_add(self.file_size());
+        Warnings::after(self.rest, end, &self.options)
     }
 
     /// The file format version (1.x; the minor version is not checked).
@@ -149,22 +219,25 @@ impl<'a> Store<'a> {
         self.item(key).is_some()
     }
 
-    /// The item with key `key`, or [`Error::KeyNotFound`].
+    /// The item with key `key`, or [`ErrorKind::KeyNotFound`].
     ///
     /// # Errors
-    /// [`Error::KeyNotFound`] when no item has that key.
+    /// [`ErrorKind::KeyNotFound`] when no item has that key.
     pub fn find(&self, key: impl AsRef<[u8]>) -> Result<Item<'a>> {
         let key = key.as_ref();
-        self.item(key).ok_or_else(|| Error::KeyNotFound {
-            key: KeyExcerpt::new(key),
+        self.item(key).ok_or_else(|| {
+            ErrorKind::KeyNotFound {
+                key: KeyExcerpt::new(key),
+            }
+            .unlocated()
         })
     }
 
     /// The array under `key` as elements of type `T`, without copying.
     ///
     /// # Errors
-    /// [`Error::KeyNotFound`], or [`Error::TypeMismatch`] when the array holds another type
-    /// (it is never reinterpreted).
+    /// [`ErrorKind::KeyNotFound`], or [`ErrorKind::TypeMismatch`] when the array holds
+    /// another type (it is never reinterpreted).
     pub fn array<T: Element>(&self, key: impl AsRef<[u8]>) -> Result<Array<'a, T>> {
         self.find(key)?.array()
     }
@@ -177,7 +250,8 @@ impl<'a> Store<'a> {
     /// copied on little-endian hosts. [`Store::array`] gives element access without `alloc`.
     ///
     /// # Errors
-    /// [`Error::KeyNotFound`], or [`Error::TypeMismatch`] when the array holds another type.
+    /// [`ErrorKind::KeyNotFound`], or [`ErrorKind::TypeMismatch`] when the array holds
+    /// another type.
     #[cfg(feature = "alloc")]
     #[cfg_attr(docsrs, doc(cfg(feature = "alloc")))]
     pub fn get<T: Element>(&self, key: impl AsRef<[u8]>) -> Result<alloc::borrow::Cow<'a, [T]>> {
@@ -193,8 +267,8 @@ impl<'a> Store<'a> {
         if h.version_minor.get() != 0 || h.reserved.iter().any(|&b| b != 0) {
             return false;
         }
-        let n = u64::try_from(self.descriptors.len()).unwrap_or(u64::MAX);
-        let mut end = HEADER_SIZE.saturating_add(DESCRIPTOR_SIZE.saturating_mul(n));
+        let n = bytes::to_u64(self.descriptors.len());
+        let mut end = HEADER_LEN.saturating_add(DESCRIPTOR_LEN.saturating_mul(n));
         for d in self.descriptors {
             if d.reserved_type.iter().any(|&b| b != 0) || d.reserved.iter().any(|&b| b != 0) {
                 return false;
@@ -205,7 +279,7 @@ impl<'a> Store<'a> {
             let start = item.array_offset();
             // Validated: arrays are packed, so the gap is the padding before this array.
             let gap = bytes::slice(self.bytes, end, start.saturating_sub(end), "padding");
-            if gap.map_or(true, |g| g.iter().any(|&b| b != 0)) {
+            if !gap.is_ok_and(|g| g.iter().all(|&b| b == 0)) {
                 return false;
             }
             end = start.saturating_add(bytes::len_u64(item.bytes()));
@@ -215,7 +289,7 @@ impl<'a> Store<'a> {
 }
 
 /// Stands in for the header of a store that `parse` validated; never actually returned.
-static EMPTY_HEADER: Header = Header {
+pub(crate) static EMPTY_HEADER: Header = Header {
     magic: [0; 8],
     version_major: binfmt_core::le::U16::ZERO,
     version_minor: binfmt_core::le::U16::ZERO,
@@ -223,6 +297,20 @@ static EMPTY_HEADER: Header = Header {
     file_size: binfmt_core::le::U64::ZERO,
     reserved: [0; 40],
 };
+
+/// [`ErrorKind::TypeMismatch`] unless an item of type `stored` can be read as `T`.
+pub(crate) fn check_type<T: Element>(key: &[u8], stored: DType) -> Result<()> {
+    if stored == T::DTYPE {
+        Ok(())
+    } else {
+        Err(ErrorKind::TypeMismatch {
+            key: KeyExcerpt::new(key),
+            stored,
+            requested: T::DTYPE,
+        }
+        .unlocated())
+    }
+}
 
 /// The key bytes of a validated descriptor.
 fn key_of<'a>(bytes: &'a [u8], d: &Descriptor) -> &'a [u8] {
@@ -232,6 +320,7 @@ fn key_of<'a>(bytes: &'a [u8], d: &Descriptor) -> &'a [u8] {
 impl fmt::Debug for Store<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Store")
+            .field("offset", &self.offset)
             .field("version", &self.version)
             .field("file_size", &self.file_size())
             .field("items", &DebugItems(*self))
@@ -268,6 +357,20 @@ impl<'a> Item<'a> {
         core::str::from_utf8(self.key()).ok()
     }
 
+    /// The key for display, escaped or lossy, whole or cut, without copying it: see
+    /// [`KeyText`]. Keys can be long (kastore 0.3.6 writes 13 KB keys without
+    /// complaint), so a user interface should cut them with [`KeyText::max_chars`].
+    #[must_use]
+    pub fn key_text(&self) -> KeyText<'a> {
+        KeyText::new(self.key())
+    }
+
+    /// The first 40 bytes of the key and its length, owned: what errors quote.
+    #[must_use]
+    pub fn key_excerpt(&self) -> KeyExcerpt {
+        KeyExcerpt::new(self.key())
+    }
+
     /// The element type.
     #[must_use]
     pub fn dtype(&self) -> DType {
@@ -291,24 +394,20 @@ impl<'a> Item<'a> {
     #[must_use]
     pub fn bytes(&self) -> &'a [u8] {
         let d = self.descriptor;
-        let size = d.array_len.get().saturating_mul(self.dtype().size_u64());
+        let size = d
+            .array_len
+            .get()
+            .saturating_mul(bytes::to_u64(self.dtype().size()));
         bytes::slice(self.bytes, d.array_start.get(), size, "array").unwrap_or(&[])
     }
 
     /// The array as elements of type `T`, without copying.
     ///
     /// # Errors
-    /// [`Error::TypeMismatch`] when the array holds another type.
+    /// [`ErrorKind::TypeMismatch`] when the array holds another type.
     pub fn array<T: Element>(&self) -> Result<Array<'a, T>> {
-        if self.dtype() == T::DTYPE {
-            Ok(Array::from_le_bytes(self.bytes()))
-        } else {
-            Err(Error::TypeMismatch {
-                key: KeyExcerpt::new(self.key()),
-                stored: self.dtype(),
-                requested: T::DTYPE,
-            })
-        }
+        check_type::<T>(self.key(), self.dtype())?;
+        Ok(Array::from_le_bytes(self.bytes()))
     }
 
     /// The array with its type decided at run time.

@@ -1,20 +1,24 @@
-//! Inputs that hold several stores back to back, and full verification.
+//! Inputs that hold several stores back to back.
 
 use core::iter::FusedIterator;
 
 use binfmt_core::bytes;
 
-use crate::check::{self, Flow};
-use crate::error::{Error, Result};
+use crate::check;
+use crate::error::Result;
+use crate::options::ReadOptions;
 use crate::store::Store;
 
 /// The stores in `data`, back to back, as the reference reads a stream with repeated
 /// `load` calls: each one starts right where the previous one's `file_size` ends.
 ///
-/// The iteration ends cleanly when no byte is left. Anything else that is not a store (a
-/// partial header, garbage) is an error, yielded once; the iterator ends after it. Error
-/// offsets count from the start of `data`. A store that does not start at a multiple of 8
-/// is still read, but [`Store::get`] then copies its multi-byte arrays.
+/// The first store must be valid: if it is not, its first problem is yielded (once) and
+/// the iteration ends. After it, the bytes that follow each store are a further store when
+/// they begin with one that is valid; anything else ends the iteration cleanly, as
+/// trailing bytes that the readers ignore, and the last store's
+/// [`warnings`](Store::warnings) name them. Error and warning offsets count from the
+/// start of `data`. A store that does not start at a multiple of 8 is still read, but
+/// [`Store::get`] then copies its multi-byte arrays.
 ///
 /// ```
 /// # #[cfg(not(feature = "alloc"))] fn main() {}
@@ -24,19 +28,28 @@ use crate::store::Store;
 /// builder.insert("first", &[1i16, 2, 3])?;
 /// let mut data = builder.to_vec()?;
 /// data.extend_from_slice(&kastore::Builder::new().to_vec()?);
-/// let sizes: Vec<u64> = kastore::stores(&data)
-///     .map(|s| s.map(|s| s.file_size()))
-///     .collect::<Result<_, _>>()?;
-/// assert_eq!(sizes, [142, 64]);
+/// data.extend_from_slice(b"\n"); // a newline some tool appended
+/// let stores = kastore::stores(&data).collect::<Result<Vec<_>, _>>()?;
+/// let sizes: Vec<(u64, u64)> = stores.iter().map(|s| (s.offset(), s.file_size())).collect();
+/// assert_eq!(sizes, [(0, 142), (142, 64)]);
+/// let warning = stores[1].warnings().next().unwrap();
+/// assert_eq!(warning.offset(), Some(206));
 /// # Ok(())
 /// # }
 /// ```
 #[must_use]
 pub fn stores(data: &[u8]) -> Stores<'_> {
+    stores_with(data, &ReadOptions::new())
+}
+
+/// [`stores`] with `options`.
+#[must_use]
+pub fn stores_with<'a>(data: &'a [u8], options: &ReadOptions) -> Stores<'a> {
     Stores {
         data,
         offset: 0,
-        failed: false,
+        done: false,
+        options: *options,
     }
 }
 
@@ -45,11 +58,12 @@ pub fn stores(data: &[u8]) -> Stores<'_> {
 pub struct Stores<'a> {
     data: &'a [u8],
     offset: u64,
-    failed: bool,
+    done: bool,
+    options: ReadOptions,
 }
 
 impl Stores<'_> {
-    /// Where the next store starts in the input.
+    /// Where the next store would start in the input.
     #[must_use]
     pub fn offset(&self) -> u64 {
         self.offset
@@ -60,68 +74,29 @@ impl<'a> Iterator for Stores<'a> {
     type Item = Result<Store<'a>>;
 
     fn next(&mut self) -> Option<Self::Item> {
-        if self.failed {
+        if self.done {
             return None;
         }
         let rest = bytes::rest(self.data, self.offset, "store").unwrap_or(&[]);
         if rest.is_empty() {
+            self.done = true;
             return None;
         }
-        match Store::parse(rest) {
-            Ok(store) => {
+        match check::first_problem(rest, &self.options) {
+            Ok((checked, bytes)) => {
+                let after = rest.get(bytes.len()..).unwrap_or(&[]);
+                let store = Store::new(checked, bytes, after, self.offset, &self.options);
                 self.offset = self.offset.saturating_add(store.file_size());
                 Some(Ok(store))
             }
             Err(e) => {
-                self.failed = true;
-                Some(Err(e.rebased(self.offset)))
+                self.done = true;
+                // After the first store, bytes that are not a valid store are trailing
+                // bytes, which the previous store's warnings name.
+                (self.offset == 0).then_some(Err(e))
             }
         }
     }
 }
 
 impl FusedIterator for Stores<'_> {}
-
-/// Checks everything in `data`, calling `report` once for every problem found.
-///
-/// `data` must be one or more stores back to back and nothing else (the readers ignore
-/// bytes after a store; this check does not, since they would be read as a next store).
-/// Problems of one store do not stop the check of the next, as long as the store's
-/// header tells where it ends. Empty input is reported as [`Error::Eof`]. Offsets count
-/// from the start of `data`.
-///
-/// Returns the number of problems; 0 means every rule holds.
-///
-/// ```
-/// # #[cfg(feature = "alloc")] {
-/// let mut data = kastore::Builder::new().to_vec().unwrap();
-/// data[16] = 65; // file_size
-/// let mut problems = Vec::new();
-/// assert_eq!(kastore::verify(&data, |e| problems.push(e.to_string())), 1);
-/// assert!(problems[0].contains("file_size"));
-/// # }
-/// ```
-pub fn verify(data: &[u8], mut report: impl FnMut(Error)) -> usize {
-    let mut count = 0usize;
-    if data.is_empty() {
-        report(Error::Eof { offset: 0 });
-        return 1;
-    }
-    let mut offset = 0u64;
-    while let Ok(rest) = bytes::rest(data, offset, "store") {
-        if rest.is_empty() {
-            break;
-        }
-        let base = offset;
-        let parts = check::check(rest, &mut |e| {
-            count = count.saturating_add(1);
-            report(e.rebased(base));
-            Flow::Continue
-        });
-        match parts {
-            Some(parts) => offset = offset.saturating_add(bytes::len_u64(parts.bytes)),
-            None => break,
-        }
-    }
-    count
-}

@@ -8,10 +8,11 @@
     missing_docs
 )]
 
+mod common;
+
 use std::collections::BTreeMap;
 
-use binfmt_core::Diagnostic;
-use kastore::{Builder, DType, Store, StoreReader};
+use kastore::{Builder, DType, Store};
 use proptest::prelude::*;
 
 /// Contents: key -> (dtype code, little-endian bytes, a whole number of elements).
@@ -36,15 +37,6 @@ fn build(contents: &BTreeMap<Vec<u8>, (u8, Vec<u8>)>) -> Vec<u8> {
     b.to_vec().unwrap()
 }
 
-/// The first problem `verify` reports, to compare with `parse`.
-fn first_problem(data: &[u8]) -> Option<(kastore::ErrorCode, Option<u64>)> {
-    let mut first = None;
-    kastore::verify(data, |e| {
-        first.get_or_insert((e.code(), Diagnostic::offset(&e)));
-    });
-    first
-}
-
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(512))]
 
@@ -54,7 +46,8 @@ proptest! {
         let store = Store::parse(&bytes).unwrap();
         prop_assert_eq!(store.file_size(), bytes.len() as u64);
         prop_assert!(store.is_canonical());
-        prop_assert_eq!(kastore::verify(&bytes, |e| panic!("{e}")), 0);
+        let (errors, warnings) = common::verify_all(&bytes, &kastore::ReadOptions::new());
+        prop_assert!(errors.is_empty() && warnings.is_empty());
         // BTreeMap<Vec<u8>> iterates in kastore's order.
         prop_assert_eq!(store.len(), contents.len());
         for (item, (key, (code, data))) in store.items().zip(&contents) {
@@ -77,6 +70,23 @@ proptest! {
     }
 
     #[test]
+    fn concatenations_and_trailing_bytes_agree(
+        first in contents(),
+        second in contents(),
+        cut in any::<prop::sample::Index>(),
+        tail in proptest::collection::vec(any::<u8>(), 0..80),
+    ) {
+        // A store, then a second store cut anywhere, then anything.
+        let mut bytes = build(&first);
+        let second = build(&second);
+        bytes.extend_from_slice(&second[..cut.index(second.len() + 1)]);
+        bytes.extend_from_slice(&tail);
+        let store = Store::parse(&bytes).unwrap();
+        prop_assert_eq!(store.trailing_len(), (bytes.len() - store.as_bytes().len()) as u64);
+        check_consistency(&bytes)?;
+    }
+
+    #[test]
     fn mutated_stores_never_panic(
         contents in contents(),
         flips in proptest::collection::vec((any::<prop::sample::Index>(), any::<u8>()), 1..6),
@@ -91,51 +101,7 @@ proptest! {
 }
 
 fn check_consistency(data: &[u8]) -> Result<(), TestCaseError> {
-    let parsed = Store::parse(data);
-    let verified = first_problem(data);
-    match &parsed {
-        Ok(store) => {
-            // Touch everything.
-            for item in store.items() {
-                let _ = item.values().as_bytes();
-                prop_assert!(store.item(item.key()).is_some());
-            }
-            // What parses re-serializes to the same bytes when it was canonical, and to an
-            // equal store otherwise.
-            let rewritten = Builder::from_store(store).to_vec().unwrap();
-            if store.is_canonical() {
-                prop_assert_eq!(rewritten.as_slice(), store.as_bytes());
-            }
-            let again = Store::parse(&rewritten).unwrap();
-            prop_assert!(
-                again
-                    .items()
-                    .map(|i| (i.key(), i.dtype(), i.bytes()))
-                    .eq(store.items().map(|i| (i.key(), i.dtype(), i.bytes())))
-            );
-            if store.file_size() == data.len() as u64 {
-                prop_assert_eq!(verified, None);
-            }
-        }
-        Err(e) => {
-            // verify's first problem is the one parse stops at.
-            prop_assert_eq!(verified, Some((e.code(), Diagnostic::offset(e))));
-        }
-    }
-    // A stream of the same bytes agrees with the slice iterator.
-    let streamed: Vec<_> = StoreReader::new(data)
-        .map(|s| s.map(|s| s.as_bytes().len()))
-        .collect();
-    let sliced: Vec<_> = kastore::stores(data)
-        .map(|s| s.map(|s| s.as_bytes().len()))
-        .collect();
-    prop_assert_eq!(streamed.len(), sliced.len());
-    for (a, b) in streamed.iter().zip(&sliced) {
-        match (a, b) {
-            (Ok(a), Ok(b)) => prop_assert_eq!(a, b),
-            (Err(a), Err(b)) => prop_assert_eq!(a.code(), b.code()),
-            _ => prop_assert!(false, "stream {:?} vs slice {:?}", a, b),
-        }
-    }
+    common::oracle::check_slices(data);
+    common::oracle::check_reader(data);
     Ok(())
 }

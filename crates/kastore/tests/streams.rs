@@ -7,10 +7,11 @@
     missing_docs
 )]
 
+mod common;
+
 use std::io::{self, Read};
 
-use binfmt_core::Diagnostic;
-use kastore::{Builder, Error, ErrorCode, Limits, OwnedStore, StoreReader};
+use kastore::{Builder, ErrorCode, ErrorKind, OwnedStore, ReadOptions, StreamReader};
 
 fn stream() -> Vec<u8> {
     let mut out = Vec::new();
@@ -60,7 +61,7 @@ fn slices_and_streams_give_the_same_stores() {
         .collect();
     assert_eq!(from_slice, [142, 225, 64]);
     for step in [1, 7, 64, 1 << 20] {
-        let reader = StoreReader::new(Trickle {
+        let reader = StreamReader::new(Trickle {
             data: &data,
             step,
             interrupt: false,
@@ -68,7 +69,7 @@ fn slices_and_streams_give_the_same_stores() {
         let sizes: Vec<_> = reader.map(|s| s.unwrap().as_bytes().len() as u64).collect();
         assert_eq!(sizes, from_slice, "step {step}");
     }
-    let mut reader = StoreReader::new(data.as_slice());
+    let mut reader = StreamReader::new(data.as_slice());
     reader.next_store().unwrap().unwrap();
     let second = reader.next_store().unwrap().unwrap();
     assert_eq!(
@@ -84,13 +85,13 @@ fn slices_and_streams_give_the_same_stores() {
 #[test]
 fn a_clean_end_is_not_a_truncation() {
     let data = stream();
-    let mut reader = StoreReader::new(data.as_slice());
+    let mut reader = StreamReader::new(data.as_slice());
     while reader.next_store().unwrap().is_some() {}
     assert!(reader.next_store().unwrap().is_none());
     let e = OwnedStore::read_from(io::empty()).unwrap_err();
-    assert!(e.is_eof());
-    assert_eq!(e.code(), ErrorCode::Eof);
-    assert!(kastore::Store::parse(&[]).unwrap_err().is_eof());
+    assert!(e.kind().is_eof());
+    assert_eq!(e.kind().code(), ErrorCode::Eof);
+    assert!(kastore::Store::parse(&[]).unwrap_err().kind().is_eof());
     assert_eq!(kastore::stores(&[]).count(), 0);
 }
 
@@ -100,28 +101,50 @@ fn truncation_anywhere_is_reported_with_absolute_offsets() {
     for cut in 1..data.len() {
         let part = &data[..cut];
         let boundary = [142usize, 367].contains(&cut);
-        let results: Vec<_> = StoreReader::new(part).collect();
+        let results: Vec<_> = StreamReader::new(part).collect();
         let slices: Vec<_> = kastore::stores(part).collect();
-        assert_eq!(results.len(), slices.len(), "cut {cut}");
-        match (results.last().unwrap(), slices.last().unwrap()) {
-            (Ok(_), Ok(_)) => assert!(boundary, "cut {cut}: no error"),
-            (Err(a), Err(b)) => {
+        // Offsets point into the store that was cut.
+        let start: u64 = if cut < 142 {
+            0
+        } else if cut < 367 {
+            142
+        } else {
+            367
+        };
+        match results.last().unwrap() {
+            Ok(_) => assert!(boundary, "cut {cut}: no error"),
+            Err(a) => {
                 assert!(!boundary, "cut {cut}");
-                assert_eq!(a.code(), ErrorCode::BadFileFormat, "cut {cut}: {a}");
-                assert_eq!(b.code(), ErrorCode::BadFileFormat, "cut {cut}: {b}");
-                // Offsets point into the store that was cut.
-                let start = if cut < 142 {
-                    0
-                } else if cut < 367 {
-                    142
-                } else {
-                    367
-                };
-                assert!(Diagnostic::offset(a).unwrap() >= start, "cut {cut}: {a}");
-                assert!(Diagnostic::offset(b).unwrap() >= start, "cut {cut}: {b}");
+                assert_eq!(a.kind().code(), ErrorCode::BadFileFormat, "cut {cut}: {a}");
+                assert!(a.offset().unwrap() >= start, "cut {cut}: {a}");
             }
-            (a, b) => panic!("cut {cut}: stream {a:?}, slice {b:?}"),
         }
+        if boundary || cut < 142 {
+            // Whole stores, or a first store cut short: the slice says what the stream says.
+            assert_eq!(results.len(), slices.len(), "cut {cut}");
+            if let (Err(a), Err(b)) = (results.last().unwrap(), slices.last().unwrap()) {
+                assert_eq!((a.kind().code(), a.offset()), (b.kind().code(), b.offset()));
+            }
+            continue;
+        }
+        // A later store cut short: the slice reads the stores before it, and the bytes
+        // that begin like a store are trailing bytes, with the stream's error as the
+        // second warning.
+        assert_eq!(slices.len(), results.len() - 1, "cut {cut}");
+        let last = slices.last().unwrap().as_ref().unwrap();
+        let warnings: Vec<_> = last.warnings().collect();
+        assert!(
+            matches!(warnings[0].kind(), ErrorKind::TrailingBytes { store_like: true, len } if *len == cut as u64 - start),
+            "cut {cut}: {}",
+            warnings[0]
+        );
+        assert_eq!(warnings[0].offset(), Some(start));
+        let a = results.last().unwrap().as_ref().unwrap_err();
+        assert_eq!(
+            (warnings[1].kind().code(), warnings[1].offset()),
+            (a.kind().code(), a.offset()),
+            "cut {cut}"
+        );
     }
 }
 
@@ -132,12 +155,12 @@ fn a_partial_header_is_a_format_error() {
         let e = OwnedStore::read_from(zeros.as_slice()).unwrap_err();
         assert!(
             matches!(
-                e,
-                Error::Layout(binfmt_core::Error::Truncated { what: "header", .. })
+                e.kind(),
+                ErrorKind::Layout(kastore::Layout::Truncated { what: "header", .. })
             ),
             "{n}: {e}"
         );
-        assert_eq!(e.code(), ErrorCode::BadFileFormat);
+        assert_eq!(e.kind().code(), ErrorCode::BadFileFormat);
     }
 }
 
@@ -145,17 +168,17 @@ fn a_partial_header_is_a_format_error() {
 fn limits_and_lying_sizes() {
     let data = stream();
     let mut reader =
-        StoreReader::with_limits(data.as_slice(), Limits::default().max_store_size(100));
+        StreamReader::with_options(data.as_slice(), &ReadOptions::new().max_store_size(100));
     let e = reader.next().unwrap().unwrap_err();
     assert!(matches!(
-        e,
-        Error::TooLarge {
+        e.kind(),
+        ErrorKind::TooLarge {
             file_size: 142,
             limit: 100,
-            ..
         }
     ));
-    assert_eq!(e.code(), ErrorCode::NoMemory);
+    assert_eq!(e.offset(), Some(0));
+    assert_eq!(e.kind().code(), ErrorCode::NoMemory);
     assert!(reader.next().is_none(), "fused after an error");
 
     // A header claiming an exabyte over a 200-byte stream costs a small buffer, then an error.
@@ -165,9 +188,10 @@ fn limits_and_lying_sizes() {
     let e = OwnedStore::read_from(liar.as_slice()).unwrap_err();
     // Diagnosed from the bytes that did arrive, as a slice parse would.
     assert!(
-        matches!(e, Error::FileSizeMismatch { file_size, expected: 142, offset: 16 } if file_size == 1 << 60),
+        matches!(e.kind(), ErrorKind::FileSizeMismatch { file_size, expected: 142 } if *file_size == 1 << 60),
         "{e}"
     );
+    assert_eq!(e.offset(), Some(16));
     assert_eq!(
         kastore::Store::parse(&liar).unwrap_err().to_string(),
         e.to_string()
@@ -182,5 +206,10 @@ fn owned_stores_keep_one_store() {
     assert_eq!(*owned.store().get::<i16>("first").unwrap(), [1, 2, 3]);
     let owned = OwnedStore::from_aligned(kastore::AlignedBytes::copy_from(&data[142..])).unwrap();
     assert_eq!(owned.store().len(), 2);
-    assert_eq!(owned.into_bytes().len(), 225);
+    assert_eq!(owned.as_bytes().len(), 225);
+    // The buffer keeps what followed the store (here a further store), so that the view
+    // can tell what it is.
+    assert_eq!(owned.store().trailing_len(), 64);
+    assert_eq!(owned.store().warnings().count(), 0);
+    assert_eq!(owned.into_bytes().len(), 289);
 }

@@ -7,10 +7,12 @@
     missing_docs
 )]
 
+mod common;
+
 use std::io::{self, Write};
 use std::path::PathBuf;
 
-use kastore::{Builder, Error, ErrorCode, Store};
+use kastore::{Builder, Error, ErrorCode, ErrorKind, Store};
 
 fn offsets(bytes: &[u8]) -> Vec<(u64, u64)> {
     Store::parse(bytes)
@@ -110,10 +112,10 @@ fn bad_keys_are_rejected_and_leave_the_builder_unchanged() {
     let mut b = Builder::new();
     b.insert("x", &[1u16]).unwrap();
     let e = b.insert("", &[1u8]).unwrap_err();
-    assert!(matches!(e, Error::EmptyKey));
-    assert_eq!(e.code(), ErrorCode::EmptyKey);
+    assert!(matches!(e.kind(), ErrorKind::EmptyKey));
+    assert_eq!(e.kind().code(), ErrorCode::EmptyKey);
     let e = b.insert("x", &[2.0f32]).unwrap_err();
-    assert_eq!(e.code(), ErrorCode::DuplicateKey);
+    assert_eq!(e.kind().code(), ErrorCode::DuplicateKey);
     assert_eq!(
         e.to_string(),
         "key \"x\" was already added; keys must be unique"
@@ -145,7 +147,8 @@ fn output_is_deterministic_and_canonical() {
     assert_eq!(a, build(&[1, 0, 2]));
     let store = Store::parse(&a).unwrap();
     assert!(store.is_canonical());
-    assert_eq!(kastore::verify(&a, |e| panic!("{e}")), 0);
+    assert!(common::verify_errors(&a).is_empty());
+    assert!(common::verify_warnings(&a).is_empty());
     // The Vec, the Write and the size agree.
     let mut via_write = Vec::new();
     let mut b = Builder::new();
@@ -203,8 +206,8 @@ fn write_errors_are_reported() {
             written: Vec::new(),
         })
         .unwrap_err();
-    assert!(matches!(e, Error::Io(_)));
-    assert_eq!(e.code(), ErrorCode::Io);
+    assert!(matches!(e.kind(), ErrorKind::Io(_)));
+    assert_eq!(e.kind().code(), ErrorCode::Io);
 }
 
 fn scratch(name: &str) -> PathBuf {
@@ -220,14 +223,14 @@ fn write_path_replaces_atomically_and_updates_in_place() {
     let path = dir.join("store.kas");
     let mut b = Builder::new();
     b.insert("a", &[1i32, 2, 3]).unwrap();
-    b.write_path(&path).unwrap();
+    b.write_to_path(&path).unwrap();
 
     // Update: read the file, change one item, write it back over itself.
     let bytes = kastore::fs::read(&path).unwrap();
     let store = Store::parse(&bytes).unwrap();
     let mut update = Builder::from_store(&store);
     update.insert("b", &[4.5f64]).unwrap();
-    update.write_path(&path).unwrap();
+    update.write_to_path(&path).unwrap();
     let again = kastore::fs::open(&path).unwrap();
     assert_eq!(*again.store().get::<i32>("a").unwrap(), [1, 2, 3]);
     assert_eq!(*again.store().get::<f64>("b").unwrap(), [4.5]);
@@ -237,10 +240,10 @@ fn write_path_replaces_atomically_and_updates_in_place() {
     // A failed write leaves the old bytes and no temporary file.
     let before = std::fs::read(&path).unwrap();
     let missing = dir.join("no-such-dir").join("store.kas");
-    assert!(matches!(
-        Builder::new().write_path(&missing),
-        Err(Error::Io(_))
-    ));
+    let e = Builder::new().write_to_path(&missing).unwrap_err();
+    assert!(matches!(e.kind(), ErrorKind::Io(_)));
+    // The message names the path.
+    assert!(e.to_string().contains("no-such-dir"), "{e}");
     assert_eq!(std::fs::read(&path).unwrap(), before);
     assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 1);
     std::fs::remove_dir_all(dir).unwrap();
@@ -253,7 +256,7 @@ fn a_mapped_store_survives_being_replaced() {
     let path = dir.join("store.kas");
     let mut b = Builder::new();
     b.insert("a", &[7u64; 1000]).unwrap();
-    b.write_path(&path).unwrap();
+    b.write_to_path(&path).unwrap();
     let map = kastore::fs::map(&path).unwrap();
     let store = Store::parse(&map).unwrap();
     assert!(matches!(
@@ -263,7 +266,7 @@ fn a_mapped_store_survives_being_replaced() {
     // Replace the file through the builder borrowing from the map itself.
     let mut update = Builder::from_store(&store);
     update.insert("b", &[1u8]).unwrap();
-    update.write_path(&path).unwrap();
+    update.write_to_path(&path).unwrap();
     // The map still shows the old file, intact.
     assert_eq!(store.len(), 1);
     assert!(store.get::<u64>("a").unwrap().iter().all(|&v| v == 7));
@@ -281,6 +284,10 @@ fn public_types_are_thread_safe() {
     check::<Builder<'static>>();
     check::<kastore::OwnedStore>();
     check::<kastore::AlignedBytes>();
+    check::<kastore::Reader<Vec<u8>>>();
+    check::<kastore::Entry<'static>>();
+    check::<kastore::KeyText<'static>>();
+    check::<kastore::ReadOptions>();
     fn error<T: core::error::Error + Send + Sync + 'static>() {}
     error::<Error>();
 }

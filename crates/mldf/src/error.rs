@@ -1,14 +1,30 @@
 //! Everything that can go wrong reading or writing an MLDF file.
 //!
-//! Problems with the file carry the absolute byte offset at which they were found, so a
-//! hex dump shows the same bytes the message talks about. Problems with one value (a
-//! metadata slot and its payload) are described once, by [`ValueProblem`], and wrapped
-//! by [`Error::BadValue`] when a reader finds them in a file and by
-//! [`Error::InvalidValue`] when a writer refuses a value.
+//! An [`Error`] is a [`binfmt_core::Error`]: an optional byte offset (where in the file
+//! the problem was found, so a hex dump shows the bytes the message talks about) and an
+//! [`ErrorKind`] (what is wrong). `Display` puts the offset in front, `byte N: message`.
+//! Problems with one value (a metadata slot and its payload) are described once, by
+//! [`ValueProblem`], and wrapped by [`ErrorKind::BadValue`] when a reader finds them in
+//! a file and by [`ErrorKind::InvalidValue`] when a writer refuses a value.
+//!
+//! ```
+//! use mldf::{ErrorKind, Fault, Layout};
+//! let err = mldf::Dataset::parse(b"\x89MLDF\r\n\x1a\n").unwrap_err();
+//! assert_eq!(err.offset(), Some(0));
+//! assert!(matches!(err.kind(), ErrorKind::Layout(Layout::Truncated { needed: 73, .. })));
+//! assert_eq!(err.fault(), Fault::Input);
+//! assert!(err.to_string().starts_with("byte 0: truncated input"));
+//! ```
 
-use binfmt_core::{Diagnostic, Fault};
+use binfmt_core::{Fault, FormatKind, Kind, Layout, Version};
+#[cfg(feature = "std")]
+use binfmt_core::{IoError, IoKind};
 
 use crate::types::TypeId;
+
+/// The error of every fallible function of this crate: an [`ErrorKind`] and, for
+/// problems in a file, the byte offset at which it was found.
+pub type Error = binfmt_core::Error<ErrorKind>;
 
 /// Shorthand for results of this crate.
 pub type Result<T, E = Error> = core::result::Result<T, E>;
@@ -185,56 +201,44 @@ pub enum ValueProblem {
     },
 }
 
-/// Everything that can go wrong reading or writing an MLDF file.
+/// What went wrong reading or writing an MLDF file: one variant per rule.
+///
+/// No variant carries the byte offset; [`Error::offset`](binfmt_core::Error::offset)
+/// has it.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
-pub enum Error {
+pub enum ErrorKind {
     /// A structural problem every format shares: truncation, overflow, bad magic, version.
     #[error(transparent)]
-    Layout(#[from] binfmt_core::Error),
+    Layout(#[from] Layout),
     /// The header is all zero: the writer never finished.
-    #[error(
-        "incomplete file: the header at byte {offset} is all zero, so the writer never finished"
-    )]
-    Incomplete {
-        /// Where the header starts (9).
-        offset: u64,
-    },
+    #[error("incomplete file: the header is all zero, so the writer never finished")]
+    Incomplete,
     /// The LITTLE_ENDIAN flag is clear.
-    #[error(
-        "flags {flags:#x} at byte {offset} lack LITTLE_ENDIAN (0x1), which every MLDF v1 file sets"
-    )]
+    #[error("flags {flags:#x} lack LITTLE_ENDIAN (0x1), which every MLDF v1 file sets")]
     NotLittleEndian {
-        /// Where the flags are (13).
-        offset: u64,
         /// The stored flags.
         flags: u32,
     },
     /// A must-understand flag this reader does not implement (COMPRESSED, ENCRYPTED, …).
     #[error(
-        "flags at byte {offset} set {bits:#x}, which this reader does not implement (0x2 COMPRESSED and 0x8 ENCRYPTED are reserved)"
+        "flags set {bits:#x}, which this reader does not implement (0x2 COMPRESSED and 0x8 ENCRYPTED are reserved)"
     )]
     UnsupportedFlags {
-        /// Where the flags are (13).
-        offset: u64,
         /// The unknown must-understand bits.
         bits: u32,
     },
-    /// A page size that is not a power of two from 4096 to 2^31.
+    /// A page size in a file that is not a power of two from 4096 to 2^31.
     #[error("page size {page_size} is not a power of two from 4096 to 2^31")]
     BadPageSize {
-        /// Where the page size is (29), or `None` for a writer option.
-        offset: Option<u64>,
         /// The page size.
         page_size: u32,
     },
     /// The header CRC does not match.
     #[error(
-        "header checksum mismatch at byte {offset}: stored {stored:#010x}, computed {computed:#010x}; the header is corrupt"
+        "header checksum mismatch: stored {stored:#010x}, computed {computed:#010x}; the header is corrupt"
     )]
     HeaderChecksum {
-        /// Where the header CRC is (69).
-        offset: u64,
         /// The stored CRC.
         stored: u32,
         /// The CRC of bytes 0..69.
@@ -242,11 +246,9 @@ pub enum Error {
     },
     /// The index CRC does not match.
     #[error(
-        "index checksum mismatch at byte {offset}: stored {stored:#010x}, computed {computed:#010x}; the descriptors, metadata table or allocation table are corrupt"
+        "index checksum mismatch: stored {stored:#010x}, computed {computed:#010x}; the descriptors, metadata table or allocation table are corrupt"
     )]
     IndexChecksum {
-        /// Where the index CRC is (65).
-        offset: u64,
         /// The stored CRC.
         stored: u32,
         /// The CRC of the three sections.
@@ -254,53 +256,41 @@ pub enum Error {
     },
     /// N > 0 samples but no fields.
     #[error(
-        "the header at byte {offset} declares {num_samples} samples but no fields; a file without fields has no samples"
+        "the header declares {num_samples} samples but no fields; a file without fields has no samples"
     )]
     NoFields {
-        /// Where num_samples is (17).
-        offset: u64,
         /// The stored sample count.
         num_samples: u64,
     },
     /// A field name with no bytes before its first NUL.
-    #[error("field {field}: the name at byte {offset} is empty")]
+    #[error("field {field}: the name is empty")]
     EmptyName {
-        /// Where the name starts.
-        offset: u64,
         /// The field index.
         field: usize,
     },
     /// A field name of 64 bytes with no NUL.
-    #[error("field {field}: the name at byte {offset} has no NUL within its 64 bytes")]
+    #[error("field {field}: the name has no NUL within its 64 bytes")]
     UnterminatedName {
-        /// Where the name starts.
-        offset: u64,
         /// The field index.
         field: usize,
     },
     /// A field name that is not UTF-8.
-    #[error("field {field}: the name at byte {offset} is not valid UTF-8")]
+    #[error("field {field}: the name is not valid UTF-8")]
     NameNotUtf8 {
-        /// Where the name starts.
-        offset: u64,
         /// The field index.
         field: usize,
     },
     /// Two fields with the same name bytes.
-    #[error("field {field}: the name at byte {offset} repeats the name of field {first}")]
+    #[error("field {field}: the name repeats the name of field {first}")]
     DuplicateName {
-        /// Where the repeated name starts.
-        offset: u64,
         /// The later field.
         field: usize,
         /// The earlier field with the same name.
         first: usize,
     },
     /// A metadata size that is zero or not a multiple of 8.
-    #[error("field {field}: metadata_size {size} at byte {offset} is not a non-zero multiple of 8")]
+    #[error("field {field}: metadata_size {size} is not a non-zero multiple of 8")]
     BadMetadataSize {
-        /// Where metadata_size is.
-        offset: u64,
         /// The field index.
         field: usize,
         /// The stored size.
@@ -308,12 +298,10 @@ pub enum Error {
     },
     /// A known type with a metadata size other than its v1 size.
     #[error(
-        "field {field}: a {type_id} field has metadata_size {size} at byte {offset}, expected {expected}{}",
+        "field {field}: a {type_id} field has metadata_size {size}, expected {expected}{}",
         if *newer { " or more" } else { "" }
     )]
     WrongMetadataSize {
-        /// Where metadata_size is.
-        offset: u64,
         /// The field index.
         field: usize,
         /// The field's type.
@@ -326,40 +314,30 @@ pub enum Error {
         newer: bool,
     },
     /// An NDARRAY dtype code that v1.0 does not define.
-    #[error("field {field}: NDARRAY dtype code {code} at byte {offset} is not 1 to 13")]
+    #[error("field {field}: NDARRAY dtype code {code} is not 1 to 13")]
     NdarrayDtype {
-        /// Where the code is.
-        offset: u64,
         /// The field index.
         field: usize,
         /// The stored code.
         code: u8,
     },
     /// An NDARRAY with more than 15 dimensions.
-    #[error("field {field}: NDARRAY ndim {ndim} at byte {offset} exceeds 15")]
+    #[error("field {field}: NDARRAY ndim {ndim} exceeds 15")]
     NdarrayRank {
-        /// Where ndim is.
-        offset: u64,
         /// The field index.
         field: usize,
         /// The stored ndim.
         ndim: usize,
     },
     /// An NDARRAY whose byte size does not fit a u32 data_size.
-    #[error(
-        "field {field}: the NDARRAY shape at byte {offset} needs more than 4 GiB − 1 bytes per value"
-    )]
+    #[error("field {field}: the NDARRAY shape needs more than 4 GiB − 1 bytes per value")]
     NdarrayTooLarge {
-        /// Where the shape starts.
-        offset: u64,
         /// The field index.
         field: usize,
     },
     /// A section pointer below 73, inside the magic and header.
-    #[error("the {section} pointer at byte {offset} is {ptr}, inside the magic and header (< 73)")]
+    #[error("the {section} pointer is {ptr}, inside the magic and header (< 73)")]
     PointerBeforeHeader {
-        /// Where the pointer is stored.
-        offset: u64,
         /// The section.
         section: &'static str,
         /// The stored pointer.
@@ -367,11 +345,9 @@ pub enum Error {
     },
     /// A section that ends past the allocation table or the end of the file.
     #[error(
-        "the {section} ({start}..{end}, pointer at byte {offset}) runs past byte {limit} (the allocation table or the end of the file)"
+        "the {section} ({start}..{end}) runs past byte {limit} (the allocation table or the end of the file)"
     )]
     SectionPastEnd {
-        /// Where the pointer is stored.
-        offset: u64,
         /// The section.
         section: &'static str,
         /// Its first byte.
@@ -383,11 +359,9 @@ pub enum Error {
     },
     /// data_ptr after alloc_table_ptr.
     #[error(
-        "data_ptr {data_ptr} (byte {offset}) is after alloc_table_ptr {alloc_table_ptr}; the allocation table comes last"
+        "data_ptr {data_ptr} is after alloc_table_ptr {alloc_table_ptr}; the allocation table comes last"
     )]
     DataAfterAllocTable {
-        /// Where data_ptr is stored (49).
-        offset: u64,
         /// The data pointer.
         data_ptr: u64,
         /// The allocation table pointer.
@@ -395,51 +369,39 @@ pub enum Error {
     },
     /// An allocation table whose length is not a multiple of 16.
     #[error(
-        "the allocation table at byte {offset} runs {length} bytes to the end of the file, not a multiple of 16"
+        "the allocation table runs {length} bytes to the end of the file, not a multiple of 16"
     )]
     AllocTableLength {
-        /// Where the table starts.
-        offset: u64,
         /// Bytes from the table's start to EOF.
         length: u64,
     },
     /// An allocation table that starts past the end of the file.
-    #[error(
-        "alloc_table_ptr {alloc_table_ptr} (byte {offset}) is past the end of the {file_size}-byte file"
-    )]
+    #[error("alloc_table_ptr {alloc_table_ptr} is past the end of the {file_size}-byte file")]
     AllocTablePastEnd {
-        /// Where alloc_table_ptr is stored (57).
-        offset: u64,
         /// The stored pointer.
         alloc_table_ptr: u64,
         /// The file size.
         file_size: u64,
     },
     /// Two sections that share bytes.
-    #[error("the {first} and the {second} overlap at byte {offset}")]
+    #[error("the {first} and the {second} overlap")]
     SectionsOverlap {
-        /// Where the later section starts.
-        offset: u64,
         /// One section.
         first: &'static str,
         /// The other.
         second: &'static str,
     },
     /// An allocation entry of size 0.
-    #[error("allocation entry {index} at byte {offset} has size 0")]
+    #[error("allocation entry {index} has size 0")]
     AllocEntryEmpty {
-        /// Where the entry is.
-        offset: u64,
         /// Its index.
         index: u64,
     },
     /// Allocation entries out of order or overlapping.
     #[error(
-        "allocation entry {index} at byte {offset} points at {ptr}, before the end {previous_end} of the previous item (entries are sorted and disjoint)"
+        "allocation entry {index} points at {ptr}, before the end {previous_end} of the previous item (entries are sorted and disjoint)"
     )]
     AllocEntryOrder {
-        /// Where the entry is.
-        offset: u64,
         /// Its index.
         index: u64,
         /// Its pointer.
@@ -449,11 +411,9 @@ pub enum Error {
     },
     /// An allocation entry outside the data region.
     #[error(
-        "allocation entry {index} at byte {offset} ({ptr}, {size} bytes) lies outside the data region {data_start}..{data_end}"
+        "allocation entry {index} ({ptr}, {size} bytes) lies outside the data region {data_start}..{data_end}"
     )]
     AllocEntryOutsideData {
-        /// Where the entry is.
-        offset: u64,
         /// Its index.
         index: u64,
         /// Its pointer.
@@ -466,10 +426,8 @@ pub enum Error {
         data_end: u64,
     },
     /// A slot whose value breaks a per-type rule.
-    #[error("sample {sample}, field {field}: bad slot at byte {offset}: {problem}")]
+    #[error("sample {sample}, field {field}: bad slot: {problem}")]
     BadValue {
-        /// Where the slot starts.
-        offset: u64,
         /// The sample index.
         sample: u64,
         /// The field index.
@@ -479,11 +437,9 @@ pub enum Error {
     },
     /// A payload outside the data region.
     #[error(
-        "sample {sample}, field {field}: the item {ptr}..+{size} (slot at byte {offset}) lies outside the data region {data_start}..{data_end}"
+        "sample {sample}, field {field}: the item {ptr}..+{size} lies outside the data region {data_start}..{data_end}"
     )]
     ItemOutsideData {
-        /// Where the slot starts.
-        offset: u64,
         /// The sample index.
         sample: u64,
         /// The field index.
@@ -498,12 +454,8 @@ pub enum Error {
         data_end: u64,
     },
     /// A payload with no allocation entry.
-    #[error(
-        "sample {sample}, field {field}: no allocation entry points at the item at {ptr} (slot at byte {offset})"
-    )]
+    #[error("sample {sample}, field {field}: no allocation entry points at the item at {ptr}")]
     MissingAllocEntry {
-        /// Where the slot starts.
-        offset: u64,
         /// The sample index.
         sample: u64,
         /// The field index.
@@ -513,11 +465,9 @@ pub enum Error {
     },
     /// A payload whose allocation entry has another size.
     #[error(
-        "sample {sample}, field {field}: the slot at byte {offset} says {size} bytes, its allocation entry {entry_size}"
+        "sample {sample}, field {field}: the slot says {size} bytes, its allocation entry {entry_size}"
     )]
     AllocSizeMismatch {
-        /// Where the slot starts.
-        offset: u64,
         /// The sample index.
         sample: u64,
         /// The field index.
@@ -529,11 +479,9 @@ pub enum Error {
     },
     /// A payload whose CRC does not match its allocation entry.
     #[error(
-        "sample {sample}, field {field}: the item at byte {offset} is corrupt: CRC {computed:#010x}, stored {stored:#010x}"
+        "sample {sample}, field {field}: the item is corrupt: CRC {computed:#010x}, stored {stored:#010x}"
     )]
     ItemChecksum {
-        /// Where the item starts.
-        offset: u64,
         /// The sample index.
         sample: u64,
         /// The field index.
@@ -544,12 +492,8 @@ pub enum Error {
         computed: u32,
     },
     /// An allocation entry no slot points at.
-    #[error(
-        "allocation entry {index} at byte {offset} (item at {ptr}) is not referenced by any slot"
-    )]
+    #[error("allocation entry {index} (item at {ptr}) is not referenced by any slot")]
     UnreferencedItem {
-        /// Where the entry is.
-        offset: u64,
         /// Its index.
         index: u64,
         /// Its pointer.
@@ -557,17 +501,38 @@ pub enum Error {
     },
     /// An allocation entry more than one slot points at.
     #[error(
-        "sample {sample}, field {field}: the item at {ptr} (slot at byte {offset}) is already referenced by another slot"
+        "sample {sample}, field {field}: the item at {ptr} is already referenced by another slot"
     )]
     SharedItem {
-        /// Where the second slot starts.
-        offset: u64,
         /// The sample index.
         sample: u64,
         /// The field index.
         field: usize,
         /// The item's pointer.
         ptr: u64,
+    },
+    /// A warning: the file's minor version is newer than this library's, so it may hold
+    /// additions (longer slots, new flags) that are skipped.
+    #[error(
+        "the file is MLDF {found}, newer than the {known} this library knows; additions it holds are ignored"
+    )]
+    NewerMinorVersion {
+        /// The file's version.
+        found: Version,
+        /// The version this library reads and writes.
+        known: Version,
+    },
+    /// A warning: a field of a reserved or unknown type, whose values cannot be decoded.
+    /// Verification cannot then tell which allocation entries it references, so it does
+    /// not report unreferenced entries.
+    #[error(
+        "field {field}: {type_id} is not defined in v1.0; its values are returned as raw slots and not checked"
+    )]
+    UnknownType {
+        /// The field index.
+        field: usize,
+        /// The stored type id.
+        type_id: TypeId,
     },
     /// A sample index past the end.
     #[error("sample {index} does not exist: the dataset has {num_samples} samples")]
@@ -594,6 +559,12 @@ pub enum Error {
         ndim: usize,
         /// The element type.
         dtype: &'static str,
+    },
+    /// A writer option that is not a power of two from 4096 to 2^31.
+    #[error("page size {page_size} is not a power of two from 4096 to 2^31")]
+    InvalidPageSize {
+        /// The page size asked for.
+        page_size: u32,
     },
     /// A field name that is empty or longer than 63 bytes.
     #[error("field {field}: a name must have 1 to 63 bytes of UTF-8, this one has {len}")]
@@ -671,98 +642,88 @@ pub enum Error {
     /// An earlier I/O error left the writer's output unusable.
     #[error("an earlier write failed, so this writer cannot go on; start again")]
     Poisoned,
-    /// Reading or writing failed.
+    /// Reading or writing failed (with the file's path when there is one).
     #[cfg(feature = "std")]
     #[cfg_attr(docsrs, doc(cfg(feature = "std")))]
-    #[error("I/O error: {0}")]
-    Io(#[from] std::io::Error),
+    #[error(transparent)]
+    Io(#[from] IoError),
 }
 
-impl Error {
-    /// Who has to act to make the error go away.
-    #[must_use]
-    pub fn fault(&self) -> Fault {
-        match self {
-            Error::Layout(e) => e.fault(),
-            Error::UnsupportedFlags { .. } => Fault::Unsupported,
-            Error::SampleIndex { .. }
-            | Error::FieldIndex { .. }
-            | Error::BadShape { .. }
-            | Error::NameLength { .. }
-            | Error::NameHasNul { .. }
-            | Error::NameTaken { .. }
-            | Error::TooManyFields { .. }
-            | Error::NullableScalar { .. }
-            | Error::UnwritableType { .. }
-            | Error::SamplesWithoutFields
-            | Error::ValueCount { .. }
-            | Error::InvalidValue { .. }
-            | Error::SampleCount { .. }
-            | Error::Poisoned => Fault::Caller,
-            Error::BadPageSize { offset: None, .. } => Fault::Caller,
-            #[cfg(feature = "std")]
-            Error::Io(_) => Fault::Io,
-            _ => Fault::Input,
-        }
-    }
-
-    /// The byte offset in the file at which the problem was found, if it is about a file.
-    #[must_use]
-    pub fn offset(&self) -> Option<u64> {
-        match *self {
-            Error::Layout(ref e) => Some(e.offset()),
-            Error::BadPageSize { offset, .. } => offset,
-            Error::Incomplete { offset }
-            | Error::NotLittleEndian { offset, .. }
-            | Error::UnsupportedFlags { offset, .. }
-            | Error::HeaderChecksum { offset, .. }
-            | Error::IndexChecksum { offset, .. }
-            | Error::NoFields { offset, .. }
-            | Error::EmptyName { offset, .. }
-            | Error::UnterminatedName { offset, .. }
-            | Error::NameNotUtf8 { offset, .. }
-            | Error::DuplicateName { offset, .. }
-            | Error::BadMetadataSize { offset, .. }
-            | Error::WrongMetadataSize { offset, .. }
-            | Error::NdarrayDtype { offset, .. }
-            | Error::NdarrayRank { offset, .. }
-            | Error::NdarrayTooLarge { offset, .. }
-            | Error::PointerBeforeHeader { offset, .. }
-            | Error::SectionPastEnd { offset, .. }
-            | Error::DataAfterAllocTable { offset, .. }
-            | Error::AllocTableLength { offset, .. }
-            | Error::AllocTablePastEnd { offset, .. }
-            | Error::SectionsOverlap { offset, .. }
-            | Error::AllocEntryEmpty { offset, .. }
-            | Error::AllocEntryOrder { offset, .. }
-            | Error::AllocEntryOutsideData { offset, .. }
-            | Error::BadValue { offset, .. }
-            | Error::ItemOutsideData { offset, .. }
-            | Error::MissingAllocEntry { offset, .. }
-            | Error::AllocSizeMismatch { offset, .. }
-            | Error::ItemChecksum { offset, .. }
-            | Error::UnreferencedItem { offset, .. }
-            | Error::SharedItem { offset, .. } => Some(offset),
-            _ => None,
-        }
-    }
-}
-
-impl Diagnostic for Error {
+impl Kind for ErrorKind {
+    #[deny(clippy::wildcard_enum_match_arm)]
     fn fault(&self) -> Fault {
-        Error::fault(self)
+        match self {
+            ErrorKind::Layout(layout) => layout.fault(),
+            ErrorKind::Incomplete
+            | ErrorKind::NotLittleEndian { .. }
+            | ErrorKind::BadPageSize { .. }
+            | ErrorKind::HeaderChecksum { .. }
+            | ErrorKind::IndexChecksum { .. }
+            | ErrorKind::NoFields { .. }
+            | ErrorKind::EmptyName { .. }
+            | ErrorKind::UnterminatedName { .. }
+            | ErrorKind::NameNotUtf8 { .. }
+            | ErrorKind::DuplicateName { .. }
+            | ErrorKind::BadMetadataSize { .. }
+            | ErrorKind::WrongMetadataSize { .. }
+            | ErrorKind::NdarrayDtype { .. }
+            | ErrorKind::NdarrayRank { .. }
+            | ErrorKind::NdarrayTooLarge { .. }
+            | ErrorKind::PointerBeforeHeader { .. }
+            | ErrorKind::SectionPastEnd { .. }
+            | ErrorKind::DataAfterAllocTable { .. }
+            | ErrorKind::AllocTableLength { .. }
+            | ErrorKind::AllocTablePastEnd { .. }
+            | ErrorKind::SectionsOverlap { .. }
+            | ErrorKind::AllocEntryEmpty { .. }
+            | ErrorKind::AllocEntryOrder { .. }
+            | ErrorKind::AllocEntryOutsideData { .. }
+            | ErrorKind::BadValue { .. }
+            | ErrorKind::ItemOutsideData { .. }
+            | ErrorKind::MissingAllocEntry { .. }
+            | ErrorKind::AllocSizeMismatch { .. }
+            | ErrorKind::ItemChecksum { .. }
+            | ErrorKind::UnreferencedItem { .. }
+            | ErrorKind::SharedItem { .. } => Fault::Input,
+            ErrorKind::UnsupportedFlags { .. }
+            | ErrorKind::NewerMinorVersion { .. }
+            | ErrorKind::UnknownType { .. } => Fault::Unsupported,
+            ErrorKind::SampleIndex { .. }
+            | ErrorKind::FieldIndex { .. }
+            | ErrorKind::BadShape { .. }
+            | ErrorKind::InvalidPageSize { .. }
+            | ErrorKind::NameLength { .. }
+            | ErrorKind::NameHasNul { .. }
+            | ErrorKind::NameTaken { .. }
+            | ErrorKind::TooManyFields { .. }
+            | ErrorKind::NullableScalar { .. }
+            | ErrorKind::UnwritableType { .. }
+            | ErrorKind::SamplesWithoutFields
+            | ErrorKind::ValueCount { .. }
+            | ErrorKind::InvalidValue { .. }
+            | ErrorKind::SampleCount { .. }
+            | ErrorKind::Poisoned => Fault::Caller,
+            #[cfg(feature = "std")]
+            ErrorKind::Io(_) => Fault::Io,
+        }
     }
-    fn offset(&self) -> Option<u64> {
-        Error::offset(self)
+
+    #[cfg(feature = "std")]
+    fn into_io_error(self) -> core::result::Result<std::io::Error, Self> {
+        match self {
+            ErrorKind::Io(e) => Ok(e.source),
+            other => Err(other),
+        }
     }
 }
+
+impl FormatKind for ErrorKind {}
 
 #[cfg(feature = "std")]
-impl From<Error> for std::io::Error {
-    fn from(e: Error) -> Self {
-        match e {
-            Error::Io(source) => source,
-            other => std::io::Error::new(other.fault().io_error_kind(), other),
-        }
-    }
+impl IoKind for ErrorKind {}
+
+/// An I/O error without a path, as an [`Error`]: for `map_err` on `io::Result`s.
+#[cfg(feature = "std")]
+pub(crate) fn io(e: std::io::Error) -> Error {
+    IoError::from(e).into()
 }

@@ -1,15 +1,21 @@
 //! Field descriptors as a reader sees them: decoded, checked, and placed in the row.
 
-use crate::error::{Error, Result};
+use binfmt_core::{Kind, field_offset};
+
+use crate::error::{ErrorKind, Result};
 use crate::header::FIELD_FLAG_NULLABLE;
 use crate::raw;
 use crate::types::{FieldType, TypeId};
 
 /// One field of a dataset, decoded from its 208-byte descriptor.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Field<'a> {
+///
+/// It owns its name (at most 63 bytes), so the same type serves a [`crate::Dataset`]
+/// over a slice and a [`crate::Reader`] over ranges of a file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Field {
     index: usize,
-    name: &'a str,
+    name: [u8; 64],
+    name_len: u8,
     field_type: FieldType,
     flags: u16,
     metadata_size: u32,
@@ -17,34 +23,35 @@ pub struct Field<'a> {
     descriptor_offset: u64,
 }
 
-impl<'a> Field<'a> {
+impl Field {
     /// Decodes and checks descriptor `index`, stored at absolute `offset`. `newer_minor`
     /// says whether the file's minor version is newer than ours (known types may then
-    /// have longer slots). `row_offset` is filled in by the caller.
+    /// have longer slots). The row offset is filled in by the dataset, which sees every
+    /// descriptor.
     ///
     /// Checks the name (except uniqueness, which needs every descriptor), the metadata
     /// size and the NDARRAY arguments.
     ///
     /// # Errors
-    /// [`Error::UnterminatedName`], [`Error::EmptyName`], [`Error::NameNotUtf8`],
-    /// [`Error::BadMetadataSize`], [`Error::WrongMetadataSize`], and the NDARRAY
-    /// argument errors.
+    /// [`ErrorKind::UnterminatedName`], [`ErrorKind::EmptyName`],
+    /// [`ErrorKind::NameNotUtf8`], [`ErrorKind::BadMetadataSize`],
+    /// [`ErrorKind::WrongMetadataSize`], and the NDARRAY argument errors.
     pub fn parse(
-        desc: &'a raw::FieldDescriptor,
+        desc: &raw::FieldDescriptor,
         index: usize,
         offset: u64,
         newer_minor: bool,
-    ) -> Result<Field<'a>> {
-        let name = parse_name(&desc.name, index, offset)?;
+    ) -> Result<Field> {
+        let name_len = parse_name(&desc.name, index, offset)?;
         let type_id = TypeId(desc.type_id.get());
         let metadata_size = desc.metadata_size.get();
-        let size_at = offset.saturating_add(68);
-        if metadata_size == 0 || metadata_size % 8 != 0 {
-            return Err(Error::BadMetadataSize {
-                offset: size_at,
+        let size_at = offset.saturating_add(field_offset!(raw::FieldDescriptor, metadata_size));
+        if metadata_size == 0 || !metadata_size.is_multiple_of(8) {
+            return Err(ErrorKind::BadMetadataSize {
                 field: index,
                 size: metadata_size,
-            });
+            }
+            .at(size_at));
         }
         if let Some(expected) = type_id.metadata_size() {
             let ok = if newer_minor {
@@ -53,21 +60,22 @@ impl<'a> Field<'a> {
                 metadata_size == expected
             };
             if !ok {
-                return Err(Error::WrongMetadataSize {
-                    offset: size_at,
+                return Err(ErrorKind::WrongMetadataSize {
                     field: index,
                     type_id,
                     size: metadata_size,
                     expected,
                     newer: newer_minor,
-                });
+                }
+                .at(size_at));
             }
         }
-        let field_type =
-            FieldType::from_descriptor(type_id, &desc.arguments, offset.saturating_add(76), index)?;
+        let args_at = offset.saturating_add(field_offset!(raw::FieldDescriptor, arguments));
+        let field_type = FieldType::from_descriptor(type_id, &desc.arguments, args_at, index)?;
         Ok(Field {
             index,
-            name,
+            name: desc.name,
+            name_len,
             field_type,
             flags: desc.flags.get(),
             metadata_size,
@@ -76,7 +84,7 @@ impl<'a> Field<'a> {
         })
     }
 
-    #[cfg_attr(not(feature = "alloc"), allow(dead_code))]
+    #[cfg(feature = "alloc")]
     pub(crate) fn set_row_offset(&mut self, row_offset: u64) {
         self.row_offset = row_offset;
     }
@@ -89,8 +97,17 @@ impl<'a> Field<'a> {
 
     /// The field's name.
     #[must_use]
-    pub const fn name(&self) -> &'a str {
+    pub fn name(&self) -> &str {
+        // Checked to be UTF-8 by `parse`; the fallback cannot be taken.
+        core::str::from_utf8(self.name_bytes()).unwrap_or_default()
+    }
+
+    /// The name's bytes (what uniqueness and lookups compare).
+    #[must_use]
+    pub fn name_bytes(&self) -> &[u8] {
         self.name
+            .get(..usize::from(self.name_len))
+            .unwrap_or_default()
     }
 
     /// The field's type with its arguments.
@@ -99,7 +116,6 @@ impl<'a> Field<'a> {
         self.field_type
     }
 
-    #[cfg(feature = "alloc")]
     pub(crate) const fn field_type_ref(&self) -> &FieldType {
         &self.field_type
     }
@@ -142,15 +158,17 @@ impl<'a> Field<'a> {
     }
 }
 
-/// The bytes before the first NUL, which must be non-empty UTF-8.
-fn parse_name(name: &[u8; 64], field: usize, offset: u64) -> Result<&str> {
+/// The length of the bytes before the first NUL, which must be non-empty UTF-8.
+fn parse_name(name: &[u8; 64], field: usize, offset: u64) -> Result<u8> {
     let len = name
         .iter()
         .position(|&b| b == 0)
-        .ok_or(Error::UnterminatedName { offset, field })?;
+        .ok_or(ErrorKind::UnterminatedName { field }.at(offset))?;
     if len == 0 {
-        return Err(Error::EmptyName { offset, field });
+        return Err(ErrorKind::EmptyName { field }.at(offset));
     }
-    let bytes = name.get(..len).unwrap_or(&[]);
-    core::str::from_utf8(bytes).map_err(|_| Error::NameNotUtf8 { offset, field })
+    let bytes = name.get(..len).unwrap_or_default();
+    core::str::from_utf8(bytes).map_err(|_| ErrorKind::NameNotUtf8 { field }.at(offset))?;
+    // A NUL was found within 64 bytes, so the length is at most 63.
+    Ok(u8::try_from(len).unwrap_or(u8::MAX))
 }

@@ -1,24 +1,36 @@
-//! Opening datasets from paths.
+//! Files by path: reading, mapping, and opening a ranged reader.
 
 use std::fs::File;
 use std::io::Read;
 use std::path::Path;
 use std::vec::Vec;
 
-use crate::error::Result;
+use binfmt_core::IoError;
+use binfmt_core::source::FileSource;
 
-/// Reads a whole file into memory (for inputs that cannot be mapped, such as pipes).
+use crate::error::Result;
+use crate::options::ReadOptions;
+use crate::reader::Reader;
+
+/// Reads a whole file into memory with ordinary reads (for inputs that cannot be
+/// mapped, such as pipes), for [`crate::Dataset::parse`].
 ///
 /// # Errors
-/// [`crate::Error::Io`] when the file cannot be read.
+/// [`ErrorKind::Io`](crate::ErrorKind::Io), naming the path, when the file cannot be
+/// read.
 pub fn read(path: impl AsRef<Path>) -> Result<Vec<u8>> {
+    let path = path.as_ref();
     let mut bytes = Vec::new();
-    File::open(path)?.read_to_end(&mut bytes)?;
+    File::open(path)
+        .and_then(|mut f| f.read_to_end(&mut bytes))
+        .map_err(IoError::at_path(path))?;
     Ok(bytes)
 }
 
 /// Maps a file read-only, for [`crate::Dataset::parse`]: only the pages that accesses
-/// touch are read from disk.
+/// touch are read from disk. The caller promises that the file is not truncated while
+/// it is mapped (a read past the new end would raise `SIGBUS`); [`reader`] has no such
+/// caveat.
 ///
 /// ```no_run
 /// # fn main() -> Result<(), mldf::Error> {
@@ -29,9 +41,39 @@ pub fn read(path: impl AsRef<Path>) -> Result<Vec<u8>> {
 /// ```
 ///
 /// # Errors
-/// [`crate::Error::Io`] when the file cannot be opened or mapped.
+/// [`ErrorKind::Io`](crate::ErrorKind::Io), naming the path, when the file cannot be
+/// opened or mapped.
 #[cfg(feature = "mmap")]
 #[cfg_attr(docsrs, doc(cfg(feature = "mmap")))]
 pub fn map(path: impl AsRef<Path>) -> Result<binfmt_core::mmap::Mmap> {
-    Ok(binfmt_core::mmap::Mmap::open(path)?)
+    let path = path.as_ref();
+    Ok(binfmt_core::mmap::Mmap::open(path).map_err(IoError::at_path(path))?)
+}
+
+/// Opens a [`Reader`] over the file at `path`, read with positioned reads: the header
+/// and descriptors at open, then the slot and payload of each access. A file truncated
+/// meanwhile gives an error, never a signal.
+///
+/// ```no_run
+/// # fn main() -> Result<(), mldf::Error> {
+/// let reader = mldf::fs::reader("train.mldf", &mldf::ReadOptions::new())?;
+/// let first = reader.value(0, 0)?;
+/// println!("{:?}", first.value());
+/// # Ok(()) }
+/// ```
+///
+/// # Errors
+/// As [`Reader::open_with`]; I/O errors name the path.
+pub fn reader(path: impl AsRef<Path>, options: &ReadOptions) -> Result<Reader<FileSource>> {
+    let path = path.as_ref();
+    let source = FileSource::open(path).map_err(IoError::at_path(path))?;
+    Reader::open_with(source, options).map_err(|e| {
+        e.map_kind(|kind| match kind {
+            crate::ErrorKind::Io(mut io) if io.path.is_none() => {
+                io.path = Some(path.to_path_buf());
+                crate::ErrorKind::Io(io)
+            }
+            other => other,
+        })
+    })
 }

@@ -1,27 +1,11 @@
-//! The magic, the 64-byte header at byte 9, and the checks a reader runs on them first.
+//! The 64-byte header at byte 9, its flags, and the first checks a reader runs (steps 1
+//! to 3 of the open checklist). They need the first 73 bytes of the file only, so the
+//! slice reader and the ranged reader run the same functions on what they have.
 
-use binfmt_core::{Compatibility, Version, VersionPolicy, bytes, magic};
+use binfmt_core::{Compatibility, Kind, Version, VersionPolicy, bytes, field_offset, magic};
 
-use crate::error::{Error, Result};
-use crate::raw;
-
-/// The 9-byte signature at the start of every MLDF file (`\x89MLDF\r\n\x1a\n`).
-pub const MAGIC: &[u8] = b"\x89MLDF\r\n\x1a\n";
-
-/// Absolute offset of the header (right after the 9-byte magic).
-pub const HEADER_OFFSET: u64 = 9;
-
-/// Absolute offset just past the header, where both writer layouts put the descriptors.
-pub const DESCRIPTORS_OFFSET: u64 = 73;
-
-/// Size of one field descriptor.
-pub const DESCRIPTOR_SIZE: u64 = 208;
-
-/// Size of one allocation table entry.
-pub const ALLOC_ENTRY_SIZE: u64 = 16;
-
-/// The format version this crate reads and writes.
-pub const VERSION: Version = Version::new(1, 0);
+use crate::error::{ErrorKind, Result};
+use crate::raw::{self, DESCRIPTORS_OFFSET, HEADER_OFFSET, MAGIC, VERSION};
 
 /// The default page size: 2 MiB.
 pub const DEFAULT_PAGE_SIZE: u32 = 2 * 1024 * 1024;
@@ -45,19 +29,23 @@ pub const FIELD_FLAG_NULLABLE: u16 = 0x1;
 
 const POLICY: VersionPolicy = VersionPolicy::single_major("MLDF file", VERSION);
 
-/// Absolute offsets of header fields, for error reports.
+/// Absolute offsets of header fields, for error reports: from the layout struct.
 #[cfg_attr(not(feature = "alloc"), allow(dead_code))]
 pub(crate) mod at {
-    pub(crate) const VERSION: u64 = 9;
-    pub(crate) const FLAGS: u64 = 13;
-    pub(crate) const NUM_SAMPLES: u64 = 17;
-    pub(crate) const PAGE_SIZE: u64 = 29;
-    pub(crate) const FIELD_DESC_PTR: u64 = 33;
-    pub(crate) const METADATA_PTR: u64 = 41;
-    pub(crate) const DATA_PTR: u64 = 49;
-    pub(crate) const ALLOC_TABLE_PTR: u64 = 57;
-    pub(crate) const INDEX_CRC: u64 = 65;
-    pub(crate) const HEADER_CRC: u64 = 69;
+    use super::{HEADER_OFFSET, field_offset, raw};
+
+    pub(crate) const VERSION: u64 = HEADER_OFFSET + field_offset!(raw::Header, version_major);
+    pub(crate) const FLAGS: u64 = HEADER_OFFSET + field_offset!(raw::Header, flags);
+    pub(crate) const NUM_SAMPLES: u64 = HEADER_OFFSET + field_offset!(raw::Header, num_samples);
+    pub(crate) const PAGE_SIZE: u64 = HEADER_OFFSET + field_offset!(raw::Header, page_size);
+    pub(crate) const FIELD_DESC_PTR: u64 =
+        HEADER_OFFSET + field_offset!(raw::Header, field_desc_ptr);
+    pub(crate) const METADATA_PTR: u64 = HEADER_OFFSET + field_offset!(raw::Header, metadata_ptr);
+    pub(crate) const DATA_PTR: u64 = HEADER_OFFSET + field_offset!(raw::Header, data_ptr);
+    pub(crate) const ALLOC_TABLE_PTR: u64 =
+        HEADER_OFFSET + field_offset!(raw::Header, alloc_table_ptr);
+    pub(crate) const INDEX_CRC: u64 = HEADER_OFFSET + field_offset!(raw::Header, index_crc);
+    pub(crate) const HEADER_CRC: u64 = HEADER_OFFSET + field_offset!(raw::Header, header_crc);
 }
 
 /// True for a power of two from 4096 to 2^31 (the largest power of two a `u32` holds).
@@ -67,6 +55,20 @@ pub const fn is_valid_page_size(page_size: u32) -> bool {
 }
 
 /// A validated header.
+///
+/// ```
+/// # fn main() -> Result<(), mldf::Error> {
+/// # let file = {
+/// #     let schema = mldf::Schema::new().field("n", mldf::FieldType::Int);
+/// #     let options = mldf::WriterOptions::new().page_size(4096);
+/// #     mldf::Writer::new(std::io::Cursor::new(Vec::new()), &schema, options)?.finish()?.into_inner()
+/// # };
+/// // The first 73 bytes are enough.
+/// let header = mldf::Header::parse(&file[..73])?;
+/// assert_eq!(header.version(), mldf::VERSION);
+/// assert_eq!((header.num_fields(), header.num_samples()), (1, 0));
+/// # Ok(()) }
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Header {
     version: Version,
@@ -87,50 +89,44 @@ impl Header {
     /// Reads and checks the magic and header at the start of `data`: the version, the
     /// flags, the page size, and the header CRC when the file is checksummed.
     ///
-    /// Only the first 73 bytes are read; sections are checked by [`crate::Dataset`].
+    /// Only the first 73 bytes are read; the sections are checked by [`crate::Dataset`]
+    /// and [`crate::Reader`].
     ///
     /// # Errors
-    /// A truncated input or wrong magic ([`Error::Layout`]), [`Error::Incomplete`],
-    /// a version other than 1.x, [`Error::NotLittleEndian`], [`Error::UnsupportedFlags`],
-    /// [`Error::BadPageSize`], [`Error::HeaderChecksum`].
+    /// A truncated input or wrong magic ([`ErrorKind::Layout`]), [`ErrorKind::Incomplete`],
+    /// a version other than 1.x, [`ErrorKind::NotLittleEndian`],
+    /// [`ErrorKind::UnsupportedFlags`], [`ErrorKind::BadPageSize`],
+    /// [`ErrorKind::HeaderChecksum`].
     pub fn parse(data: &[u8]) -> Result<Header> {
-        Header::parse_checked(data, true)
+        let header = Header::parse_unchecked_crc(data)?;
+        header.check_crc(data)?;
+        Ok(header)
     }
 
-    pub(crate) fn parse_checked(data: &[u8], check_crc: bool) -> Result<Header> {
+    /// Steps 1 and 2 of the checklist: everything but the header CRC (which whole-file
+    /// verification reports separately, so that it can go on).
+    pub(crate) fn parse_unchecked_crc(data: &[u8]) -> Result<Header> {
         bytes::slice(data, 0, DESCRIPTORS_OFFSET, "MLDF magic and header")?;
         magic::check(data, 0, MAGIC, "MLDF file")?;
         let raw: &raw::Header = bytes::read(data, HEADER_OFFSET, "header")?;
-        let raw_bytes = zerocopy::IntoBytes::as_bytes(raw);
-        if raw_bytes.iter().all(|&b| b == 0) {
-            return Err(Error::Incomplete {
-                offset: HEADER_OFFSET,
-            });
+        if zerocopy::IntoBytes::as_bytes(raw).iter().all(|&b| b == 0) {
+            return Err(ErrorKind::Incomplete.at(HEADER_OFFSET));
         }
         let version = Version::new(raw.version_major.get(), raw.version_minor.get());
         let compatibility = POLICY.check(version, at::VERSION)?;
         let flags = raw.flags.get();
         if flags & FLAG_LITTLE_ENDIAN == 0 {
-            return Err(Error::NotLittleEndian {
-                offset: at::FLAGS,
-                flags,
-            });
+            return Err(ErrorKind::NotLittleEndian { flags }.at(at::FLAGS));
         }
         let unknown = flags & MUST_UNDERSTAND_FLAGS & !(FLAG_LITTLE_ENDIAN | FLAG_CHECKSUMMED);
         if unknown != 0 {
-            return Err(Error::UnsupportedFlags {
-                offset: at::FLAGS,
-                bits: unknown,
-            });
+            return Err(ErrorKind::UnsupportedFlags { bits: unknown }.at(at::FLAGS));
         }
         let page_size = raw.page_size.get();
         if !is_valid_page_size(page_size) {
-            return Err(Error::BadPageSize {
-                offset: Some(at::PAGE_SIZE),
-                page_size,
-            });
+            return Err(ErrorKind::BadPageSize { page_size }.at(at::PAGE_SIZE));
         }
-        let header = Header {
+        Ok(Header {
             version,
             compatibility,
             flags,
@@ -143,14 +139,10 @@ impl Header {
             alloc_table_ptr: raw.alloc_table_ptr.get(),
             index_crc: raw.index_crc.get(),
             header_crc: raw.header_crc.get(),
-        };
-        if check_crc {
-            header.check_crc(data)?;
-        }
-        Ok(header)
+        })
     }
 
-    /// Checks the header CRC of a checksummed file (nothing to check otherwise).
+    /// Step 3: the header CRC of a checksummed file (nothing to check otherwise).
     pub(crate) fn check_crc(&self, data: &[u8]) -> Result<()> {
         if !self.is_checksummed() {
             return Ok(());
@@ -160,11 +152,11 @@ impl Header {
         if computed == self.header_crc {
             Ok(())
         } else {
-            Err(Error::HeaderChecksum {
-                offset: at::HEADER_CRC,
+            Err(ErrorKind::HeaderChecksum {
                 stored: self.header_crc,
                 computed,
-            })
+            }
+            .at(at::HEADER_CRC))
         }
     }
 
@@ -244,5 +236,18 @@ impl Header {
     #[must_use]
     pub const fn header_crc(&self) -> u32 {
         self.header_crc
+    }
+
+    /// The warning a reader should give about this header, if any: a minor version
+    /// newer than this library's.
+    #[cfg(feature = "alloc")]
+    pub(crate) fn warning(&self) -> Option<crate::Error> {
+        self.compatibility.is_newer().then(|| {
+            ErrorKind::NewerMinorVersion {
+                found: self.version,
+                known: VERSION,
+            }
+            .at(at::VERSION)
+        })
     }
 }

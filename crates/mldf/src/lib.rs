@@ -12,7 +12,8 @@ mod error;
 mod field;
 mod header;
 mod image;
-// Without `alloc` there is no `Dataset` or writer to use the slot rules.
+mod options;
+// Without `alloc` there is no reader or writer to use every slot rule.
 #[cfg_attr(not(feature = "alloc"), allow(dead_code))]
 mod slot;
 mod types;
@@ -21,44 +22,68 @@ mod value;
 pub mod raw;
 
 #[cfg(feature = "alloc")]
+mod catalog;
+#[cfg(feature = "alloc")]
 mod dataset;
 #[cfg(feature = "alloc")]
-mod json;
-#[cfg(feature = "alloc")]
 mod schema;
+#[cfg(feature = "alloc")]
+mod verify;
 
+#[cfg(feature = "std")]
+#[cfg_attr(docsrs, doc(cfg(feature = "std")))]
+pub mod diff;
 #[cfg(feature = "std")]
 #[cfg_attr(docsrs, doc(cfg(feature = "std")))]
 pub mod fs;
 #[cfg(feature = "std")]
+mod reader;
+#[cfg(feature = "std")]
 mod writer;
 
-pub use binfmt_core::{Compatibility, Version};
-pub use error::{Error, Result, ValueProblem};
+#[cfg(feature = "std")]
+#[cfg_attr(docsrs, doc(cfg(feature = "std")))]
+pub use binfmt_core::IoError;
+pub use binfmt_core::{
+    Compatibility, Diagnostic, Fault, Found, Layout, Severity, Sink, Summary, Version,
+};
+pub use error::{Error, ErrorKind, Result, ValueProblem};
 pub use field::Field;
 pub use header::{
-    ALLOC_ENTRY_SIZE, DEFAULT_PAGE_SIZE, DESCRIPTOR_SIZE, DESCRIPTORS_OFFSET, FIELD_FLAG_NULLABLE,
-    FLAG_CHECKSUMMED, FLAG_COMPRESSED, FLAG_ENCRYPTED, FLAG_LITTLE_ENDIAN, HEADER_OFFSET, Header,
-    MAGIC, MIN_PAGE_SIZE, MUST_UNDERSTAND_FLAGS, VERSION, is_valid_page_size,
+    DEFAULT_PAGE_SIZE, FIELD_FLAG_NULLABLE, FLAG_CHECKSUMMED, FLAG_COMPRESSED, FLAG_ENCRYPTED,
+    FLAG_LITTLE_ENDIAN, Header, MIN_PAGE_SIZE, MUST_UNDERSTAND_FLAGS, is_valid_page_size,
 };
 pub use image::{ImageInfo, jpeg_info, png_info};
-pub use types::{AudioCodec, Dtype, FieldType, ImageMode, MAX_NDIM, NdarraySpec, TypeId};
+pub use options::ReadOptions;
+pub use raw::{
+    ALLOC_ENTRY_SIZE, DESCRIPTOR_SIZE, DESCRIPTORS_OFFSET, HEADER_OFFSET, HEADER_SIZE, MAGIC,
+    MAX_NDIM, VERSION,
+};
+pub use types::{AudioCodec, Dtype, FieldType, ImageMode, NdarraySpec, TypeId};
 pub use value::{Audio, Image, Text, Value};
 
 #[cfg(feature = "alloc")]
 #[cfg_attr(docsrs, doc(cfg(feature = "alloc")))]
-pub use dataset::{Dataset, ReadOptions, Sample, verify};
-#[cfg(feature = "alloc")]
-#[cfg_attr(docsrs, doc(cfg(feature = "alloc")))]
-pub use json::validate_json;
+pub use dataset::{Dataset, Sample};
+#[cfg(feature = "std")]
+#[cfg_attr(docsrs, doc(cfg(feature = "std")))]
+pub use reader::{HEAD_SIZE, PIECE_SIZE, Reader, ValueBuf};
 #[cfg(feature = "alloc")]
 #[cfg_attr(docsrs, doc(cfg(feature = "alloc")))]
 pub use schema::{FieldDef, Schema};
+#[cfg(feature = "alloc")]
+#[cfg_attr(docsrs, doc(cfg(feature = "alloc")))]
+pub use verify::verify;
 #[cfg(feature = "std")]
 #[cfg_attr(docsrs, doc(cfg(feature = "std")))]
-pub use writer::{FileWriter, Layout, Writer, WriterOptions};
+pub use writer::{FileLayout, FileOutput, Writer, WriterOptions};
 
 /// True when `head` (the first bytes of a file) starts with the MLDF magic.
+///
+/// ```
+/// assert!(mldf::sniff(b"\x89MLDF\r\n\x1a\n\x01\x00"));
+/// assert!(!mldf::sniff(b"\x89PNG\r\n\x1a\n"));
+/// ```
 #[must_use]
 pub fn sniff(head: &[u8]) -> bool {
     binfmt_core::magic::starts_with(head, MAGIC)

@@ -1,16 +1,45 @@
-//! The on-disk layouts of MLDF v1.0, exactly as they are stored.
+//! The on-disk layouts of MLDF v1.0, exactly as they are stored, with their sizes.
 //!
 //! Every struct is `#[repr(C)]`, made of little-endian scalars and byte arrays only,
 //! so it has alignment 1 and can be viewed in place at any offset of any buffer. Offsets
 //! in the field docs are relative to the start of the struct; the header itself starts
-//! at absolute byte 9, right after the 9-byte magic. These types carry no validation:
-//! [`crate::Header`], [`crate::Dataset`] and the slot decoders check them.
+//! at absolute byte [`HEADER_OFFSET`] (9), right after the 9-byte magic. These types
+//! carry no validation: [`crate::Header`], [`crate::Dataset`] and the slot decoders
+//! check them.
+//!
+//! Each struct's size sits next to it (`HEADER_SIZE`, `DESCRIPTOR_SIZE`, …), and the
+//! fixed positions in a file ([`HEADER_OFFSET`], [`DESCRIPTORS_OFFSET`]) are derived
+//! from them, so that no offset is written twice.
 //!
 //! zerocopy's traits are part of these types' API; `binfmt_core::zerocopy` re-exports
 //! the version they implement.
+//!
+//! ```
+//! use mldf::raw::{self, HEADER_OFFSET, HEADER_SIZE, DESCRIPTORS_OFFSET};
+//! use zerocopy::FromBytes;
+//! assert_eq!((HEADER_OFFSET, HEADER_SIZE, DESCRIPTORS_OFFSET), (9, 64, 73));
+//! // Any 64 bytes are a header, as far as the layout goes; the checks are in `mldf::Header`.
+//! let header = raw::Header::ref_from_bytes(&[0u8; HEADER_SIZE]).unwrap();
+//! assert_eq!(header.num_samples.get(), 0);
+//! ```
 
+use binfmt_core::bytes::to_u64;
 use binfmt_core::le::{F64, I64, U16, U32, U64};
+use binfmt_core::version::Version;
 use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout, Unaligned};
+
+/// The 9-byte signature at the start of every MLDF file (`\x89MLDF\r\n\x1a\n`).
+pub const MAGIC: &[u8] = b"\x89MLDF\r\n\x1a\n";
+
+/// The format version this crate reads and writes.
+pub const VERSION: Version = Version::new(1, 0);
+
+/// Absolute offset of the header: right after the magic.
+pub const HEADER_OFFSET: u64 = to_u64(MAGIC.len());
+
+/// Absolute offset just past the header, where both writer layouts put the descriptors
+/// and below which no section may start.
+pub const DESCRIPTORS_OFFSET: u64 = HEADER_OFFSET + to_u64(HEADER_SIZE);
 
 /// The 64-byte file header, stored at absolute offset 9.
 #[derive(
@@ -45,7 +74,9 @@ pub struct Header {
     /// @60 (absolute 69): header CRC when the file is checksummed, else zero.
     pub header_crc: U32,
 }
-const _: () = assert!(size_of::<Header>() == 64);
+/// Size of [`Header`]: 64 bytes.
+pub const HEADER_SIZE: usize = size_of::<Header>();
+const _: () = assert!(HEADER_SIZE == 64);
 
 /// One 208-byte field descriptor.
 #[derive(
@@ -68,7 +99,9 @@ pub struct FieldDescriptor {
     /// @204: reserved, written as zero, ignored.
     pub reserved: [u8; 4],
 }
-const _: () = assert!(size_of::<FieldDescriptor>() == 208);
+/// Size of one [`FieldDescriptor`]: 208 bytes.
+pub const DESCRIPTOR_SIZE: usize = size_of::<FieldDescriptor>();
+const _: () = assert!(DESCRIPTOR_SIZE == 208);
 
 /// One 16-byte allocation table entry.
 #[derive(
@@ -83,7 +116,9 @@ pub struct AllocEntry {
     /// @12: CRC-32 of the item when the file is checksummed, else zero.
     pub crc: U32,
 }
-const _: () = assert!(size_of::<AllocEntry>() == 16);
+/// Size of one [`AllocEntry`]: 16 bytes.
+pub const ALLOC_ENTRY_SIZE: usize = size_of::<AllocEntry>();
+const _: () = assert!(ALLOC_ENTRY_SIZE == 16);
 
 /// The 8-byte slot of an INT field.
 #[derive(
@@ -94,7 +129,9 @@ pub struct IntMeta {
     /// @0: the value.
     pub value: I64,
 }
-const _: () = assert!(size_of::<IntMeta>() == 8);
+/// Size of [`IntMeta`], an INT field's v1.0 metadata_size: 8 bytes.
+pub const INT_META_SIZE: usize = size_of::<IntMeta>();
+const _: () = assert!(INT_META_SIZE == 8);
 
 /// The 8-byte slot of a FLOAT field.
 #[derive(
@@ -105,7 +142,9 @@ pub struct FloatMeta {
     /// @0: the value, IEEE-754 binary64.
     pub value: F64,
 }
-const _: () = assert!(size_of::<FloatMeta>() == 8);
+/// Size of [`FloatMeta`], a FLOAT field's v1.0 metadata_size: 8 bytes.
+pub const FLOAT_META_SIZE: usize = size_of::<FloatMeta>();
+const _: () = assert!(FLOAT_META_SIZE == 8);
 
 /// The 16-byte slot of BYTES, NDARRAY and JSON fields.
 #[derive(
@@ -120,7 +159,9 @@ pub struct BytesMeta {
     /// @12: padding, written as zero, ignored.
     pub pad: U32,
 }
-const _: () = assert!(size_of::<BytesMeta>() == 16);
+/// Size of [`BytesMeta`], the v1.0 metadata_size of BYTES, NDARRAY and JSON: 16 bytes.
+pub const BYTES_META_SIZE: usize = size_of::<BytesMeta>();
+const _: () = assert!(BYTES_META_SIZE == 16);
 
 /// The 24-byte slot of IMAGE_RAW, IMAGE_JPEG and IMAGE_PNG fields.
 #[derive(
@@ -145,7 +186,9 @@ pub struct ImageMeta {
     /// @20: reserved, written as zero, ignored.
     pub reserved: [u8; 4],
 }
-const _: () = assert!(size_of::<ImageMeta>() == 24);
+/// Size of [`ImageMeta`], the image types' v1.0 metadata_size: 24 bytes.
+pub const IMAGE_META_SIZE: usize = size_of::<ImageMeta>();
+const _: () = assert!(IMAGE_META_SIZE == 24);
 
 /// The 24-byte slot of AUDIO_WAVEFORM and AUDIO_COMPRESSED fields.
 #[derive(
@@ -168,7 +211,9 @@ pub struct AudioMeta {
     /// @23: codec: 0 integer PCM, 1 FLAC, 2 AAC, 3 MP3, 4 float32 PCM.
     pub codec: u8,
 }
-const _: () = assert!(size_of::<AudioMeta>() == 24);
+/// Size of [`AudioMeta`], the audio types' v1.0 metadata_size: 24 bytes.
+pub const AUDIO_META_SIZE: usize = size_of::<AudioMeta>();
+const _: () = assert!(AUDIO_META_SIZE == 24);
 
 /// The 16-byte slot of TEXT_RAW and TEXT_TOKENIZED fields.
 #[derive(
@@ -187,7 +232,9 @@ pub struct TextMeta {
     /// @15: padding, written as zero, ignored.
     pub pad: u8,
 }
-const _: () = assert!(size_of::<TextMeta>() == 16);
+/// Size of [`TextMeta`], the text types' v1.0 metadata_size: 16 bytes.
+pub const TEXT_META_SIZE: usize = size_of::<TextMeta>();
+const _: () = assert!(TEXT_META_SIZE == 16);
 
 /// The NDARRAY arguments: the first 128 bytes of the descriptor's `arguments`.
 #[derive(
@@ -202,6 +249,12 @@ pub struct NdarrayArgs {
     /// @2: zero when written, ignored.
     pub pad: [u8; 6],
     /// @8: `shape[k]` for `k < ndim`; unused slots zero when written, ignored.
-    pub shape: [U64; 15],
+    pub shape: [U64; MAX_NDIM],
 }
-const _: () = assert!(size_of::<NdarrayArgs>() == 128);
+/// Size of [`NdarrayArgs`]: the whole 128-byte argument area of a descriptor.
+pub const NDARRAY_ARGS_SIZE: usize = size_of::<NdarrayArgs>();
+const _: () = assert!(NDARRAY_ARGS_SIZE == 128);
+
+/// The largest number of dimensions an NDARRAY field may have: the shape slots of
+/// [`NdarrayArgs`].
+pub const MAX_NDIM: usize = 15;

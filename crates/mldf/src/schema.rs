@@ -4,12 +4,13 @@
 use alloc::string::String;
 use alloc::vec::Vec;
 
+use binfmt_core::Kind;
 use binfmt_core::le::{U16, U32};
 use zerocopy::IntoBytes;
 
-use crate::error::{Error, Result};
+use crate::error::{ErrorKind, Result};
 use crate::header::FIELD_FLAG_NULLABLE;
-use crate::raw::FieldDescriptor;
+use crate::raw::{DESCRIPTOR_SIZE, FieldDescriptor};
 use crate::types::FieldType;
 
 /// One field of a [`Schema`].
@@ -25,6 +26,23 @@ pub struct FieldDef {
 }
 
 /// The fields of a dataset, in order.
+///
+/// Building a schema checks nothing; [`Schema::validate`] (which every writer calls
+/// before writing a byte) checks it all, so a schema made from untrusted input (the
+/// command line's SCHEMA.json) costs memory in proportion to that input only.
+///
+/// ```
+/// use mldf::{Dtype, FieldType, NdarraySpec, Schema};
+/// # fn main() -> Result<(), mldf::Error> {
+/// let schema = Schema::new()
+///     .field("label", FieldType::Int)
+///     .nullable_field("image", FieldType::ImageJpeg { quality: 90 })
+///     .field("embedding", FieldType::Ndarray(NdarraySpec::new(Dtype::F32, &[512])?));
+/// schema.validate()?;
+/// assert_eq!(schema.row_size(), 8 + 24 + 16);
+/// assert!(Schema::new().field("x".repeat(64), FieldType::Int).validate().is_err());
+/// # Ok(()) }
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
 pub struct Schema {
     fields: Vec<FieldDef>,
@@ -85,9 +103,14 @@ impl Schema {
     /// The schema of an existing dataset (for copying or rewriting one).
     #[must_use]
     pub fn of(dataset: &crate::Dataset<'_>) -> Schema {
+        Schema::from_fields(dataset.fields())
+    }
+
+    /// The schema of these fields (of a [`crate::Dataset`] or a [`crate::Reader`]).
+    #[must_use]
+    pub fn from_fields(fields: &[crate::Field]) -> Schema {
         Schema {
-            fields: dataset
-                .fields()
+            fields: fields
                 .iter()
                 .map(|f| FieldDef {
                     name: f.name().into(),
@@ -101,41 +124,44 @@ impl Schema {
     /// Checks every rule a writer enforces on a schema.
     ///
     /// # Errors
-    /// [`Error::TooManyFields`], [`Error::NameLength`], [`Error::NameHasNul`],
-    /// [`Error::NameTaken`], [`Error::UnwritableType`], [`Error::NullableScalar`].
+    /// [`ErrorKind::TooManyFields`], [`ErrorKind::NameLength`],
+    /// [`ErrorKind::NameHasNul`], [`ErrorKind::NameTaken`],
+    /// [`ErrorKind::UnwritableType`], [`ErrorKind::NullableScalar`].
     pub fn validate(&self) -> Result<()> {
         if self.fields.len() > usize::from(u16::MAX) {
-            return Err(Error::TooManyFields {
+            return Err(ErrorKind::TooManyFields {
                 count: self.fields.len(),
-            });
+            }
+            .unlocated());
         }
         let mut order: Vec<usize> = (0..self.fields.len()).collect();
         for (index, f) in self.fields.iter().enumerate() {
             let len = f.name.len();
             if len == 0 || len > 63 {
-                return Err(Error::NameLength { field: index, len });
+                return Err(ErrorKind::NameLength { field: index, len }.unlocated());
             }
             if f.name.as_bytes().contains(&0) {
-                return Err(Error::NameHasNul { field: index });
+                return Err(ErrorKind::NameHasNul { field: index }.unlocated());
             }
             let type_id = f.field_type.type_id();
             if !type_id.is_defined() {
-                return Err(Error::UnwritableType {
+                return Err(ErrorKind::UnwritableType {
                     field: index,
                     type_id,
-                });
+                }
+                .unlocated());
             }
             if f.nullable && !type_id.has_payload() {
-                return Err(Error::NullableScalar { field: index });
+                return Err(ErrorKind::NullableScalar { field: index }.unlocated());
             }
         }
         let name = |i: usize| self.fields.get(i).map_or(&[][..], |f| f.name.as_bytes());
         order.sort_by(|&a, &b| name(a).cmp(name(b)).then(a.cmp(&b)));
         for pair in order.windows(2) {
-            if let [a, b] = *pair {
-                if name(a) == name(b) {
-                    return Err(Error::NameTaken { field: b, first: a });
-                }
+            if let [a, b] = *pair
+                && name(a) == name(b)
+            {
+                return Err(ErrorKind::NameTaken { field: b, first: a }.unlocated());
             }
         }
         Ok(())
@@ -154,7 +180,7 @@ impl Schema {
     /// The descriptor table, 208 bytes per field (call [`Schema::validate`] first).
     #[cfg_attr(not(feature = "std"), allow(dead_code))]
     pub(crate) fn descriptors(&self) -> Vec<u8> {
-        let mut out = Vec::with_capacity(self.fields.len().saturating_mul(208));
+        let mut out = Vec::with_capacity(self.fields.len().saturating_mul(DESCRIPTOR_SIZE));
         for f in &self.fields {
             let mut name = [0u8; 64];
             for (dst, src) in name.iter_mut().zip(f.name.as_bytes()) {

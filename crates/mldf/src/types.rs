@@ -3,7 +3,13 @@
 
 use core::fmt;
 
-use crate::error::{Error, Result};
+use binfmt_core::{Kind, field_offset};
+
+use crate::error::{ErrorKind, Result};
+use crate::raw::{
+    self, AUDIO_META_SIZE, BYTES_META_SIZE, FLOAT_META_SIZE, IMAGE_META_SIZE, INT_META_SIZE,
+    MAX_NDIM, TEXT_META_SIZE,
+};
 
 /// A field's type id, as stored in its descriptor.
 ///
@@ -66,15 +72,22 @@ impl TypeId {
         })
     }
 
-    /// The v1.0 metadata size of a defined type; `None` for reserved and unknown ids.
+    /// The v1.0 metadata size of a defined type (the size of its slot struct in
+    /// [`raw`]); `None` for reserved and unknown ids.
     #[must_use]
     pub const fn metadata_size(self) -> Option<u32> {
-        match self.0 {
-            1 | 2 => Some(8),
-            3..=5 | 40 | 41 => Some(16),
-            10..=12 | 20 | 21 => Some(24),
-            _ => None,
-        }
+        let size = match self.0 {
+            1 => INT_META_SIZE,
+            2 => FLOAT_META_SIZE,
+            3..=5 => BYTES_META_SIZE,
+            10..=12 => IMAGE_META_SIZE,
+            20 | 21 => AUDIO_META_SIZE,
+            40 | 41 => TEXT_META_SIZE,
+            _ => return None,
+        };
+        // Slot structs are 8 to 24 bytes.
+        #[allow(clippy::cast_possible_truncation)]
+        Some(size as u32)
     }
 
     /// True when v1.0 defines this id (readers can decode its values).
@@ -199,9 +212,6 @@ impl Dtype {
     }
 }
 
-/// The most dimensions an NDARRAY field may have.
-pub const MAX_NDIM: usize = 15;
-
 /// An NDARRAY field's element type and fixed shape, with its byte size already known to
 /// fit a payload (at most 2^32 − 1 bytes).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -216,24 +226,35 @@ impl NdarraySpec {
     /// An array type of `dtype` elements with `shape` (C order; empty for a scalar).
     ///
     /// # Errors
-    /// [`Error::BadShape`] for more than 15 dimensions or when `prod(shape) · itemsize`
-    /// exceeds 2^32 − 1 bytes (no value could be stored).
+    /// [`ErrorKind::BadShape`] for more than 15 dimensions or when
+    /// `prod(shape) · itemsize` exceeds 2^32 − 1 bytes (no value could be stored).
+    ///
+    /// ```
+    /// use mldf::{Dtype, NdarraySpec};
+    /// let spec = NdarraySpec::new(Dtype::F32, &[2, 3])?;
+    /// assert_eq!((spec.len(), spec.byte_size()), (6, 24));
+    /// // A zero dimension makes any shape empty, however large the others are.
+    /// assert_eq!(NdarraySpec::new(Dtype::U8, &[1 << 63, 4, 0])?.byte_size(), 0);
+    /// assert!(NdarraySpec::new(Dtype::F64, &[1 << 29]).is_err()); // 4 GiB per value
+    /// # Ok::<(), mldf::Error>(())
+    /// ```
     pub fn new(dtype: Dtype, shape: &[u64]) -> Result<NdarraySpec> {
+        let bad = || {
+            ErrorKind::BadShape {
+                ndim: shape.len(),
+                dtype: dtype.name(),
+            }
+            .unlocated()
+        };
         let ndim = u8::try_from(shape.len())
             .ok()
             .filter(|&n| usize::from(n) <= MAX_NDIM)
-            .ok_or(Error::BadShape {
-                ndim: shape.len(),
-                dtype: dtype.name(),
-            })?;
+            .ok_or_else(bad)?;
         let mut stored = [0u64; MAX_NDIM];
         for (slot, &dim) in stored.iter_mut().zip(shape) {
             *slot = dim;
         }
-        let byte_size = byte_size(dtype, shape).ok_or(Error::BadShape {
-            ndim: shape.len(),
-            dtype: dtype.name(),
-        })?;
+        let byte_size = byte_size(dtype, shape).ok_or_else(bad)?;
         Ok(NdarraySpec {
             dtype,
             ndim,
@@ -368,7 +389,7 @@ impl FieldType {
         let mut args = [0u8; 128];
         match self {
             FieldType::Ndarray(spec) => {
-                let mut raw = crate::raw::NdarrayArgs {
+                let mut raw = raw::NdarrayArgs {
                     dtype: spec.dtype.code(),
                     ndim: spec.ndim,
                     pad: [0; 6],
@@ -408,19 +429,18 @@ impl FieldType {
             TypeId::BYTES => FieldType::Bytes,
             TypeId::JSON => FieldType::Json,
             TypeId::NDARRAY => {
-                let raw: crate::raw::NdarrayArgs = zerocopy::transmute!(*arguments);
-                let dtype = Dtype::from_code(raw.dtype).ok_or(Error::NdarrayDtype {
-                    offset: args_offset,
-                    field,
-                    code: raw.dtype,
+                let raw: raw::NdarrayArgs = zerocopy::transmute!(*arguments);
+                let dtype = Dtype::from_code(raw.dtype).ok_or_else(|| {
+                    ErrorKind::NdarrayDtype {
+                        field,
+                        code: raw.dtype,
+                    }
+                    .at(args_offset.saturating_add(field_offset!(raw::NdarrayArgs, dtype)))
                 })?;
                 let ndim = usize::from(raw.ndim);
                 if ndim > MAX_NDIM {
-                    return Err(Error::NdarrayRank {
-                        offset: args_offset.saturating_add(1),
-                        field,
-                        ndim,
-                    });
+                    return Err(ErrorKind::NdarrayRank { field, ndim }
+                        .at(args_offset.saturating_add(field_offset!(raw::NdarrayArgs, ndim))));
                 }
                 let mut shape = [0u64; MAX_NDIM];
                 for (dst, src) in shape.iter_mut().zip(raw.shape.iter()).take(ndim) {
@@ -429,9 +449,9 @@ impl FieldType {
                 let dims = shape.get(..ndim).unwrap_or(&[]);
                 NdarraySpec::new(dtype, dims)
                     .map(FieldType::Ndarray)
-                    .map_err(|_| Error::NdarrayTooLarge {
-                        offset: args_offset.saturating_add(8),
-                        field,
+                    .map_err(|_| {
+                        ErrorKind::NdarrayTooLarge { field }
+                            .at(args_offset.saturating_add(field_offset!(raw::NdarrayArgs, shape)))
                     })?
             }
             TypeId::IMAGE_RAW => FieldType::ImageRaw,

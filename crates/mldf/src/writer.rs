@@ -7,22 +7,24 @@
 //! refused sample leaves the writer as it was.
 
 use std::io::{self, BufWriter, Seek, SeekFrom, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::vec::Vec;
 
 use binfmt_core::align::align_up_checked;
-use binfmt_core::atomic::AtomicFile;
+use binfmt_core::bytes::{len_u64, to_u64};
+use binfmt_core::json::{self, Dialect};
 use binfmt_core::le::{F64, I64, U16, U32, U64};
-use zerocopy::IntoBytes;
+use binfmt_core::output::{Output, OutputOptions};
+use binfmt_core::{IoError, Kind};
+use zerocopy::{FromBytes, IntoBytes};
 
-use crate::error::{Error, Result, ValueProblem};
-use crate::header::{
-    DEFAULT_PAGE_SIZE, DESCRIPTORS_OFFSET, FLAG_CHECKSUMMED, FLAG_LITTLE_ENDIAN, HEADER_OFFSET,
-    MAGIC, VERSION, is_valid_page_size,
-};
+use crate::error::{self, Error, ErrorKind, Result, ValueProblem};
+use crate::header::{DEFAULT_PAGE_SIZE, FLAG_CHECKSUMMED, FLAG_LITTLE_ENDIAN, is_valid_page_size};
 use crate::image::{jpeg_info, png_info};
-use crate::json::validate_json;
-use crate::raw::{self, AllocEntry, AudioMeta, BytesMeta, ImageMeta, TextMeta};
+use crate::raw::{
+    self, AllocEntry, AudioMeta, BytesMeta, DESCRIPTORS_OFFSET, HEADER_OFFSET, HEADER_SIZE,
+    ImageMeta, MAGIC, TextMeta, VERSION,
+};
 use crate::schema::Schema;
 use crate::slot;
 use crate::types::{FieldType, ImageMode};
@@ -30,7 +32,7 @@ use crate::value::{Image, Text, Value};
 
 /// Where the metadata table goes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Layout {
+pub enum FileLayout {
     /// The sample count is known up front: the metadata table sits before the data region
     /// (descriptors, metadata, data, allocation table). `finish` fails unless exactly
     /// this many samples were pushed.
@@ -44,28 +46,35 @@ pub enum Layout {
 }
 
 /// How a [`Writer`] lays out and protects the file.
+///
+/// ```
+/// use mldf::{FileLayout, WriterOptions};
+/// const OPTIONS: WriterOptions = WriterOptions::new().page_size(4096).checksums(true).num_samples(10);
+/// assert_eq!(OPTIONS.layout(), FileLayout::Canonical { num_samples: 10 });
+/// assert_eq!(WriterOptions::new().layout(), FileLayout::Streaming);
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct WriterOptions {
     page_size: u32,
     checksums: bool,
-    layout: Layout,
+    layout: FileLayout,
 }
 
 impl Default for WriterOptions {
     fn default() -> Self {
-        WriterOptions {
-            page_size: DEFAULT_PAGE_SIZE,
-            checksums: false,
-            layout: Layout::Streaming,
-        }
+        WriterOptions::new()
     }
 }
 
 impl WriterOptions {
     /// 2 MiB pages, no checksums, streaming layout.
     #[must_use]
-    pub fn new() -> Self {
-        WriterOptions::default()
+    pub const fn new() -> Self {
+        WriterOptions {
+            page_size: DEFAULT_PAGE_SIZE,
+            checksums: false,
+            layout: FileLayout::Streaming,
+        }
     }
 
     /// The page size the data region is aligned to: a power of two from 4096 to 2^31.
@@ -86,15 +95,21 @@ impl WriterOptions {
     /// Declares the sample count, which selects the canonical layout.
     #[must_use]
     pub const fn num_samples(mut self, num_samples: u64) -> Self {
-        self.layout = Layout::Canonical { num_samples };
+        self.layout = FileLayout::Canonical { num_samples };
         self
     }
 
     /// Sets the layout directly.
     #[must_use]
-    pub const fn layout(mut self, layout: Layout) -> Self {
+    pub const fn file_layout(mut self, layout: FileLayout) -> Self {
         self.layout = layout;
         self
+    }
+
+    /// The layout these options select.
+    #[must_use]
+    pub const fn layout(&self) -> FileLayout {
+        self.layout
     }
 }
 
@@ -105,18 +120,40 @@ struct Prepared<'v> {
     payload: &'v [u8],
 }
 
-/// Writes an MLDF file to any seekable output, sample by sample.
+/// Writes an MLDF file sample by sample, to any seekable output
+/// ([`Writer::new`]) or atomically to a path ([`Writer::create`]).
 ///
-/// The output must be empty: the writer starts at offset 0 and leaves the gaps between
-/// sections to be filled with zeros by the output (a file's holes, a `Cursor`'s
-/// zero-extension). The bytes depend only on the schema, the options and the samples.
+/// A writer over an output must start at an empty output: it writes from offset 0 and
+/// leaves the gaps between sections to be filled with zeros by the output (a file's
+/// holes, a `Cursor`'s zero-extension). The bytes depend only on the schema, the options
+/// and the samples.
+///
+/// ```
+/// use mldf::{FieldType, Schema, Value, Writer, WriterOptions};
+/// # fn main() -> Result<(), mldf::Error> {
+/// let schema = Schema::new().field("id", FieldType::Int).nullable_field("blob", FieldType::Bytes);
+/// let mut writer = Writer::new(std::io::Cursor::new(Vec::new()), &schema, WriterOptions::new())?;
+/// writer.push(&[Value::Int(1), Value::Bytes(b"abc")])?;
+/// writer.push(&[Value::Int(2), Value::Null])?;
+/// // A refused sample writes nothing; the writer goes on.
+/// assert!(writer.push(&[Value::Null, Value::Null]).is_err());
+/// let file = writer.finish()?.into_inner();
+/// assert_eq!(mldf::Dataset::parse(&file)?.num_samples(), 2);
+/// # Ok(()) }
+/// ```
 #[derive(Debug)]
-pub struct Writer<W: Write + Seek> {
+pub struct Writer<W> {
     out: W,
+    state: State,
+}
+
+/// What a writer keeps, whatever it writes to.
+#[derive(Debug)]
+struct State {
     fields: Vec<(FieldType, bool)>,
     checksums: bool,
     page_size: u32,
-    layout: Layout,
+    layout: FileLayout,
     descriptors: Vec<u8>,
     row_size: usize,
     rows: Vec<u8>,
@@ -129,55 +166,200 @@ pub struct Writer<W: Write + Seek> {
     poisoned: bool,
 }
 
+/// A [`Writer`]'s destination when it writes to a path ([`Writer::create`]): a temporary
+/// file beside the target (or a stream, spooled), through
+/// [`binfmt_core::output::Output`]. Nothing appears at the path until
+/// [`Writer::finish`] commits it; dropped unfinished, it leaves nothing behind.
+#[derive(Debug)]
+pub struct FileOutput {
+    out: BufWriter<Output>,
+    path: PathBuf,
+}
+
 impl<W: Write + Seek> Writer<W> {
     /// Checks the schema and options, then writes the magic, a zero header (so an
     /// unfinished file reads as "incomplete") and the field descriptors.
     ///
     /// # Errors
-    /// Schema errors ([`Schema::validate`]), [`Error::BadPageSize`],
-    /// [`Error::SamplesWithoutFields`] (canonical layout with samples but no fields),
-    /// an overflowing layout, [`Error::Io`].
+    /// Schema errors ([`Schema::validate`]), [`ErrorKind::InvalidPageSize`],
+    /// [`ErrorKind::SamplesWithoutFields`] (canonical layout with samples but no fields),
+    /// an overflowing layout, [`ErrorKind::Io`].
     pub fn new(mut out: W, schema: &Schema, options: WriterOptions) -> Result<Self> {
+        let state = State::new(schema, options)?;
+        state.start(&mut out).map_err(error::io)?;
+        Ok(Writer { out, state })
+    }
+
+    /// The number of samples pushed so far.
+    #[must_use]
+    pub const fn samples(&self) -> u64 {
+        self.state.samples
+    }
+
+    /// Appends one sample: one value per field, in schema order.
+    ///
+    /// Every value is checked first (type, JSON text, image header, audio and text
+    /// rules, NDARRAY size, null only in NULLABLE fields); a refused sample writes
+    /// nothing. Payloads are then written straight to the output.
+    ///
+    /// # Errors
+    /// [`ErrorKind::SamplesWithoutFields`], [`ErrorKind::ValueCount`],
+    /// [`ErrorKind::SampleCount`] (more samples than declared),
+    /// [`ErrorKind::InvalidValue`], [`ErrorKind::Poisoned`] after an earlier I/O error,
+    /// [`ErrorKind::Io`].
+    pub fn push(&mut self, values: &[Value<'_>]) -> Result<()> {
+        self.state.push(&mut self.out, values)
+    }
+
+    /// Writes the metadata table, the allocation table, the checksums and the header,
+    /// flushes, and hands back the output (whose position is then just past the header;
+    /// the file runs to the end of the allocation table). [`Writer::create`]'s writer
+    /// returns the file's size instead.
+    ///
+    /// # Errors
+    /// [`ErrorKind::SampleCount`] when a canonical layout got fewer samples than
+    /// declared, [`ErrorKind::Poisoned`], [`ErrorKind::Io`].
+    pub fn finish(mut self) -> Result<W> {
+        self.state.finish(&mut self.out)?;
+        Ok(self.out)
+    }
+}
+
+impl Writer<FileOutput> {
+    /// Starts writing the dataset that will appear at `path`, through
+    /// [`binfmt_core::output::Output`] with `replace` (an existing file is replaced when
+    /// [`finish`](Writer::<FileOutput>::finish) succeeds, as `std::fs::write` would) and
+    /// `seekable` (a FIFO or device gets the bytes spooled, then copied). The schema and
+    /// options are checked before anything is created.
+    ///
+    /// ```
+    /// use mldf::{FieldType, Schema, Value, Writer, WriterOptions};
+    /// # fn main() -> Result<(), mldf::Error> {
+    /// # let dir = std::env::temp_dir().join(format!("mldf-doc-create-{}", std::process::id()));
+    /// # std::fs::create_dir_all(&dir).map_err(binfmt_core::IoError::from)?;
+    /// let path = dir.join("train.mldf");
+    /// let schema = Schema::new().field("label", FieldType::Int);
+    /// let mut writer = Writer::create(&path, &schema, WriterOptions::new().page_size(4096))?;
+    /// writer.push(&[Value::Int(3)])?;
+    /// let size = writer.finish()?;
+    /// assert_eq!(size, std::fs::metadata(&path).map_err(binfmt_core::IoError::from)?.len());
+    /// # std::fs::remove_dir_all(&dir).map_err(binfmt_core::IoError::from)?;
+    /// # Ok(()) }
+    /// ```
+    ///
+    /// # Errors
+    /// As for [`Writer::new`]; [`ErrorKind::Io`] (with the path) when the output cannot
+    /// be created: a directory, a path in a missing directory, no permission.
+    pub fn create(path: impl AsRef<Path>, schema: &Schema, options: WriterOptions) -> Result<Self> {
+        let path = path.as_ref();
+        // Validate before creating anything on disk.
+        let state = State::new(schema, options)?;
+        let output = Output::create(path, &OutputOptions::new().replace(true).seekable(true))
+            .map_err(IoError::at_path(path))?;
+        // Payloads of 64 KiB or more bypass the buffer; smaller ones are gathered.
+        let mut out = FileOutput {
+            out: BufWriter::with_capacity(64 * 1024, output),
+            path: path.to_path_buf(),
+        };
+        state
+            .start(&mut out.out)
+            .map_err(|e| out.error(error::io(e)))?;
+        Ok(Writer { out, state })
+    }
+
+    /// The number of samples pushed so far.
+    #[must_use]
+    pub const fn samples(&self) -> u64 {
+        self.state.samples
+    }
+
+    /// Appends one sample (see [`Writer::push`]).
+    ///
+    /// # Errors
+    /// As for [`Writer::push`].
+    pub fn push(&mut self, values: &[Value<'_>]) -> Result<()> {
+        let Writer { out, state } = self;
+        state.push(&mut out.out, values).map_err(|e| out.error(e))
+    }
+
+    /// Finishes the file, syncs it, moves it into place and returns its size in bytes.
+    ///
+    /// # Errors
+    /// As for [`Writer::finish`]; [`ErrorKind::Io`] when syncing or renaming fails. The
+    /// target is then untouched.
+    pub fn finish(self) -> Result<u64> {
+        let Writer { mut out, mut state } = self;
+        let size = state.finish(&mut out.out).map_err(|e| out.error(e))?;
+        let FileOutput { out, path } = out;
+        let output = out
+            .into_inner()
+            .map_err(|e| IoError::at_path(&path)(e.into_error()))?;
+        output.commit().map_err(IoError::at_path(&path))?;
+        Ok(size)
+    }
+
+    /// The path the dataset will appear at.
+    #[must_use]
+    pub fn path(&self) -> &Path {
+        &self.out.path
+    }
+}
+
+impl FileOutput {
+    /// `e`, naming the path when it is an I/O error without one.
+    fn error(&self, e: Error) -> Error {
+        e.map_kind(|kind| match kind {
+            ErrorKind::Io(mut io) if io.path.is_none() => {
+                io.path = Some(self.path.clone());
+                ErrorKind::Io(io)
+            }
+            other => other,
+        })
+    }
+}
+
+impl State {
+    /// Checks the schema and options and places the sections that do not depend on the
+    /// samples.
+    fn new(schema: &Schema, options: WriterOptions) -> Result<State> {
         schema.validate()?;
         if !is_valid_page_size(options.page_size) {
-            return Err(Error::BadPageSize {
-                offset: None,
+            return Err(ErrorKind::InvalidPageSize {
                 page_size: options.page_size,
-            });
+            }
+            .unlocated());
         }
-        let row_size = usize::try_from(schema.row_size()).map_err(|_| Error::TooManyFields {
-            count: schema.len(),
-        })?;
+        let too_many = || {
+            ErrorKind::TooManyFields {
+                count: schema.len(),
+            }
+            .unlocated()
+        };
+        let row_size = usize::try_from(schema.row_size()).map_err(|_| too_many())?;
         let descriptors = schema.descriptors();
         let page = u64::from(options.page_size);
-        let desc_end = DESCRIPTORS_OFFSET + binfmt_core::bytes::len_u64(&descriptors);
-        let overflow = |what| Error::Layout(binfmt_core::Error::Overflow { what, offset: 0 });
+        let desc_end = DESCRIPTORS_OFFSET + len_u64(&descriptors);
+        let overflow = |what| -> Error { binfmt_core::Error::overflow(what, 0).into() };
         let (metadata_ptr, data_ptr) = match options.layout {
-            Layout::Canonical { num_samples } => {
+            FileLayout::Canonical { num_samples } => {
                 if num_samples > 0 && schema.is_empty() {
-                    return Err(Error::SamplesWithoutFields);
+                    return Err(ErrorKind::SamplesWithoutFields.unlocated());
                 }
                 let metadata_ptr = align_up_checked(desc_end, 64, "metadata table", 0)?;
                 let meta_len = num_samples
-                    .checked_mul(row_size as u64)
-                    .ok_or(overflow("metadata table"))?;
+                    .checked_mul(to_u64(row_size))
+                    .ok_or_else(|| overflow("metadata table"))?;
                 let meta_end = metadata_ptr
                     .checked_add(meta_len)
-                    .ok_or(overflow("metadata table"))?;
+                    .ok_or_else(|| overflow("metadata table"))?;
                 (
                     metadata_ptr,
                     align_up_checked(meta_end, page, "data region", 0)?,
                 )
             }
-            Layout::Streaming => (0, align_up_checked(desc_end, page, "data region", 0)?),
+            FileLayout::Streaming => (0, align_up_checked(desc_end, page, "data region", 0)?),
         };
-        out.seek(SeekFrom::Start(0))?;
-        out.write_all(MAGIC)?;
-        out.write_all(&[0u8; 64])?;
-        out.write_all(&descriptors)?;
-        out.seek(SeekFrom::Start(data_ptr))?;
-        Ok(Writer {
-            out,
+        Ok(State {
             fields: schema
                 .fields()
                 .iter()
@@ -199,50 +381,49 @@ impl<W: Write + Seek> Writer<W> {
         })
     }
 
-    /// The number of samples pushed so far.
-    #[must_use]
-    pub const fn samples(&self) -> u64 {
-        self.samples
+    /// The magic, a zero header and the descriptors; then the output waits at data_ptr.
+    fn start<W: Write + Seek + ?Sized>(&self, out: &mut W) -> io::Result<()> {
+        out.seek(SeekFrom::Start(0))?;
+        out.write_all(MAGIC)?;
+        out.write_all(&[0u8; HEADER_SIZE])?;
+        out.write_all(&self.descriptors)?;
+        out.seek(SeekFrom::Start(self.data_ptr))?;
+        Ok(())
     }
 
-    /// Appends one sample: one value per field, in schema order.
-    ///
-    /// Every value is checked first (type, JSON text, image header, audio and text
-    /// rules, NDARRAY size, null only in NULLABLE fields); a refused sample writes
-    /// nothing. Payloads are then written straight to the output.
-    ///
-    /// # Errors
-    /// [`Error::SamplesWithoutFields`], [`Error::ValueCount`], [`Error::SampleCount`]
-    /// (more samples than declared), [`Error::InvalidValue`], [`Error::Poisoned`] after
-    /// an earlier I/O error, [`Error::Io`].
-    pub fn push(&mut self, values: &[Value<'_>]) -> Result<()> {
+    fn push<W: Write + Seek + ?Sized>(&mut self, out: &mut W, values: &[Value<'_>]) -> Result<()> {
         if self.poisoned {
-            return Err(Error::Poisoned);
+            return Err(ErrorKind::Poisoned.unlocated());
         }
         if self.fields.is_empty() {
-            return Err(Error::SamplesWithoutFields);
+            return Err(ErrorKind::SamplesWithoutFields.unlocated());
         }
-        if let Layout::Canonical { num_samples } = self.layout {
-            if self.samples >= num_samples {
-                return Err(Error::SampleCount {
-                    expected: num_samples,
-                    got: self.samples.saturating_add(1),
-                });
+        if let FileLayout::Canonical { num_samples } = self.layout
+            && self.samples >= num_samples
+        {
+            return Err(ErrorKind::SampleCount {
+                expected: num_samples,
+                got: self.samples.saturating_add(1),
             }
+            .unlocated());
         }
         if values.len() != self.fields.len() {
-            return Err(Error::ValueCount {
+            return Err(ErrorKind::ValueCount {
                 sample: self.samples,
                 expected: self.fields.len(),
                 got: values.len(),
-            });
+            }
+            .unlocated());
         }
         let mut prepared = Vec::with_capacity(values.len());
         for (index, (value, &(ty, nullable))) in values.iter().zip(&self.fields).enumerate() {
-            let p = prepare(&ty, nullable, value).map_err(|problem| Error::InvalidValue {
-                sample: self.samples,
-                field: index,
-                problem,
+            let p = prepare(&ty, nullable, value).map_err(|problem| {
+                ErrorKind::InvalidValue {
+                    sample: self.samples,
+                    field: index,
+                    problem,
+                }
+                .unlocated()
             })?;
             prepared.push(p);
         }
@@ -252,15 +433,16 @@ impl<W: Write + Seek> Writer<W> {
             let mut slot = p.slot;
             if !p.payload.is_empty() {
                 let ptr = self.pos;
-                if let Err(e) = self.out.write_all(p.payload) {
+                if let Err(e) = out.write_all(p.payload) {
                     self.poisoned = true;
-                    return Err(e.into());
+                    return Err(error::io(e));
                 }
                 let size = u32::try_from(p.payload.len()).unwrap_or(u32::MAX);
                 self.pos = ptr.saturating_add(u64::from(size));
                 self.end = self.end.max(self.pos);
-                if let Some(dst) = slot.get_mut(..8) {
-                    dst.copy_from_slice(&ptr.to_le_bytes());
+                // Every payload slot starts with data_ptr, as BytesMeta does.
+                if let Ok((meta, _)) = BytesMeta::mut_from_prefix(&mut slot) {
+                    meta.data_ptr = U64::new(ptr);
                 }
                 let crc = if self.checksums {
                     crc32fast::hash(p.payload)
@@ -281,42 +463,40 @@ impl<W: Write + Seek> Writer<W> {
         Ok(())
     }
 
-    /// Writes the metadata table, the allocation table, the checksums and the header,
-    /// and hands back the output.
-    ///
-    /// # Errors
-    /// [`Error::SampleCount`] when a canonical layout got fewer samples than declared,
-    /// [`Error::Poisoned`], [`Error::Io`].
-    pub fn finish(mut self) -> Result<W> {
+    /// The metadata table, the allocation table, the checksums and the header; returns
+    /// the file's size.
+    fn finish<W: Write + Seek + ?Sized>(&mut self, out: &mut W) -> Result<u64> {
         if self.poisoned {
-            return Err(Error::Poisoned);
+            return Err(ErrorKind::Poisoned.unlocated());
         }
-        if let Layout::Canonical { num_samples } = self.layout {
-            if self.samples != num_samples {
-                return Err(Error::SampleCount {
-                    expected: num_samples,
-                    got: self.samples,
-                });
+        if let FileLayout::Canonical { num_samples } = self.layout
+            && self.samples != num_samples
+        {
+            return Err(ErrorKind::SampleCount {
+                expected: num_samples,
+                got: self.samples,
             }
+            .unlocated());
         }
-        let rows_len = binfmt_core::bytes::len_u64(&self.rows);
+        self.poisoned = true; // until the header is written
+        let rows_len = len_u64(&self.rows);
         let alloc_bytes = self.alloc.as_bytes();
         let alloc_table_ptr = match self.layout {
-            Layout::Canonical { .. } => {
+            FileLayout::Canonical { .. } => {
                 let alloc_table_ptr = self.pos;
-                write_at(&mut self.out, alloc_table_ptr, alloc_bytes)?;
-                write_at(&mut self.out, self.metadata_ptr, &self.rows)?;
+                write_at(out, alloc_table_ptr, alloc_bytes)?;
+                write_at(out, self.metadata_ptr, &self.rows)?;
                 alloc_table_ptr
             }
-            Layout::Streaming => {
+            FileLayout::Streaming => {
                 self.metadata_ptr = align_up_checked(self.pos, 64, "metadata table", 0)?;
-                write_at(&mut self.out, self.metadata_ptr, &self.rows)?;
+                write_at(out, self.metadata_ptr, &self.rows)?;
                 let alloc_table_ptr = self.metadata_ptr + rows_len;
-                write_at(&mut self.out, alloc_table_ptr, alloc_bytes)?;
+                write_at(out, alloc_table_ptr, alloc_bytes)?;
                 alloc_table_ptr
             }
         };
-        let file_end = alloc_table_ptr + binfmt_core::bytes::len_u64(alloc_bytes);
+        let file_end = alloc_table_ptr + len_u64(alloc_bytes);
         let written = self
             .end
             .max(self.metadata_ptr + rows_len)
@@ -324,7 +504,7 @@ impl<W: Write + Seek> Writer<W> {
         // The file always runs to alloc_table_ptr + 16E, even without items: extend it
         // (sparsely, for a file) by writing its last byte.
         if written < file_end {
-            write_at(&mut self.out, file_end - 1, &[0])?;
+            write_at(out, file_end - 1, &[0])?;
         }
 
         let mut flags = FLAG_LITTLE_ENDIAN;
@@ -353,23 +533,32 @@ impl<W: Write + Seek> Writer<W> {
             header_crc: U32::ZERO,
         };
         if self.checksums {
+            // The header CRC covers the file's bytes before it: the magic and the header
+            // up to (not including) the CRC field.
+            let covered = binfmt_core::field_offset!(raw::Header, header_crc);
             let mut h = crc32fast::Hasher::new();
             h.update(MAGIC);
-            h.update(header.as_bytes().get(..60).unwrap_or_default());
+            h.update(
+                header
+                    .as_bytes()
+                    .get(..usize::try_from(covered).unwrap_or(HEADER_SIZE))
+                    .unwrap_or_default(),
+            );
             header.header_crc = U32::new(h.finalize());
         }
-        write_at(&mut self.out, HEADER_OFFSET, header.as_bytes())?;
-        self.out.flush()?;
-        Ok(self.out)
+        write_at(out, HEADER_OFFSET, header.as_bytes())?;
+        out.flush().map_err(error::io)?;
+        self.poisoned = false;
+        Ok(file_end)
     }
 }
 
-fn write_at<W: Write + Seek>(out: &mut W, offset: u64, bytes: &[u8]) -> io::Result<()> {
+fn write_at<W: Write + Seek + ?Sized>(out: &mut W, offset: u64, bytes: &[u8]) -> Result<()> {
     if bytes.is_empty() {
         return Ok(());
     }
-    out.seek(SeekFrom::Start(offset))?;
-    out.write_all(bytes)
+    out.seek(SeekFrom::Start(offset)).map_err(error::io)?;
+    out.write_all(bytes).map_err(error::io)
 }
 
 /// Checks one value against its field and builds its slot (with data_ptr still 0).
@@ -379,7 +568,10 @@ fn prepare<'v>(
     value: &Value<'v>,
 ) -> core::result::Result<Prepared<'v>, ValueProblem> {
     let type_id = ty.type_id();
-    let len = type_id.metadata_size().map_or(0, |n| n as usize);
+    let len = type_id
+        .metadata_size()
+        .and_then(|n| usize::try_from(n).ok())
+        .unwrap_or(0);
     let mut slot = [0u8; 24];
     let mut fill = |bytes: &[u8]| {
         if let Some(dst) = slot.get_mut(..bytes.len()) {
@@ -388,7 +580,7 @@ fn prepare<'v>(
     };
     let size_of = |payload: &[u8]| {
         u32::try_from(payload.len()).map_err(|_| ValueProblem::TooLarge {
-            size: binfmt_core::bytes::len_u64(payload),
+            size: len_u64(payload),
         })
     };
     let bytes_meta = |size: u32| BytesMeta {
@@ -422,7 +614,10 @@ fn prepare<'v>(
         }
         (FieldType::Json, Value::Json(text)) => {
             if !text.is_empty() {
-                validate_json(text)?;
+                json::validate(text, Dialect::Strict).map_err(|e| ValueProblem::NotJson {
+                    reason: e.reason,
+                    at: e.at,
+                })?;
             }
             fill(bytes_meta(size_of(text.as_bytes())?).as_bytes());
             text.as_bytes()
@@ -481,7 +676,7 @@ fn prepare<'v>(
     // The reader's rules, applied to what we built (they do not look at data_ptr).
     let built = slot.get(..len).unwrap_or_default();
     if type_id.has_payload() && !built.iter().all(|&b| b == 0) {
-        slot::interpret(ty, built, payload, true)?;
+        slot::interpret(ty, built, payload, slot::utf8)?;
     }
     Ok(Prepared { slot, len, payload })
 }
@@ -501,55 +696,5 @@ fn image_dims(image: &Image<'_>) -> core::result::Result<(u16, u16, u8), ValuePr
             height: info.height,
             width: info.width,
         }),
-    }
-}
-
-/// A [`Writer`] to a path: it writes a temporary file beside the target and renames it
-/// into place in [`FileWriter::finish`]. Dropped without `finish`, or after an error, it
-/// removes the temporary file and leaves the target untouched.
-#[derive(Debug)]
-pub struct FileWriter {
-    inner: Writer<BufWriter<AtomicFile>>,
-}
-
-impl FileWriter {
-    /// Starts writing the dataset that will appear at `path`.
-    ///
-    /// # Errors
-    /// As for [`Writer::new`]; [`Error::Io`] when the temporary file cannot be created.
-    pub fn create(path: impl AsRef<Path>, schema: &Schema, options: WriterOptions) -> Result<Self> {
-        // Validate before creating anything on disk.
-        schema.validate()?;
-        let file = AtomicFile::create(path)?;
-        // Payloads of 64 KiB or more bypass the buffer; smaller ones are gathered.
-        let out = BufWriter::with_capacity(64 * 1024, file);
-        Ok(FileWriter {
-            inner: Writer::new(out, schema, options)?,
-        })
-    }
-
-    /// Appends one sample (see [`Writer::push`]).
-    ///
-    /// # Errors
-    /// As for [`Writer::push`].
-    pub fn push(&mut self, values: &[Value<'_>]) -> Result<()> {
-        self.inner.push(values)
-    }
-
-    /// The number of samples pushed so far.
-    #[must_use]
-    pub const fn samples(&self) -> u64 {
-        self.inner.samples()
-    }
-
-    /// Finishes the file, syncs it and renames it over the target.
-    ///
-    /// # Errors
-    /// As for [`Writer::finish`]; [`Error::Io`] when syncing or renaming fails.
-    pub fn finish(self) -> Result<()> {
-        let out = self.inner.finish()?;
-        let file = out.into_inner().map_err(|e| Error::Io(e.into_error()))?;
-        file.commit()?;
-        Ok(())
     }
 }

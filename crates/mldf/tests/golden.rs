@@ -76,9 +76,16 @@ fn check_read(bytes: &[u8], flags: u32) {
     assert_eq!(ds.value(1, 0).unwrap(), Value::Int(-1));
     assert_eq!(ds.value(1, 1).unwrap(), Value::Text(Text::Utf8("héllo")));
     let mut problems = Vec::new();
-    assert_eq!(
-        mldf::verify(bytes, |e| problems.push(e.to_string())),
-        0,
+    let summary = mldf::verify(
+        bytes,
+        &mldf::ReadOptions::new(),
+        &mut |_, e: mldf::Error| {
+            problems.push(e.to_string());
+            core::ops::ControlFlow::Continue(())
+        },
+    );
+    assert!(
+        summary.is_valid() && summary.warnings() == 0,
         "{problems:?}"
     );
 }

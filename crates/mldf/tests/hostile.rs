@@ -8,7 +8,11 @@
 
 use std::io::Cursor;
 
-use mldf::{Dataset, Error, FieldType, Schema, Text, Value, Writer, WriterOptions};
+use core::ops::ControlFlow;
+
+use mldf::{
+    Dataset, ErrorKind, FieldType, Layout, ReadOptions, Schema, Text, Value, Writer, WriterOptions,
+};
 
 /// Many slots pointing at one large item: verification reports each shared slot but
 /// checks the item's contents once, so its work stays linear in the file size.
@@ -33,10 +37,13 @@ fn shared_items_are_reported_not_rescanned() {
         bytes[meta + 16 * i..meta + 16 * i + 8].copy_from_slice(&first.to_le_bytes());
     }
     let (mut shared, mut unreferenced, mut other) = (0, 0, 0);
-    mldf::verify(&bytes, |e| match e {
-        Error::SharedItem { .. } => shared += 1,
-        Error::UnreferencedItem { .. } => unreferenced += 1,
-        _ => other += 1,
+    mldf::verify(&bytes, &ReadOptions::new(), &mut |_, e: mldf::Error| {
+        match e.kind() {
+            ErrorKind::SharedItem { .. } => shared += 1,
+            ErrorKind::UnreferencedItem { .. } => unreferenced += 1,
+            _ => other += 1,
+        }
+        ControlFlow::Continue(())
     });
     assert_eq!((shared, unreferenced, other), (n - 1, n - 1, 0));
     // Plain access still works (each access is the caller's own cost).
@@ -54,23 +61,26 @@ fn huge_counts_fail_before_allocation() {
     .unwrap();
     a[17..25].copy_from_slice(&u64::MAX.to_le_bytes()); // N
     assert!(matches!(
-        Dataset::parse(&a),
-        Err(Error::Layout(binfmt_core::Error::Overflow { .. }))
+        Dataset::parse(&a).unwrap_err().kind(),
+        ErrorKind::Layout(Layout::Overflow { .. })
     ));
     a[17..25].copy_from_slice(&(1u64 << 40).to_le_bytes());
     assert!(matches!(
-        Dataset::parse(&a),
-        Err(Error::SectionPastEnd { .. })
+        Dataset::parse(&a).unwrap_err().kind(),
+        ErrorKind::SectionPastEnd { .. }
     ));
     a[17..25].copy_from_slice(&2u64.to_le_bytes());
     a[25..27].copy_from_slice(&u16::MAX.to_le_bytes()); // F
     assert!(matches!(
-        Dataset::parse(&a),
-        Err(Error::Layout(binfmt_core::Error::Truncated { .. }))
+        Dataset::parse(&a).unwrap_err().kind(),
+        ErrorKind::Layout(Layout::Truncated { .. })
     ));
     let mut b = a.clone();
     b[25..27].copy_from_slice(&2u16.to_le_bytes());
     b[33..41].copy_from_slice(&(u64::MAX - 100).to_le_bytes()); // field_desc_ptr
     assert!(Dataset::parse(&b).is_err());
-    assert!(mldf::verify(&b, |_| {}) > 0);
+    let summary = mldf::verify(&b, &ReadOptions::new(), &mut |_, _| {
+        ControlFlow::Continue(())
+    });
+    assert!(summary.errors() > 0);
 }

@@ -17,6 +17,22 @@ use mldf::{
 };
 use proptest::prelude::*;
 
+/// Errors (not warnings) whole-file verification reports.
+fn verify_errors(bytes: &[u8]) -> Vec<String> {
+    let mut errors = Vec::new();
+    mldf::verify(
+        bytes,
+        &mldf::ReadOptions::new(),
+        &mut |severity, e: mldf::Error| {
+            if severity == mldf::Severity::Error {
+                errors.push(e.to_string());
+            }
+            core::ops::ControlFlow::Continue(())
+        },
+    );
+    errors
+}
+
 /// An owned value from which a borrowed [`Value`] is made.
 #[derive(Debug, Clone)]
 enum Owned {
@@ -210,14 +226,22 @@ proptest! {
         let bytes = write(&schema, &samples, options);
         let ds = Dataset::parse(&bytes).unwrap();
         prop_assert_eq!(ds.num_samples(), samples.len() as u64);
-        let mut problems = Vec::new();
-        prop_assert_eq!(mldf::verify(&bytes, |e| problems.push(e.to_string())), 0, "{:?}", problems);
+        let problems = verify_errors(&bytes);
+        prop_assert!(problems.is_empty(), "{:?}", problems);
+        let reader = mldf::Reader::open(binfmt_core::source::Counting::new(&bytes[..])).unwrap();
         for (i, s) in samples.iter().enumerate() {
             for (f, owned) in s.iter().enumerate() {
                 let read = ds.value(i as u64, f).unwrap();
                 prop_assert!(reads_as(&owned.value(), &read), "sample {} field {}: {:?} read as {:?}", i, f, owned, read);
+                prop_assert!(reader.value(i as u64, f).unwrap().value().same(&read));
             }
         }
+        // A dataset is the same as itself, reading each payload once per side.
+        let summary = mldf::diff::diff(&ds, &ds, &mldf::diff::DiffOptions::new().layout(true), &mut |d| {
+            panic!("{d:?}")
+        }).unwrap();
+        prop_assert!(summary.is_same());
+        prop_assert!(summary.payload_bytes() <= 2 * bytes.len() as u64);
     }
 
     #[test]
@@ -233,9 +257,29 @@ proptest! {
         flipped[at.index(bytes.len())] ^= xor;
         let truncated = &bytes[..cut.index(bytes.len())];
         for damaged in [&flipped[..], truncated] {
-            let problems = mldf::verify(damaged, |_| {});
+            let problems = verify_errors(damaged).len();
+            // The ranged reader agrees with the slice reader, error for error.
+            let ranged = mldf::Reader::open(binfmt_core::source::Counting::new(damaged));
+            match (&ranged, Dataset::parse(damaged)) {
+                (Ok(r), Ok(d)) => {
+                    for i in 0..d.num_samples() {
+                        for f in 0..d.fields().len() {
+                            match (r.value(i, f), d.value(i, f)) {
+                                (Ok(x), Ok(y)) => prop_assert!(x.value().same(&y)),
+                                (Err(x), Err(y)) => prop_assert_eq!(x.to_string(), y.to_string()),
+                                (x, y) => prop_assert!(false, "{:?} vs {:?}", x, y),
+                            }
+                        }
+                    }
+                }
+                (Err(r), Err(d)) => prop_assert_eq!(r.to_string(), d.to_string()),
+                (r, d) => prop_assert!(false, "{:?} vs {:?}", r.as_ref().err(), d.err()),
+            }
             // Readers must not panic, whatever the damage.
             if let Ok(ds) = Dataset::parse(damaged) {
+                if let Ok(same) = mldf::diff::diff(&ds, &ds, &mldf::diff::DiffOptions::new(), &mut |_| core::ops::ControlFlow::Continue(())) {
+                    prop_assert!(same.is_same());
+                }
                 for s in ds.samples() {
                     for v in s.values() {
                         let _ = v;

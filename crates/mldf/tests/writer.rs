@@ -11,8 +11,8 @@ use std::path::PathBuf;
 
 use binfmt_core::le::U32;
 use mldf::{
-    Audio, AudioCodec, Dataset, Dtype, Error, FieldType, FileWriter, Image, NdarraySpec, Schema,
-    Text, TypeId, Value, ValueProblem, Writer, WriterOptions,
+    Audio, AudioCodec, Dataset, Dtype, Error, ErrorKind, FieldType, Image, NdarraySpec,
+    ReadOptions, Schema, Text, TypeId, Value, ValueProblem, Writer, WriterOptions,
 };
 
 fn scratch(name: &str) -> PathBuf {
@@ -38,8 +38,8 @@ fn write(schema: &Schema, options: WriterOptions, samples: &[Vec<Value<'_>>]) ->
 }
 
 fn problem(e: Error) -> ValueProblem {
-    match e {
-        Error::InvalidValue { problem, .. } => problem,
+    match e.into_kind() {
+        ErrorKind::InvalidValue { problem, .. } => problem,
         other => panic!("not a value problem: {other}"),
     }
 }
@@ -59,12 +59,12 @@ fn a_refused_sample_writes_nothing() {
         .unwrap_err();
     assert_eq!(problem(missing), ValueProblem::Missing);
     assert!(matches!(
-        w.push(&[Value::Int(1)]),
-        Err(Error::ValueCount {
+        w.push(&[Value::Int(1)]).unwrap_err().kind(),
+        ErrorKind::ValueCount {
             expected: 3,
             got: 1,
             ..
-        })
+        }
     ));
     w.push(&good).unwrap();
     let with_refusals = w.finish().unwrap().into_inner();
@@ -127,11 +127,11 @@ fn canonical_layout_needs_the_declared_count() {
     .unwrap();
     w.push(&[Value::Int(1)]).unwrap();
     assert!(matches!(
-        w.push(&[Value::Int(2)]),
-        Err(Error::SampleCount {
+        w.push(&[Value::Int(2)]).unwrap_err().kind(),
+        ErrorKind::SampleCount {
             expected: 1,
             got: 2
-        })
+        }
     ));
     w.finish().unwrap();
     let w = Writer::new(
@@ -141,11 +141,11 @@ fn canonical_layout_needs_the_declared_count() {
     )
     .unwrap();
     assert!(matches!(
-        w.finish(),
-        Err(Error::SampleCount {
+        w.finish().unwrap_err().kind(),
+        ErrorKind::SampleCount {
             expected: 2,
             got: 0
-        })
+        }
     ));
     let none = Schema::new();
     assert!(matches!(
@@ -153,27 +153,32 @@ fn canonical_layout_needs_the_declared_count() {
             Cursor::new(Vec::new()),
             &none,
             WriterOptions::new().num_samples(1)
-        ),
-        Err(Error::SamplesWithoutFields)
+        )
+        .unwrap_err()
+        .kind(),
+        ErrorKind::SamplesWithoutFields
     ));
     let mut w = Writer::new(Cursor::new(Vec::new()), &none, WriterOptions::new()).unwrap();
-    assert!(matches!(w.push(&[]), Err(Error::SamplesWithoutFields)));
+    assert!(matches!(
+        w.push(&[]).unwrap_err().kind(),
+        ErrorKind::SamplesWithoutFields
+    ));
 }
 
 #[test]
 fn schemas_are_checked_before_anything_is_written() {
-    let check = |schema: Schema| schema.validate().unwrap_err();
+    let check = |schema: Schema| schema.validate().unwrap_err().into_kind();
     assert!(matches!(
         check(Schema::new().field("x".repeat(64), FieldType::Int)),
-        Error::NameLength { len: 64, .. }
+        ErrorKind::NameLength { len: 64, .. }
     ));
     assert!(matches!(
         check(Schema::new().field("", FieldType::Int)),
-        Error::NameLength { len: 0, .. }
+        ErrorKind::NameLength { len: 0, .. }
     ));
     assert!(matches!(
         check(Schema::new().field("a\0b", FieldType::Int)),
-        Error::NameHasNul { .. }
+        ErrorKind::NameHasNul { .. }
     ));
     assert!(matches!(
         check(
@@ -181,7 +186,7 @@ fn schemas_are_checked_before_anything_is_written() {
                 .field("é", FieldType::Int)
                 .field("é", FieldType::Bytes)
         ),
-        Error::NameTaken { field: 1, first: 0 }
+        ErrorKind::NameTaken { field: 1, first: 0 }
     ));
     // Unique by bytes: NFC and NFD spellings are two names.
     Schema::new()
@@ -195,11 +200,11 @@ fn schemas_are_checked_before_anything_is_written() {
         .unwrap();
     assert!(matches!(
         check(Schema::new().nullable_field("n", FieldType::Float)),
-        Error::NullableScalar { field: 0 }
+        ErrorKind::NullableScalar { field: 0 }
     ));
     assert!(matches!(
         check(Schema::new().field("v", FieldType::Other(TypeId(22)))),
-        Error::UnwritableType { .. }
+        ErrorKind::UnwritableType { .. }
     ));
     assert!(NdarraySpec::new(Dtype::F64, &[1 << 29]).is_err());
     assert!(NdarraySpec::new(Dtype::U8, &[1; 16]).is_err());
@@ -212,18 +217,18 @@ fn schemas_are_checked_before_anything_is_written() {
     let dir = scratch("schema");
     let target = dir.join("out.mldf");
     let bad = Schema::new().field("x".repeat(64), FieldType::Int);
-    assert!(FileWriter::create(&target, &bad, WriterOptions::new()).is_err());
+    assert!(Writer::create(&target, &bad, WriterOptions::new()).is_err());
+    let err = Writer::create(
+        &target,
+        &bytes_schema(),
+        WriterOptions::new().page_size(3000),
+    )
+    .unwrap_err();
     assert!(matches!(
-        FileWriter::create(
-            &target,
-            &bytes_schema(),
-            WriterOptions::new().page_size(3000)
-        ),
-        Err(Error::BadPageSize {
-            offset: None,
-            page_size: 3000
-        })
+        err.kind(),
+        ErrorKind::InvalidPageSize { page_size: 3000 }
     ));
+    assert_eq!((err.offset(), err.fault()), (None, mldf::Fault::Caller));
     assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0);
     std::fs::remove_dir_all(dir).unwrap();
 }
@@ -333,7 +338,8 @@ fn values_are_checked_against_their_fields() {
         (empty.mode, empty.data.len(), empty.channels),
         (mldf::ImageMode::Jpeg, 0, 0)
     );
-    assert_eq!(mldf::verify(&bytes, |e| panic!("{e}")), 0);
+    let summary = mldf::verify(&bytes, &ReadOptions::new(), &mut |_, e| panic!("{e}"));
+    assert!(summary.is_valid());
 }
 
 #[test]
@@ -343,7 +349,7 @@ fn file_writer_is_atomic() {
     std::fs::write(&target, b"previous contents").unwrap();
     let schema = bytes_schema();
     {
-        let mut w = FileWriter::create(&target, &schema, WriterOptions::new()).unwrap();
+        let mut w = Writer::create(&target, &schema, WriterOptions::new()).unwrap();
         w.push(&[Value::Int(1), Value::Null, Value::Json("2")])
             .unwrap();
         // Dropped without finish.
@@ -351,18 +357,19 @@ fn file_writer_is_atomic() {
     assert_eq!(std::fs::read(&target).unwrap(), b"previous contents");
     assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 1);
     {
-        let w = FileWriter::create(&target, &schema, WriterOptions::new().num_samples(3)).unwrap();
+        let w = Writer::create(&target, &schema, WriterOptions::new().num_samples(3)).unwrap();
         assert!(w.finish().is_err()); // too few samples: nothing replaces the target
     }
     assert_eq!(std::fs::read(&target).unwrap(), b"previous contents");
     assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 1);
-    let mut w = FileWriter::create(&target, &schema, WriterOptions::new().checksums(true)).unwrap();
+    let mut w = Writer::create(&target, &schema, WriterOptions::new().checksums(true)).unwrap();
     w.push(&[Value::Int(1), Value::Bytes(b"abc"), Value::Json("2")])
         .unwrap();
     assert_eq!(w.samples(), 1);
-    w.finish().unwrap();
+    let size = w.finish().unwrap();
     assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 1);
     let bytes = std::fs::read(&target).unwrap();
+    assert_eq!(size, bytes.len() as u64);
     assert_eq!(
         Dataset::parse(&bytes).unwrap().value(0, 1).unwrap(),
         Value::Bytes(b"abc")

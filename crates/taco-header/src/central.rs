@@ -1,14 +1,12 @@
 //! Central-directory entries and local headers: the per-member records.
 
-use binfmt_core::{bytes, magic};
+use binfmt_core::{Kind, bytes, field_offset, magic};
 
-use crate::error::{Error, Result};
+use crate::error::{ErrorKind, Result};
 use crate::raw::{self, CENTRAL_ENTRY_SIGNATURE, LOCAL_HEADER_SIGNATURE, ZIP64_EXTRA_ID};
 
-/// Size of the fixed part of a central-directory entry.
-pub(crate) const CENTRAL_LEN: u64 = 46;
-/// Size of the fixed part of a local header.
-pub(crate) const LOCAL_LEN: u64 = 30;
+/// Where a central-directory entry's CRC-32 is, from the entry's start.
+pub(crate) const CENTRAL_CRC_AT: u64 = field_offset!(raw::CentralEntry, crc32);
 
 /// One central-directory entry, with its ZIP64 values resolved.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -36,9 +34,10 @@ impl<'a> CentralEntry<'a> {
     /// is entry number `index`.
     ///
     /// # Errors
-    /// [`binfmt_core::Error::Truncated`] or [`binfmt_core::Error::BadMagic`] when the
-    /// entry does not fit or lacks its signature; [`Error::MalformedExtra`] and
-    /// [`Error::Zip64ExtraMissing`] for a bad ZIP64 extra field.
+    /// [`Layout::Truncated`](binfmt_core::Layout::Truncated) or
+    /// [`Layout::BadMagic`](binfmt_core::Layout::BadMagic) when the entry does not fit or
+    /// lacks its signature; [`ErrorKind::MalformedExtra`] and
+    /// [`ErrorKind::Zip64ExtraMissing`] for a bad ZIP64 extra field.
     pub fn parse(bytes: &'a [u8], offset: u64, index: u64) -> Result<Self> {
         let mut cursor = bytes::Cursor::new(bytes, offset);
         let raw: &raw::CentralEntry = cursor.read("central-directory entry")?;
@@ -90,18 +89,13 @@ impl<'a> CentralEntry<'a> {
         if deferred.iter().all(|v| **v != u64::from(u32::MAX)) {
             return Ok(());
         }
-        let data = zip64_extra(self.extra, extra_offset)?.ok_or(Error::Zip64ExtraMissing {
-            offset: self.offset,
-        })?;
+        let missing = || ErrorKind::Zip64ExtraMissing.at(self.offset);
+        let data = zip64_extra(self.extra, extra_offset)?.ok_or_else(missing)?;
         let mut values = bytes::Cursor::new(data, 0);
         for field in deferred {
             if *field == u64::from(u32::MAX) {
                 let v: &binfmt_core::le::U64 =
-                    values
-                        .read("ZIP64 extra field")
-                        .map_err(|_| Error::Zip64ExtraMissing {
-                            offset: self.offset,
-                        })?;
+                    values.read("ZIP64 extra field").map_err(|_| missing())?;
                 *field = v.get();
             }
         }
@@ -115,7 +109,7 @@ impl<'a> CentralEntry<'a> {
             + u64::from(self.raw.extra_len.get())
             + u64::from(self.raw.comment_len.get());
         self.offset
-            .saturating_add(CENTRAL_LEN)
+            .saturating_add(bytes::to_u64(raw::CENTRAL_ENTRY_SIZE))
             .saturating_add(variable)
     }
 
@@ -142,9 +136,7 @@ impl<'a> CentralEntry<'a> {
 fn zip64_extra(extra: &[u8], extra_offset: u64) -> Result<Option<&[u8]>> {
     let mut cursor = bytes::Cursor::new(extra, extra_offset);
     while !cursor.is_empty() {
-        let malformed = |_| Error::MalformedExtra {
-            offset: extra_offset,
-        };
+        let malformed = |_| ErrorKind::MalformedExtra.at(extra_offset);
         let block: &raw::ExtraBlock = cursor.read("extra field block").map_err(malformed)?;
         let data = cursor
             .take(u64::from(block.len.get()), "extra field block")
@@ -189,16 +181,16 @@ impl<'a> CentralEntries<'a> {
     /// filled the central directory exactly.
     ///
     /// # Errors
-    /// [`Error::EntryCount`] when bytes are left over.
+    /// [`ErrorKind::EntryCount`] when bytes are left over.
     pub fn check_end(&self) -> Result<()> {
-        if self.position == bytes::len_u64(self.bytes) {
+        if self.position == bytes::to_u64(self.bytes.len()) {
             Ok(())
         } else {
-            Err(Error::EntryCount {
-                offset: self.base.saturating_add(self.position),
+            Err(ErrorKind::EntryCount {
                 declared: self.declared,
                 found: self.index,
-            })
+            }
+            .at(self.base.saturating_add(self.position)))
         }
     }
 }
@@ -213,11 +205,11 @@ impl<'a> Iterator for CentralEntries<'a> {
         let offset = self.base.saturating_add(self.position);
         let rest = bytes::rest(self.bytes, self.position, "central directory").unwrap_or(&[]);
         let result = if rest.is_empty() {
-            Err(Error::EntryCount {
-                offset,
+            Err(ErrorKind::EntryCount {
                 declared: self.declared,
                 found: self.index,
-            })
+            }
+            .at(offset))
         } else {
             CentralEntry::parse(rest, offset, self.index)
         };
@@ -249,24 +241,38 @@ impl<'a> LocalEntry<'a> {
     /// only counted, not read.
     ///
     /// # Errors
-    /// [`binfmt_core::Error::Truncated`] or [`binfmt_core::Error::BadMagic`].
+    /// [`Layout::Truncated`](binfmt_core::Layout::Truncated) or
+    /// [`Layout::BadMagic`](binfmt_core::Layout::BadMagic).
     pub fn parse(bytes: &'a [u8], offset: u64) -> Result<Self> {
-        let mut cursor = bytes::Cursor::new(bytes, offset);
-        let raw: &raw::LocalHeader = cursor.read("local file header")?;
-        if raw.signature != LOCAL_HEADER_SIGNATURE {
-            magic::check(bytes, 0, &LOCAL_HEADER_SIGNATURE, "local file header")
-                .map_err(|e| e.rebased(offset))?;
-        }
-        let name = cursor.take(u64::from(raw.name_len.get()), "local file header name")?;
-        let data_offset = bytes::end(
-            cursor.offset(),
-            u64::from(raw.extra_len.get()),
-            "member data",
-        )?;
+        let (raw, data_offset) = local_fixed(bytes, offset)?;
+        let name = bytes::slice(
+            bytes,
+            bytes::to_u64(raw::LOCAL_HEADER_SIZE),
+            u64::from(raw.name_len.get()),
+            "local file header name",
+        )
+        .map_err(|e| e.rebased(offset))?;
         Ok(LocalEntry {
             raw,
             name,
             data_offset,
         })
     }
+}
+
+/// The fixed part of the local header at the start of `bytes` (which is at `offset` in
+/// the archive), checked for its signature, and where the member's data starts: after
+/// the header, its name and its extra field, by the *local* lengths (the local extra
+/// field may differ from the central one). What a listing needs; the name itself is not
+/// read.
+pub(crate) fn local_fixed(bytes: &[u8], offset: u64) -> Result<(&raw::LocalHeader, u64)> {
+    let raw: &raw::LocalHeader =
+        bytes::read(bytes, 0, "local file header").map_err(|e| e.rebased(offset))?;
+    if raw.signature != LOCAL_HEADER_SIGNATURE {
+        magic::check(bytes, 0, &LOCAL_HEADER_SIGNATURE, "local file header")
+            .map_err(|e| e.rebased(offset))?;
+    }
+    let variable = u64::from(raw.name_len.get()) + u64::from(raw.extra_len.get());
+    let fixed_end = bytes::end(offset, bytes::to_u64(raw::LOCAL_HEADER_SIZE), "member data")?;
+    Ok((raw, bytes::end(fixed_end, variable, "member data")?))
 }

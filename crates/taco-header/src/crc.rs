@@ -1,4 +1,4 @@
-//! CRC-32 of small buffers (the 116-byte payload).
+//! CRC-32 of small buffers (the 116-byte payload) and of member data.
 //!
 //! `crc32fast::hash` detects the CPU's features on every call, which costs about as much as
 //! hashing 116 bytes with PCLMULQDQ. With `std` we detect once and clone the ready
@@ -7,6 +7,8 @@
 /// The zlib CRC-32 of `bytes`.
 #[inline]
 pub(crate) fn crc32(bytes: &[u8]) -> u32 {
+    #[cfg(test)]
+    HASHED.with(|hashed| hashed.set(hashed.get() + bytes.len() as u64));
     #[cfg(feature = "std")]
     {
         static READY: std::sync::OnceLock<crc32fast::Hasher> = std::sync::OnceLock::new();
@@ -18,6 +20,12 @@ pub(crate) fn crc32(bytes: &[u8]) -> u32 {
     {
         crc32fast::hash(bytes)
     }
+}
+
+#[cfg(test)]
+std::thread_local! {
+    /// Bytes hashed by this thread: tests assert that work is done once.
+    pub(crate) static HASHED: core::cell::Cell<u64> = const { core::cell::Cell::new(0) };
 }
 
 #[cfg(test)]

@@ -1,26 +1,25 @@
 //! Creating a TACO archive: the header first, then the members, stored.
 //!
-//! Everything is checked before the first byte is written (names, sources, sizes), and
-//! the archive is written to a temporary file beside the target that is renamed into
-//! place only when complete. The output depends only on the inputs: timestamps are a
-//! fixed value (1980-01-01 by default), not the current time or the sources' mtimes.
+//! Everything is checked before the first byte is written (names, sources, sizes). The
+//! output depends only on the inputs: timestamps are a fixed value (1980-01-01 by
+//! default), not the current time or the sources' mtimes.
 
-use std::collections::HashSet;
-use std::fs::{self, File};
-use std::io::{self, BufWriter, Read, Seek, SeekFrom, Write};
-use std::path::{Path, PathBuf};
-use std::string::String;
-use std::vec::Vec;
+use alloc::collections::BTreeSet;
+use alloc::string::String;
+use alloc::vec::Vec;
 
-use binfmt_core::atomic::AtomicFile;
 use binfmt_core::le::{U16, U32, U64};
+use binfmt_core::{Kind, bytes, field_offset};
 use zerocopy::IntoBytes;
 
 use crate::entries::Entries;
-use crate::error::{Error, Result};
+use crate::error::{ErrorKind, Result};
 use crate::header::{FLAG_UTF8, HeaderOptions};
-use crate::raw::{self, HEADER_NAME, PAYLOAD_SIZE_U64, ZIP64_EXTRA_ID};
+use crate::raw::{self, HEADER_NAME, ZIP64_EXTRA_ID};
 use crate::time::DosDateTime;
+
+#[cfg(feature = "std")]
+use std::path::{Path, PathBuf};
 
 /// Version needed for a stored member (1.0).
 const VERSION_STORED: u16 = 10;
@@ -36,28 +35,43 @@ const MARKER32: u64 = 0xFFFF_FFFF;
 const MARKER16: u64 = 0xFFFF;
 
 /// Options for [`ArchiveBuilder`].
+///
+/// ```
+/// use taco_header::{CreateOptions, DosDateTime};
+/// let options = CreateOptions::new()
+///     .modified(DosDateTime::new(2025, 1, 2, 3, 4, 6).unwrap())
+///     .verbatim_names(true);
+/// # let _ = options;
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
-#[non_exhaustive]
 pub struct CreateOptions {
-    /// The modification time of every entry. Default: 1980-01-01 00:00:00.
-    pub modified: DosDateTime,
-    /// Accept member names that extraction could turn into paths outside the target
-    /// directory (absolute, `..`, backslashes, empty…), as tacozip does. Default: false.
-    /// Duplicate names and the name `TACO_HEADER` are refused regardless.
-    pub verbatim_names: bool,
+    modified: DosDateTime,
+    verbatim_names: bool,
 }
 
 impl CreateOptions {
-    /// The same options with `modified` set.
+    /// Timestamps 1980-01-01 00:00:00; names that could escape an extraction directory
+    /// refused.
     #[must_use]
-    pub fn modified(mut self, modified: DosDateTime) -> Self {
+    pub const fn new() -> Self {
+        CreateOptions {
+            modified: DosDateTime::EPOCH,
+            verbatim_names: false,
+        }
+    }
+
+    /// The modification time of every entry (default 1980-01-01 00:00:00).
+    #[must_use]
+    pub const fn modified(mut self, modified: DosDateTime) -> Self {
         self.modified = modified;
         self
     }
 
-    /// The same options with `verbatim_names` set.
+    /// Whether to accept member names that extraction could turn into paths outside the
+    /// target directory (absolute, `..`, backslashes, empty…), as tacozip does (default:
+    /// false). Duplicate names and the name `TACO_HEADER` are refused regardless.
     #[must_use]
-    pub fn verbatim_names(mut self, verbatim: bool) -> Self {
+    pub const fn verbatim_names(mut self, verbatim: bool) -> Self {
         self.verbatim_names = verbatim;
         self
     }
@@ -65,6 +79,7 @@ impl CreateOptions {
 
 #[derive(Debug, Clone)]
 enum Source {
+    #[cfg(feature = "std")]
     File(PathBuf),
     Bytes(Vec<u8>),
 }
@@ -75,20 +90,18 @@ struct Pending {
     source: Source,
 }
 
-/// Builds a TACO archive.
+/// Builds a TACO archive: in memory ([`to_vec`](ArchiveBuilder::to_vec)), to a
+/// `Write + Seek` output ([`write_to`](ArchiveBuilder::write_to)), or to a path
+/// ([`write_to_path`](ArchiveBuilder::write_to_path)).
 ///
 /// ```
-/// # fn main() -> Result<(), Box<dyn std::error::Error>> {
 /// use taco_header::{ArchiveBuilder, Entries, Entry};
-/// let dir = std::env::temp_dir().join(format!("taco-doc-{}", std::process::id()));
-/// std::fs::create_dir_all(&dir)?;
-/// let out = dir.join("example.taco");
 /// let mut builder = ArchiveBuilder::new(Entries::from_slice(&[Entry::new(200, 5)])?);
 /// builder.add_bytes("COLLECTION.json", b"{}".to_vec());
-/// builder.write_to_path(&out)?;
-/// let header = taco_header::read_entries_from_path(&out)?;
-/// assert_eq!(header.as_slice(), &[Entry::new(200, 5)]);
-/// # std::fs::remove_dir_all(dir)?; Ok(()) }
+/// let bytes = builder.to_vec()?;
+/// let header = taco_header::Header::parse(&bytes)?;
+/// assert_eq!(header.entries().as_slice(), &[Entry::new(200, 5)]);
+/// # Ok::<(), taco_header::Error>(())
 /// ```
 #[derive(Debug, Clone, Default)]
 pub struct ArchiveBuilder {
@@ -113,7 +126,7 @@ impl ArchiveBuilder {
         ArchiveBuilder {
             entries,
             members: Vec::new(),
-            options: CreateOptions::default(),
+            options: CreateOptions::new(),
         }
     }
 
@@ -123,7 +136,9 @@ impl ArchiveBuilder {
         self
     }
 
-    /// Adds the file at `path` as member `name`, after the members already added.
+    /// Adds the file at `path` as member `name`, after the members already added. The
+    /// file is read when the archive is written.
+    #[cfg(feature = "std")]
     pub fn add_file(&mut self, name: impl Into<String>, path: impl Into<PathBuf>) -> &mut Self {
         self.members.push(Pending {
             name: name.into(),
@@ -141,64 +156,99 @@ impl ArchiveBuilder {
         self
     }
 
-    /// Writes the archive to `path` atomically: into a temporary file in the same
-    /// directory, renamed over `path` when complete. Nothing is created when validation
-    /// fails, and `path` is untouched when writing fails.
+    /// The archive, in memory.
     ///
     /// # Errors
-    /// [`Error::BadName`], [`Error::ReservedName`], [`Error::DuplicateName`],
-    /// [`Error::NotAFile`] before anything is written; [`Error::Io`] and
-    /// [`Error::SourceChanged`] while writing.
-    pub fn write_to_path(&self, path: impl AsRef<Path>) -> Result<()> {
-        let path = path.as_ref();
+    /// [`ErrorKind::BadName`], [`ErrorKind::ReservedName`], [`ErrorKind::DuplicateName`]
+    /// and, for files, [`ErrorKind::NotAFile`] before anything is built;
+    /// [`ErrorKind::Io`] and [`ErrorKind::SourceChanged`] while files are read.
+    pub fn to_vec(&self) -> Result<Vec<u8>> {
         let plan = self.plan()?;
-        let mut file = AtomicFile::create(path).map_err(Error::io(path))?;
-        write_archive(&mut file, path, &plan, &self.entries, &self.options)?;
-        file.commit().map_err(Error::io(path))
+        let mut out = Counted {
+            out: Vec::new(),
+            position: 0,
+        };
+        write_archive(&mut out, &plan, &self.entries, &self.options)?;
+        Ok(out.out)
     }
 
     /// Writes the archive to `out`, which must be positioned at its start (ZIP offsets
-    /// count from there), and returns the archive's size.
+    /// count from there), and returns its size in bytes.
+    ///
+    /// `out` must seek because a file member's CRC-32 is known only once it has been
+    /// copied, and is then written into its local header (TACO archives have no data
+    /// descriptors, as tacozip writes none); [`Output`](binfmt_core::output::Output)
+    /// with `seekable(true)` gives a stream a spool.
     ///
     /// # Errors
-    /// As [`ArchiveBuilder::write_to_path`], with I/O errors on `out` reported for the
-    /// path `<output>`; on error `out` holds a partial archive.
-    pub fn write_to<W: Write + Seek>(&self, out: &mut W) -> Result<u64> {
+    /// As [`ArchiveBuilder::to_vec`], and I/O errors on `out`; on error `out` holds a
+    /// partial archive.
+    #[cfg(feature = "std")]
+    pub fn write_to<W: std::io::Write + std::io::Seek>(&self, mut out: W) -> Result<u64> {
         let plan = self.plan()?;
-        write_archive(
-            out,
-            Path::new("<output>"),
-            &plan,
-            &self.entries,
-            &self.options,
-        )
+        let start = out.stream_position().map_err(binfmt_core::IoError::from)?;
+        let mut out = Counted {
+            out: io::Stream {
+                inner: std::io::BufWriter::with_capacity(1 << 16, &mut out),
+                start,
+            },
+            position: 0,
+        };
+        write_archive(&mut out, &plan, &self.entries, &self.options)?;
+        out.out.flush()?;
+        Ok(out.position)
+    }
+
+    /// Writes the archive to `path`, replacing any file there as `std::fs::write` does,
+    /// under the workspace's output rules (`binfmt_core::output`): into a temporary
+    /// file beside it, synced and renamed over it when complete (a FIFO or device is
+    /// written into instead), never over one of the member files. Returns the archive's
+    /// size in bytes.
+    ///
+    /// Nothing is created when validation fails, and `path` is untouched when writing
+    /// fails.
+    ///
+    /// # Errors
+    /// As [`ArchiveBuilder::write_to`], I/O errors naming `path`, and `InvalidInput` when
+    /// `path` is one of the member files or a directory.
+    #[cfg(feature = "std")]
+    pub fn write_to_path(&self, path: impl AsRef<Path>) -> Result<u64> {
+        use binfmt_core::output::{Output, OutputOptions};
+        let path = path.as_ref();
+        // Check before the output exists, so that nothing is created for a bad request.
+        self.plan()?;
+        let inputs = self.members.iter().filter_map(|m| match &m.source {
+            Source::File(p) => Some(p.as_path()),
+            Source::Bytes(_) => None,
+        });
+        let options = OutputOptions::new()
+            .replace(true)
+            .seekable(true)
+            .inputs(inputs);
+        let mut out = Output::create(path, &options).map_err(crate::error::io_at(path))?;
+        let written = self
+            .write_to(&mut out)
+            .map_err(crate::error::with_path(path))?;
+        out.commit().map_err(crate::error::io_at(path))?;
+        Ok(written)
     }
 
     /// Checks names and sources and settles sizes, before anything is written.
     fn plan(&self) -> Result<Vec<Planned<'_>>> {
-        let mut names = HashSet::new();
+        let mut names = BTreeSet::new();
         let mut plan = Vec::with_capacity(self.members.len());
         for member in &self.members {
             check_name(&member.name, self.options.verbatim_names)?;
             if !names.insert(member.name.as_str()) {
-                return Err(Error::DuplicateName {
+                return Err(ErrorKind::DuplicateName {
                     name: member.name.clone(),
-                });
+                }
+                .unlocated());
             }
             let (size, crc32) = match &member.source {
-                Source::Bytes(data) => (
-                    binfmt_core::bytes::len_u64(data),
-                    Some(crc32fast::hash(data)),
-                ),
-                Source::File(path) => {
-                    let meta = fs::metadata(path).map_err(Error::io(path))?;
-                    if !meta.is_file() {
-                        return Err(Error::NotAFile { path: path.clone() });
-                    }
-                    // Opening now catches unreadable files before the output exists.
-                    File::open(path).map_err(Error::io(path))?;
-                    (meta.len(), None)
-                }
+                Source::Bytes(data) => (bytes::to_u64(data.len()), Some(crate::crc::crc32(data))),
+                #[cfg(feature = "std")]
+                Source::File(path) => (io::planned_size(path)?, None),
             };
             plan.push(Planned {
                 name: &member.name,
@@ -215,13 +265,14 @@ impl ArchiveBuilder {
 /// outside its target directory.
 fn check_name(name: &str, verbatim: bool) -> Result<()> {
     let bad = |reason| {
-        Err(Error::BadName {
+        Err(ErrorKind::BadName {
             name: name.into(),
             reason,
-        })
+        }
+        .unlocated())
     };
     if name.as_bytes() == HEADER_NAME {
-        return Err(Error::ReservedName);
+        return Err(ErrorKind::ReservedName.unlocated());
     }
     if name.len() > usize::from(u16::MAX) {
         return bad("longer than 65535 bytes");
@@ -256,49 +307,87 @@ fn check_name(name: &str, verbatim: bool) -> Result<()> {
     Ok(())
 }
 
-fn write_archive<W: Write + Seek>(
-    out: &mut W,
-    path: &Path,
+/// Where the archive's bytes go: memory, or (with `std`) a `Write + Seek`.
+trait Sink {
+    /// Appends `bytes`.
+    fn write_all(&mut self, bytes: &[u8]) -> Result<()>;
+    /// Overwrites bytes already written at archive offset `at`; `end` is the archive's
+    /// length so far, where writing resumes.
+    #[cfg(feature = "std")]
+    fn patch(&mut self, at: u64, end: u64, bytes: &[u8]) -> Result<()>;
+    /// Appends `size` bytes of the file at `path` and returns their CRC-32; fails if the
+    /// file does not hold exactly that many.
+    #[cfg(feature = "std")]
+    fn copy_file(&mut self, path: &Path, size: u64) -> Result<u32> {
+        io::copy_file(path, size, &mut |chunk| self.write_all(chunk))
+    }
+}
+
+impl Sink for Vec<u8> {
+    fn write_all(&mut self, bytes: &[u8]) -> Result<()> {
+        self.extend_from_slice(bytes);
+        Ok(())
+    }
+
+    #[cfg(feature = "std")]
+    fn patch(&mut self, at: u64, _end: u64, bytes: &[u8]) -> Result<()> {
+        let range = bytes::checked_range(
+            at,
+            bytes::to_u64(bytes.len()),
+            bytes::to_u64(self.len()),
+            "patched range",
+        )?;
+        if let Some(target) = self.get_mut(range) {
+            target.copy_from_slice(bytes);
+        }
+        Ok(())
+    }
+}
+
+/// A sink and the number of bytes written to it.
+struct Counted<S> {
+    out: S,
+    position: u64,
+}
+
+impl<S: Sink> Counted<S> {
+    fn write_all(&mut self, bytes: &[u8]) -> Result<()> {
+        self.out.write_all(bytes)?;
+        self.position = self.position.saturating_add(bytes::to_u64(bytes.len()));
+        Ok(())
+    }
+}
+
+fn write_archive<S: Sink>(
+    out: &mut Counted<S>,
     plan: &[Planned<'_>],
     entries: &Entries,
     options: &CreateOptions,
 ) -> Result<u64> {
-    let start = out.stream_position().map_err(Error::io(path))?;
-    let mut out = Output {
-        inner: BufWriter::with_capacity(1 << 16, out),
-        path,
-        start,
-        position: 0,
-    };
-    let header = entries.to_header_bytes_with(&HeaderOptions {
-        version_needed: VERSION_STORED,
-        modified: options.modified,
-    });
+    let header = entries.to_header_bytes_with(
+        &HeaderOptions::new()
+            .version_needed(VERSION_STORED)
+            .modified(options.modified),
+    );
     out.write_all(&header)?;
     let mut written = Vec::with_capacity(plan.len().saturating_add(1));
     written.push(Written {
         name: &HEADER_NAME,
         flags: 0,
         crc32: entries.crc32(),
-        size: PAYLOAD_SIZE_U64,
+        size: bytes::to_u64(raw::PAYLOAD_SIZE),
         local_header_offset: 0,
     });
     for member in plan {
-        written.push(write_member(&mut out, member, options)?);
+        written.push(write_member(out, member, options)?);
     }
 
     let cd_offset = out.position;
     for member in &written {
-        write_central_entry(&mut out, member, options)?;
+        write_central_entry(out, member, options)?;
     }
     let cd_size = out.position.saturating_sub(cd_offset);
-    write_end(
-        &mut out,
-        cd_offset,
-        cd_size,
-        u64::try_from(written.len()).unwrap_or(u64::MAX),
-    )?;
-    out.inner.flush().map_err(Error::io(path))?;
+    write_end(out, cd_offset, cd_size, bytes::to_u64(written.len()))?;
     Ok(out.position)
 }
 
@@ -311,8 +400,8 @@ struct Written<'a> {
     local_header_offset: u64,
 }
 
-fn write_member<'a, W: Write + Seek>(
-    out: &mut Output<'_, W>,
+fn write_member<'a, S: Sink>(
+    out: &mut Counted<S>,
     member: &Planned<'a>,
     options: &CreateOptions,
 ) -> Result<Written<'a>> {
@@ -320,7 +409,7 @@ fn write_member<'a, W: Write + Seek>(
     let zip64 = member.size >= MARKER32;
     let flags = if member.name.is_ascii() { 0 } else { FLAG_UTF8 };
     let size32 = if zip64 { u32::MAX } else { low32(member.size) };
-    let mut local = raw::LocalHeader {
+    let local = raw::LocalHeader {
         signature: raw::LOCAL_HEADER_SIGNATURE,
         version_needed: U16::new(if zip64 { VERSION_ZIP64 } else { VERSION_STORED }),
         flags: U16::new(flags),
@@ -332,7 +421,7 @@ fn write_member<'a, W: Write + Seek>(
         uncompressed_size: U32::new(size32),
         // Names were checked to fit in 16 bits.
         name_len: U16::new(u16::try_from(member.name.len()).unwrap_or(u16::MAX)),
-        extra_len: U16::new(if zip64 { 20 } else { 0 }),
+        extra_len: U16::new(if zip64 { zip64_extra_len(2) } else { 0 }),
     };
     out.write_all(local.as_bytes())?;
     out.write_all(member.name.as_bytes())?;
@@ -344,14 +433,14 @@ fn write_member<'a, W: Write + Seek>(
             out.write_all(data)?;
             member.crc32.unwrap_or(0)
         }
+        #[cfg(feature = "std")]
         Source::File(source) => {
-            let crc32 = copy_file(out, source, member.size)?;
+            let crc32 = out.out.copy_file(source, member.size)?;
+            out.position = out.position.saturating_add(member.size);
             // The CRC is known only now: patch it into the local header.
-            local.crc32 = U32::new(crc32);
-            out.patch(
-                local_header_offset.saturating_add(14),
-                local.crc32.as_bytes(),
-            )?;
+            let at = local_header_offset.saturating_add(field_offset!(raw::LocalHeader, crc32));
+            out.out
+                .patch(at, out.position, U32::new(crc32).as_bytes())?;
             crc32
         }
     };
@@ -364,48 +453,28 @@ fn write_member<'a, W: Write + Seek>(
     })
 }
 
-/// Copies exactly `size` bytes of the file at `source`, returning their CRC-32; fails
-/// if the file is shorter or longer than it was when planned.
-fn copy_file<W: Write + Seek>(out: &mut Output<'_, W>, source: &Path, size: u64) -> Result<u32> {
-    let mut file = File::open(source).map_err(Error::io(source))?;
-    let mut hasher = crc32fast::Hasher::new();
-    let mut buf = std::vec![0u8; 1 << 16];
-    let mut copied = 0u64;
-    loop {
-        let n = file.read(&mut buf).map_err(Error::io(source))?;
-        let chunk = buf.get(..n).unwrap_or(&[]);
-        if chunk.is_empty() {
-            break;
-        }
-        copied = copied.saturating_add(binfmt_core::bytes::len_u64(chunk));
-        if copied > size {
-            break;
-        }
-        hasher.update(chunk);
-        out.write_all(chunk)?;
-    }
-    if copied != size {
-        return Err(Error::SourceChanged {
-            path: source.to_path_buf(),
-            expected: size,
-            found: copied,
-        });
-    }
-    Ok(hasher.finalize())
-}
-
-fn write_central_entry<W: Write + Seek>(
-    out: &mut Output<'_, W>,
+fn write_central_entry<S: Sink>(
+    out: &mut Counted<S>,
     member: &Written<'_>,
     options: &CreateOptions,
 ) -> Result<()> {
-    let mut zip64 = Vec::new();
+    // At most three values: sizes and offset.
+    let mut zip64 = [0u64; 3];
+    let mut n = 0;
+    let mut defer = |value: u64| {
+        if let Some(slot) = zip64.get_mut(n) {
+            *slot = value;
+            n += 1;
+        }
+    };
     if member.size >= MARKER32 {
-        zip64.extend([member.size, member.size]);
+        defer(member.size);
+        defer(member.size);
     }
     if member.local_header_offset >= MARKER32 {
-        zip64.push(member.local_header_offset);
+        defer(member.local_header_offset);
     }
+    let zip64 = zip64.get(..n).unwrap_or(&[]);
     let size32 = if member.size >= MARKER32 {
         u32::MAX
     } else {
@@ -442,7 +511,7 @@ fn write_central_entry<W: Write + Seek>(
     out.write_all(entry.as_bytes())?;
     out.write_all(member.name)?;
     if !zip64.is_empty() {
-        write_zip64_extra(out, &zip64)?;
+        write_zip64_extra(out, zip64)?;
     }
     Ok(())
 }
@@ -452,11 +521,12 @@ fn zip64_extra_len(values: usize) -> u16 {
     match values {
         0 => 0,
         // At most three values: 4 + 24 bytes.
-        n => u16::try_from(n.saturating_mul(8).saturating_add(4)).unwrap_or(u16::MAX),
+        n => u16::try_from(n.saturating_mul(8).saturating_add(raw::EXTRA_BLOCK_SIZE))
+            .unwrap_or(u16::MAX),
     }
 }
 
-fn write_zip64_extra<W: Write + Seek>(out: &mut Output<'_, W>, values: &[u64]) -> Result<()> {
+fn write_zip64_extra<S: Sink>(out: &mut Counted<S>, values: &[u64]) -> Result<()> {
     let block = raw::ExtraBlock {
         id: U16::new(ZIP64_EXTRA_ID),
         len: U16::new(zip64_extra_len(values.len()).saturating_sub(4)),
@@ -470,8 +540,8 @@ fn write_zip64_extra<W: Write + Seek>(out: &mut Output<'_, W>, values: &[u64]) -
 
 /// The end records: ZIP64 record and locator only when a value does not fit the
 /// classic record, and then markers only in the fields that overflow (as libzip does).
-fn write_end<W: Write + Seek>(
-    out: &mut Output<'_, W>,
+fn write_end<S: Sink>(
+    out: &mut Counted<S>,
     cd_offset: u64,
     cd_size: u64,
     entries: u64,
@@ -481,7 +551,9 @@ fn write_end<W: Write + Seek>(
         let record_offset = out.position;
         let record = raw::Zip64End {
             signature: raw::ZIP64_END_SIGNATURE,
-            record_size: U64::new(44),
+            record_size: U64::new(
+                bytes::to_u64(raw::ZIP64_END_SIZE) - field_offset!(raw::Zip64End, version_made_by),
+            ),
             version_made_by: U16::new(MADE_BY),
             version_needed: U16::new(VERSION_ZIP64),
             disk: U32::ZERO,
@@ -531,36 +603,99 @@ fn low32(v: u64) -> u32 {
     u32::try_from(v).unwrap_or(u32::MAX)
 }
 
-/// The archive being written: buffered, counting its position, naming its path in errors.
-struct Output<'w, W: Write + Seek> {
-    inner: BufWriter<&'w mut W>,
-    path: &'w Path,
-    /// Where the archive starts in `inner`.
-    start: u64,
-    /// Bytes of archive written so far.
-    position: u64,
-}
+/// Files and `Write + Seek` outputs.
+#[cfg(feature = "std")]
+mod io {
+    use std::fs::{self, File};
+    use std::io::{BufWriter, Read, Seek, SeekFrom, Write};
+    use std::path::Path;
 
-impl<W: Write + Seek> Output<'_, W> {
-    fn write_all(&mut self, bytes: &[u8]) -> Result<()> {
-        self.inner.write_all(bytes).map_err(Error::io(self.path))?;
-        self.position = self
-            .position
-            .saturating_add(binfmt_core::bytes::len_u64(bytes));
-        Ok(())
+    use binfmt_core::{IoError, Kind, bytes};
+
+    use super::Sink;
+    use crate::error::{ErrorKind, Result, io_at};
+
+    /// A file's size, after checking that it is a regular file we can open.
+    pub(super) fn planned_size(path: &Path) -> Result<u64> {
+        let meta = fs::metadata(path).map_err(io_at(path))?;
+        if !meta.is_file() {
+            return Err(ErrorKind::NotAFile {
+                path: path.to_path_buf(),
+            }
+            .unlocated());
+        }
+        // Opening now catches unreadable files before the output exists.
+        File::open(path).map_err(io_at(path))?;
+        Ok(meta.len())
     }
 
-    /// Overwrites bytes already written at archive offset `at`, then returns to the end.
-    fn patch(&mut self, at: u64, bytes: &[u8]) -> Result<()> {
-        let io = |inner: &mut BufWriter<&mut W>, start: u64, end: u64| -> io::Result<()> {
-            inner.flush()?;
-            let file = inner.get_mut();
-            file.seek(SeekFrom::Start(start.saturating_add(at)))?;
-            file.write_all(bytes)?;
-            file.seek(SeekFrom::Start(start.saturating_add(end)))?;
-            Ok(())
-        };
-        io(&mut self.inner, self.start, self.position).map_err(Error::io(self.path))
+    /// Copies exactly `size` bytes of the file at `path` to `write`, returning their
+    /// CRC-32; fails if the file is shorter or longer than it was when planned.
+    pub(super) fn copy_file(
+        path: &Path,
+        size: u64,
+        write: &mut dyn FnMut(&[u8]) -> Result<()>,
+    ) -> Result<u32> {
+        let mut file = File::open(path).map_err(io_at(path))?;
+        let mut hasher = crc32fast::Hasher::new();
+        let mut buf = std::vec![0u8; 1 << 16];
+        let mut copied = 0u64;
+        loop {
+            let n = match file.read(&mut buf) {
+                Ok(n) => n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(io_at(path)(e)),
+            };
+            let chunk = buf.get(..n).unwrap_or(&[]);
+            if chunk.is_empty() {
+                break;
+            }
+            copied = copied.saturating_add(bytes::to_u64(chunk.len()));
+            if copied > size {
+                break;
+            }
+            hasher.update(chunk);
+            write(chunk)?;
+        }
+        if copied != size {
+            return Err(ErrorKind::SourceChanged {
+                path: path.to_path_buf(),
+                expected: size,
+                found: copied,
+            }
+            .unlocated());
+        }
+        Ok(hasher.finalize())
+    }
+
+    /// A `Write + Seek`, buffered, with the offset at which the archive starts in it.
+    pub(super) struct Stream<'w, W: Write + Seek> {
+        pub(super) inner: BufWriter<&'w mut W>,
+        pub(super) start: u64,
+    }
+
+    impl<W: Write + Seek> Stream<'_, W> {
+        pub(super) fn flush(&mut self) -> Result<()> {
+            Ok(self.inner.flush().map_err(IoError::from)?)
+        }
+    }
+
+    impl<W: Write + Seek> Sink for Stream<'_, W> {
+        fn write_all(&mut self, bytes: &[u8]) -> Result<()> {
+            Ok(self.inner.write_all(bytes).map_err(IoError::from)?)
+        }
+
+        fn patch(&mut self, at: u64, end: u64, bytes: &[u8]) -> Result<()> {
+            let mut io = || -> std::io::Result<()> {
+                self.inner.flush()?;
+                let out = self.inner.get_mut();
+                out.seek(SeekFrom::Start(self.start.saturating_add(at)))?;
+                out.write_all(bytes)?;
+                out.seek(SeekFrom::Start(self.start.saturating_add(end)))?;
+                Ok(())
+            };
+            Ok(io().map_err(IoError::from)?)
+        }
     }
 }
 
@@ -583,14 +718,17 @@ mod tests {
             "", "/abs", "../x", "a/../b", "a\\b", "C:x", "dir/", "a//b", "nul\0",
         ] {
             assert!(
-                matches!(check_name(bad, false), Err(Error::BadName { .. })),
+                matches!(
+                    check_name(bad, false).map_err(crate::Error::into_kind),
+                    Err(ErrorKind::BadName { .. })
+                ),
                 "{bad:?}"
             );
         }
         assert!(check_name("../x", true).is_ok());
         assert!(matches!(
-            check_name("TACO_HEADER", true),
-            Err(Error::ReservedName)
+            check_name("TACO_HEADER", true).map_err(crate::Error::into_kind),
+            Err(ErrorKind::ReservedName)
         ));
     }
 }

@@ -8,27 +8,30 @@
 //! for the locator signature, so member data containing `PK\x06\x07` makes it take a
 //! false ZIP64 path; looking at one fixed offset cannot be fooled by member data.
 //!
-//! The work is split so that a file reader can fetch only what it needs: the tail
-//! ([`TAIL_LEN`] bytes at most) for [`EndRecords::find`], then 56 bytes at
-//! [`EndRecords::zip64_record_offset`] if there is a ZIP64 locator.
+//! The records are pure functions of bytes: [`EndRecords::find`] over the tail, then
+//! [`EndRecords::directory`] over the ZIP64 record if there is a locator. The crate's one
+//! walk (`walk.rs`) fetches those bytes from memory or a byte source, and everything
+//! that lists, verifies or updates an archive goes through it.
 
-use binfmt_core::{bytes, magic};
+use binfmt_core::{Kind, bytes, field_offset, magic};
 
-use crate::error::{Error, Result};
+use crate::error::{ErrorKind, Result};
 use crate::raw::{self, END_SIGNATURE, ZIP64_END_SIGNATURE, ZIP64_LOCATOR_SIGNATURE};
 
 /// Size of the end-of-central-directory record without its comment.
-const END_LEN: u64 = 22;
+const END_LEN: u64 = bytes::to_u64(raw::END_SIZE);
 /// Size of the ZIP64 locator.
-const LOCATOR_LEN: u64 = 20;
+const LOCATOR_LEN: u64 = bytes::to_u64(raw::ZIP64_LOCATOR_SIZE);
+/// The bytes of a ZIP64 record before those its `record_size` field counts.
+const ZIP64_SIZE_COUNTED_FROM: u64 = field_offset!(raw::Zip64End, version_made_by);
 /// The fixed part of the ZIP64 record counted by its `record_size` field.
-const ZIP64_RECORD_MIN: u64 = 44;
-/// Size of the fixed ZIP64 record.
-pub const ZIP64_RECORD_LEN: u64 = 56;
+const ZIP64_RECORD_MIN: u64 = bytes::to_u64(raw::ZIP64_END_SIZE) - ZIP64_SIZE_COUNTED_FROM;
 
-/// How many bytes at the end of a file can hold the end records: the EOCD with the
-/// longest comment, and the ZIP64 locator before it.
-pub const TAIL_LEN: u64 = END_LEN + 0xFFFF + LOCATOR_LEN;
+/// How many bytes at the end of a file hold the end records in every archive we can
+/// read: the EOCD with the longest comment, the ZIP64 locator before it, and the fixed
+/// ZIP64 record before that (where every writer puts it). A reader by range fetches
+/// this many bytes from the end in one request.
+pub const TAIL_LEN: u64 = END_LEN + 0xFFFF + LOCATOR_LEN + bytes::to_u64(raw::ZIP64_END_SIZE);
 
 /// The end-of-central-directory record and, if present, the ZIP64 locator before it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -43,18 +46,14 @@ impl EndRecords {
     /// (the whole file, or at least its last [`TAIL_LEN`] bytes).
     ///
     /// # Errors
-    /// [`Error::NoEndOfCentralDirectory`] when no record ends the file exactly;
-    /// [`Error::MultiDisk`] for multi-disk archives; [`Error::MissingZip64`] when the EOCD
-    /// defers to a ZIP64 record that has no locator.
+    /// [`ErrorKind::NoEndOfCentralDirectory`] when no record ends the file exactly;
+    /// [`ErrorKind::MultiDisk`] for multi-disk archives; [`ErrorKind::MissingZip64`] when
+    /// the EOCD defers to a ZIP64 record that has no locator.
     pub fn find(tail: &[u8], file_len: u64) -> Result<Self> {
-        let tail_start =
-            file_len
-                .checked_sub(bytes::len_u64(tail))
-                .ok_or(binfmt_core::Error::Overflow {
-                    what: "end of the archive",
-                    offset: file_len,
-                })?;
-        let end_pos = find_end(tail).ok_or(Error::NoEndOfCentralDirectory { offset: file_len })?;
+        let tail_start = file_len
+            .checked_sub(bytes::to_u64(tail.len()))
+            .ok_or(binfmt_core::Error::overflow("end of the archive", file_len))?;
+        let end_pos = find_end(tail).ok_or(ErrorKind::NoEndOfCentralDirectory.at(file_len))?;
         let end: &raw::End = bytes::read(tail, end_pos, "end-of-central-directory record")?;
         let end_offset = tail_start.saturating_add(end_pos);
 
@@ -78,7 +77,7 @@ impl EndRecords {
         if records.locator.is_none()
             && (end.cd_offset.get() == u32::MAX || end.cd_size.get() == u32::MAX)
         {
-            return Err(Error::MissingZip64 { offset: end_offset });
+            return Err(ErrorKind::MissingZip64.at(end_offset));
         }
         Ok(records)
     }
@@ -88,16 +87,15 @@ impl EndRecords {
         let zip64 = self.locator.is_some();
         let ok16 = |v: u16| v == 0 || (zip64 && v == u16::MAX);
         if !ok16(end.disk.get()) || !ok16(end.cd_disk.get()) {
-            return Err(Error::MultiDisk {
-                offset: self.end_offset.saturating_add(4),
-            });
+            return Err(ErrorKind::MultiDisk.at(self
+                .end_offset
+                .saturating_add(field_offset!(raw::End, disk))));
         }
         if let Some((locator, at)) = self.locator
             && (locator.record_disk.get() != 0 || locator.disks.get() > 1)
         {
-            return Err(Error::MultiDisk {
-                offset: at.saturating_add(4),
-            });
+            let field = field_offset!(raw::Zip64Locator, record_disk);
+            return Err(ErrorKind::MultiDisk.at(at.saturating_add(field)));
         }
         Ok(())
     }
@@ -115,7 +113,7 @@ impl EndRecords {
     }
 
     /// Where the ZIP64 record is, when the archive has a ZIP64 locator. Read
-    /// [`ZIP64_RECORD_LEN`] bytes there and pass them to [`EndRecords::directory`].
+    /// [`raw::ZIP64_END_SIZE`] bytes there and pass them to [`EndRecords::directory`].
     #[must_use]
     pub fn zip64_record_offset(&self) -> Option<u64> {
         self.locator.map(|(l, _)| l.record_offset.get())
@@ -125,10 +123,11 @@ impl EndRecords {
     /// record (given as the bytes at [`EndRecords::zip64_record_offset`]) when there is one.
     ///
     /// # Errors
-    /// [`binfmt_core::Error::BadMagic`] for a missing ZIP64 record signature,
-    /// [`Error::Zip64RecordSize`], [`Error::MultiDisk`], [`Error::EndMismatch`] when the
-    /// two records disagree, [`Error::CentralDirectoryBounds`] when the central
-    /// directory does not end exactly where the end records begin.
+    /// [`Layout::BadMagic`](binfmt_core::Layout::BadMagic) for a missing ZIP64 record
+    /// signature, [`ErrorKind::Zip64RecordSize`], [`ErrorKind::MultiDisk`],
+    /// [`ErrorKind::EndMismatch`] when the two records disagree,
+    /// [`ErrorKind::CentralDirectoryBounds`] when the central directory does not end
+    /// exactly where the end records begin.
     pub fn directory(&self, zip64_record: Option<&[u8]>) -> Result<Directory> {
         let end = &self.end;
         let (cd_offset, cd_size, entries, records_start, zip64) = match (self.locator, zip64_record)
@@ -160,22 +159,18 @@ impl EndRecords {
                     n,
                 )?;
                 if record.disk_entries.get() != n {
-                    return Err(Error::MultiDisk {
-                        offset: at.saturating_add(24),
-                    });
+                    let field = field_offset!(raw::Zip64End, disk_entries);
+                    return Err(ErrorKind::MultiDisk.at(at.saturating_add(field)));
                 }
                 (o, s, n, at, true)
             }
             (Some(_), None) => {
-                return Err(Error::MissingZip64 {
-                    offset: self.end_offset,
-                });
+                return Err(ErrorKind::MissingZip64.at(self.end_offset));
             }
             (None, _) => {
                 if end.disk_entries.get() != end.entries.get() {
-                    return Err(Error::MultiDisk {
-                        offset: self.end_offset.saturating_add(8),
-                    });
+                    let field = field_offset!(raw::End, disk_entries);
+                    return Err(ErrorKind::MultiDisk.at(self.end_offset.saturating_add(field)));
                 }
                 (
                     u64::from(end.cd_offset.get()),
@@ -192,12 +187,12 @@ impl EndRecords {
             self.end_offset
         };
         if cd_offset.checked_add(cd_size) != Some(records_start) {
-            return Err(Error::CentralDirectoryBounds {
-                offset: declared_by,
+            return Err(ErrorKind::CentralDirectoryBounds {
                 cd_offset,
                 cd_size,
                 expected_end: records_start,
-            });
+            }
+            .at(declared_by));
         }
         Ok(Directory {
             cd_offset,
@@ -212,12 +207,7 @@ impl EndRecords {
         if end == marker || end == zip64 {
             Ok(())
         } else {
-            Err(Error::EndMismatch {
-                offset: self.end_offset,
-                field,
-                end,
-                zip64,
-            })
+            Err(ErrorKind::EndMismatch { field, end, zip64 }.at(self.end_offset))
         }
     }
 }
@@ -235,35 +225,36 @@ fn parse_zip64_record(bytes: &[u8], at: u64, locator_offset: u64) -> Result<raw:
     let size = record.record_size.get();
     // The record (and any extensible data after its fixed part) must end at or before
     // the locator.
-    let end = 12u64.checked_add(size).and_then(|n| at.checked_add(n));
+    let end = ZIP64_SIZE_COUNTED_FROM
+        .checked_add(size)
+        .and_then(|n| at.checked_add(n));
     if size < ZIP64_RECORD_MIN || end.is_none_or(|end| end > locator_offset) {
-        return Err(Error::Zip64RecordSize { offset: at, size });
+        return Err(ErrorKind::Zip64RecordSize { size }.at(at));
     }
     if record.disk.get() != 0 || record.cd_disk.get() != 0 {
-        return Err(Error::MultiDisk {
-            offset: at.saturating_add(16),
-        });
+        let field = field_offset!(raw::Zip64End, disk);
+        return Err(ErrorKind::MultiDisk.at(at.saturating_add(field)));
     }
     Ok(*record)
 }
 
 /// The position, in `tail`, of the last end record whose comment reaches the end exactly.
 fn find_end(tail: &[u8]) -> Option<u64> {
-    const LEN: usize = 22;
-    let last = tail.len().checked_sub(LEN)?;
+    const COMMENT_LEN_AT: usize = core::mem::offset_of!(raw::End, comment_len);
+    let last = tail.len().checked_sub(raw::END_SIZE)?;
     let first = last.saturating_sub(0xFFFF);
     (first..=last)
         .rev()
         .find(|&pos| {
             let record = tail.get(pos..).unwrap_or(&[]);
             let comment = record
-                .get(20..22)
+                .get(COMMENT_LEN_AT..raw::END_SIZE)
                 .and_then(|c| c.try_into().ok())
                 .map(u16::from_le_bytes);
             record.starts_with(&END_SIGNATURE)
-                && comment.map(usize::from) == record.len().checked_sub(LEN)
+                && comment.map(usize::from) == record.len().checked_sub(raw::END_SIZE)
         })
-        .and_then(|pos| u64::try_from(pos).ok())
+        .map(bytes::to_u64)
 }
 
 /// Where the central directory is, and how many entries it declares.
@@ -287,19 +278,7 @@ impl Directory {
     /// # Errors
     /// As [`EndRecords::find`] and [`EndRecords::directory`].
     pub fn locate(data: &[u8]) -> Result<Self> {
-        let len = bytes::len_u64(data);
-        let tail_start = len.saturating_sub(TAIL_LEN);
-        let records = EndRecords::find(bytes::rest(data, tail_start, "archive tail")?, len)?;
-        let zip64 = match records.zip64_record_offset() {
-            Some(at) => Some(bytes::slice(
-                data,
-                at,
-                ZIP64_RECORD_LEN,
-                "ZIP64 end-of-central-directory record",
-            )?),
-            None => None,
-        };
-        records.directory(zip64)
+        crate::walk::find_directory(data).map(|(directory, _)| directory)
     }
 
     /// True for a ZIP64 archive.

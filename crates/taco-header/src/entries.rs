@@ -5,7 +5,9 @@ use core::fmt;
 
 use binfmt_core::le::U64;
 
-use crate::error::{Error, Result};
+use binfmt_core::Kind;
+
+use crate::error::{Error, ErrorKind, Result};
 use crate::raw::{self, MAX_ENTRIES};
 
 /// One (offset, length) pair. Its meaning is up to the application; tacozip's own
@@ -57,16 +59,17 @@ impl Entries {
     /// caller's promise (a parsed header's count).
     #[inline]
     pub(crate) fn from_array(slots: [Entry; MAX_ENTRIES], len: u8) -> Self {
+        let max = u8::try_from(MAX_ENTRIES).unwrap_or(u8::MAX);
         Entries {
             slots,
-            len: len.min(raw::MAX_COUNT),
+            len: len.min(max),
         }
     }
 
     /// The given entries.
     ///
     /// # Errors
-    /// [`Error::TooManyEntries`] for more than seven.
+    /// [`ErrorKind::TooManyEntries`] for more than seven.
     ///
     /// ```
     /// use taco_header::{Entries, Entry};
@@ -78,8 +81,11 @@ impl Entries {
     pub fn from_slice(entries: &[Entry]) -> Result<Self> {
         let mut out = Entries::new();
         for &entry in entries {
-            out.push(entry).map_err(|_| Error::TooManyEntries {
-                count: entries.len(),
+            out.push(entry).map_err(|_| {
+                ErrorKind::TooManyEntries {
+                    count: entries.len(),
+                }
+                .unlocated()
             })?;
         }
         Ok(out)
@@ -88,14 +94,14 @@ impl Entries {
     /// Appends an entry.
     ///
     /// # Errors
-    /// [`Error::TooManyEntries`] when seven are already there.
+    /// [`ErrorKind::TooManyEntries`] when seven are already there.
     pub fn push(&mut self, entry: Entry) -> Result<()> {
-        let slot = self
-            .slots
-            .get_mut(usize::from(self.len))
-            .ok_or(Error::TooManyEntries {
+        let slot = self.slots.get_mut(usize::from(self.len)).ok_or(
+            ErrorKind::TooManyEntries {
                 count: MAX_ENTRIES.saturating_add(1),
-            })?;
+            }
+            .unlocated(),
+        )?;
         *slot = entry;
         self.len = self.len.saturating_add(1);
         Ok(())
@@ -215,12 +221,12 @@ mod tests {
             e.push(Entry::new(k, k)).unwrap();
         }
         assert!(matches!(
-            e.push(Entry::default()),
-            Err(Error::TooManyEntries { .. })
+            e.push(Entry::default()).map_err(Error::into_kind),
+            Err(ErrorKind::TooManyEntries { .. })
         ));
         assert!(matches!(
-            Entries::from_slice(&[Entry::default(); 9]),
-            Err(Error::TooManyEntries { count: 9 })
+            Entries::from_slice(&[Entry::default(); 9]).map_err(Error::into_kind),
+            Err(ErrorKind::TooManyEntries { count: 9 })
         ));
     }
 }

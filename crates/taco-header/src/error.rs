@@ -1,162 +1,156 @@
-//! Everything that can go wrong, one variant per problem, each with its byte offset.
+//! Everything that can go wrong: one [`ErrorKind`] variant per rule, none carrying its
+//! offset.
+//!
+//! An [`Error`] is `binfmt_core::Error<ErrorKind>`: the kind and, for problems in the
+//! input, the byte offset in the archive at which it was found (for a header parsed on
+//! its own, in the header's bytes, which are the archive's first 157). Its `Display` is
+//! `byte N: message`, and [`Error::fault`](binfmt_core::Error::fault) says who has to
+//! act.
+//!
+//! ```
+//! use taco_header::{ErrorKind, Fault, Header};
+//! let mut bytes = taco_header::Entries::new().to_header_bytes();
+//! bytes[41] = 9; // the entry count
+//! let err = Header::parse(&bytes).unwrap_err();
+//! assert!(matches!(err.kind(), ErrorKind::CountTooLarge { count: 9 }));
+//! assert_eq!(err.offset(), Some(41));
+//! assert_eq!(err.fault(), Fault::Input);
+//! assert_eq!(err.to_string(), "byte 41: the header claims 9 entries; at most 7 fit");
+//! ```
 
-use binfmt_core::{Diagnostic, Fault, Found};
+use core::fmt;
 
+use binfmt_core::{Fault, FormatKind, Found, Kind, Layout};
+
+#[cfg(feature = "alloc")]
+use alloc::string::String;
 #[cfg(feature = "std")]
-use std::{path::PathBuf, string::String};
+use std::path::PathBuf;
 
-/// An error from parsing, checking, creating or updating a TACO archive.
-///
-/// Offsets are byte offsets in the archive (for the header alone: in the header bytes,
-/// which start at offset 0 of the archive). [`Diagnostic::fault`] says who has to act.
+/// What went wrong while parsing, verifying, creating or updating a TACO archive.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
-pub enum Error {
+pub enum ErrorKind {
     /// A structural problem shared by every format: input too short, bad signature,
     /// offset arithmetic overflow.
     #[error(transparent)]
-    Layout(#[from] binfmt_core::Error),
+    Layout(#[from] Layout),
 
     // --- The 157-byte header -------------------------------------------------------
     /// The first member is not named `TACO_HEADER`.
-    #[error(
-        "byte {offset}: the first member is named {found}, not TACO_HEADER; this is not a TACO archive"
-    )]
+    #[error("the first member is named {found}, not TACO_HEADER; this is not a TACO archive")]
     WrongName {
-        /// Where the name starts (30).
-        offset: u64,
-        /// The bytes found there.
+        /// The bytes found where the name should be.
         found: Found,
     },
     /// The header's name length field is not 11.
-    #[error("byte {offset}: the header's name length is {found}, expected 11")]
+    #[error("the header's name length is {found}, expected 11")]
     NameLength {
-        /// Where the field is (26).
-        offset: u64,
         /// The value found.
         found: u16,
     },
     /// The header has an extra field, so its payload would not start at byte 41.
     #[error(
-        "byte {offset}: the header has a {len}-byte extra field; a TACO header has none, so the payload would not be at byte 41"
+        "the header has a {len}-byte extra field; a TACO header has none, so the payload would not be at byte 41"
     )]
     ExtraField {
-        /// Where the extra length field is (28).
-        offset: u64,
         /// The extra field length found.
         len: u16,
     },
     /// The header member is compressed; a TACO header is stored.
-    #[error(
-        "byte {offset}: the header uses compression method {method}; a TACO header must be stored (method 0)"
-    )]
+    #[error("the header uses compression method {method}; a TACO header must be stored (method 0)")]
     Compressed {
-        /// Where the method field is (8).
-        offset: u64,
         /// The method found.
         method: u16,
     },
     /// The header's compressed or uncompressed size is not 116.
-    #[error("byte {offset}: the header's {field} is {found}, expected 116")]
+    #[error("the header's {field} is {found}, expected 116")]
     PayloadSize {
-        /// Where the field is (18 or 22).
-        offset: u64,
         /// `"compressed size"` or `"uncompressed size"`.
         field: &'static str,
         /// The value found.
         found: u32,
     },
     /// The header is flagged as encrypted.
-    #[error(
-        "byte {offset}: the header is flagged as encrypted (flags {flags:#06x}); a TACO header is plain"
-    )]
+    #[error("the header is flagged as encrypted (flags {flags:#06x}); a TACO header is plain")]
     Encrypted {
-        /// Where the flags are (6).
-        offset: u64,
         /// The flags found.
         flags: u16,
     },
     /// The header is flagged as followed by a data descriptor, so its CRC and sizes
     /// would not be in the header itself.
     #[error(
-        "byte {offset}: the header is flagged as having a data descriptor (flags {flags:#06x}); a TACO header carries its CRC and sizes itself"
+        "the header is flagged as having a data descriptor (flags {flags:#06x}); a TACO header carries its CRC and sizes itself"
     )]
     DataDescriptor {
-        /// Where the flags are (6).
-        offset: u64,
         /// The flags found.
         flags: u16,
     },
     /// The header's entry count is above 7.
-    #[error("byte {offset}: the header claims {count} entries; at most 7 fit")]
+    #[error("the header claims {count} entries; at most 7 fit")]
     CountTooLarge {
-        /// Where the count is (41).
-        offset: u64,
         /// The count found.
         count: u8,
     },
     /// The three padding bytes after the count are not zero.
-    #[error("byte {offset}: the header's padding bytes are {found}, expected zeros")]
+    #[error("the header's padding bytes are {found}, expected zeros")]
     NonZeroPadding {
-        /// Where the padding is (42).
-        offset: u64,
         /// The bytes found.
         found: Found,
     },
-    /// The payload does not match its CRC-32.
+    /// The payload does not match its CRC-32 (and the central directory's copy of the
+    /// CRC agrees with the header's, so this is damage, not an interrupted update).
     #[error(
-        "byte {offset}: the header's CRC-32 is {stored:#010x} but its payload hashes to {computed:#010x}; the header is corrupt"
+        "the header's CRC-32 is {stored:#010x} but its payload hashes to {computed:#010x}; the header is corrupt"
     )]
     CrcMismatch {
-        /// Where the stored CRC is (14).
-        offset: u64,
         /// The CRC stored in the header.
         stored: u32,
         /// The CRC of the payload.
         computed: u32,
     },
+    /// The header's CRC-32 and its copy in the central directory differ: an in-place
+    /// update was interrupted between its writes (see `docs/taco-header.md`, "Updating
+    /// in place"). Running the update again repairs the archive.
+    #[error(
+        "torn update: the header's CRC-32 is {local:#010x} but the central directory's copy is {central:#010x}; {state}. An update was interrupted: run it again to repair the archive"
+    )]
+    TornUpdate {
+        /// The CRC in the header (local file header).
+        local: u32,
+        /// The CRC in the `TACO_HEADER` central-directory entry.
+        central: u32,
+        /// Which entries the header holds.
+        state: TornState,
+    },
 
     // --- The ZIP structure around it ------------------------------------------------
     /// No end-of-central-directory record whose comment ends exactly at the end of the
-    /// file was found in the last 64 KiB.
+    /// file was found in the last 64 KiB. The offset is the end of the file.
     #[error(
-        "no end-of-central-directory record found before byte {offset}; the archive is truncated or not a ZIP file"
+        "no end-of-central-directory record found before the end of the file; the archive is truncated or not a ZIP file"
     )]
-    NoEndOfCentralDirectory {
-        /// The end of the file.
-        offset: u64,
-    },
+    NoEndOfCentralDirectory,
     /// The end record marks a value as "in the ZIP64 record" but there is no ZIP64 locator.
     #[error(
-        "byte {offset}: the end-of-central-directory record defers to a ZIP64 record, but no ZIP64 locator precedes it"
+        "the end-of-central-directory record defers to a ZIP64 record, but no ZIP64 locator precedes it"
     )]
-    MissingZip64 {
-        /// Where the end record is.
-        offset: u64,
-    },
-    /// The ZIP64 record declares a size smaller than its fixed fields.
+    MissingZip64,
+    /// The ZIP64 record declares a size smaller than its fixed fields, or one that runs
+    /// into the locator.
     #[error(
-        "byte {offset}: the ZIP64 end record declares {size} bytes after its first 12, fewer than the 44 it needs"
+        "the ZIP64 end record declares {size} bytes after its first 12, fewer than the 44 it needs or more than fit before the locator"
     )]
     Zip64RecordSize {
-        /// Where the ZIP64 record is.
-        offset: u64,
         /// The declared size.
         size: u64,
     },
     /// The archive spans several disks.
-    #[error("byte {offset}: the archive spans several disks, which is not supported")]
-    MultiDisk {
-        /// Where the disk numbers are.
-        offset: u64,
-    },
+    #[error("the archive spans several disks, which is not supported")]
+    MultiDisk,
     /// A field of the end record contradicts the ZIP64 record.
-    #[error(
-        "byte {offset}: the end-of-central-directory {field} is {end}, but the ZIP64 record says {zip64}"
-    )]
+    #[error("the end-of-central-directory {field} is {end}, but the ZIP64 record says {zip64}")]
     EndMismatch {
-        /// Where the end record is.
-        offset: u64,
         /// The field.
         field: &'static str,
         /// The value in the end record.
@@ -166,11 +160,9 @@ pub enum Error {
     },
     /// The central directory does not end where the end records begin.
     #[error(
-        "byte {offset}: the central directory at {cd_offset} of {cd_size} bytes must end at {expected_end}, where the end records start"
+        "the central directory at {cd_offset} of {cd_size} bytes must end at {expected_end}, where the end records start"
     )]
     CentralDirectoryBounds {
-        /// Where the record that declares the central directory is.
-        offset: u64,
         /// Declared central-directory offset.
         cd_offset: u64,
         /// Declared central-directory size.
@@ -180,55 +172,38 @@ pub enum Error {
     },
     /// The central directory holds a different number of entries than declared.
     #[error(
-        "byte {offset}: the central directory holds {found} entries in its declared size, but {declared} are declared"
+        "the central directory holds {found} entries in its declared size, but {declared} are declared"
     )]
     EntryCount {
-        /// Where the central directory ends (or the entry walk stopped).
-        offset: u64,
         /// Declared number of entries.
         declared: u64,
         /// Entries found.
         found: u64,
     },
     /// A size or offset is `0xFFFFFFFF` but the ZIP64 extra field does not provide it.
-    #[error(
-        "byte {offset}: a field is 0xFFFFFFFF but the ZIP64 extra field does not hold its value"
-    )]
-    Zip64ExtraMissing {
-        /// Where the central-directory entry is.
-        offset: u64,
-    },
+    #[error("a field is 0xFFFFFFFF but the ZIP64 extra field does not hold its value")]
+    Zip64ExtraMissing,
     /// An extra field's blocks do not fit its declared length.
-    #[error("byte {offset}: malformed extra field (a block runs past the field's end)")]
-    MalformedExtra {
-        /// Where the extra field is.
-        offset: u64,
-    },
+    #[error("malformed extra field (a block runs past the field's end)")]
+    MalformedExtra,
     /// The first central-directory entry is not `TACO_HEADER`.
     #[error(
-        "byte {offset}: the first central-directory entry is not TACO_HEADER; the archive was reordered or is not a TACO archive"
+        "the first central-directory entry is not TACO_HEADER; the archive was reordered or is not a TACO archive"
     )]
-    HeaderNotFirst {
-        /// Where the first central-directory entry is.
-        offset: u64,
-    },
+    HeaderNotFirst,
     /// The `TACO_HEADER` central-directory entry does not point at offset 0.
     #[error(
-        "byte {offset}: the TACO_HEADER central-directory entry points at a local header at {local_header_offset}, not at 0"
+        "the TACO_HEADER central-directory entry points at a local header at {local_header_offset}, not at 0"
     )]
     HeaderNotAtStart {
-        /// Where the central-directory entry is.
-        offset: u64,
         /// The local-header offset it holds.
         local_header_offset: u64,
     },
     /// A central-directory entry and its local header disagree.
     #[error(
-        "byte {offset}: the {field} of member {index} is {central} in the central directory but {local} in its local header"
+        "the {field} of member {index} is {central} in the central directory but {local} in its local header"
     )]
     LocalMismatch {
-        /// Where the local header is.
-        offset: u64,
         /// The member's position in the central directory.
         index: u64,
         /// The field that differs.
@@ -240,21 +215,17 @@ pub enum Error {
     },
     /// A member's name differs between its central-directory entry and its local header.
     #[error(
-        "byte {offset}: member {index} has a different name in its local header than in the central directory"
+        "member {index} has a different name in its local header than in the central directory"
     )]
     LocalNameMismatch {
-        /// Where the local header's name is.
-        offset: u64,
         /// The member's position in the central directory.
         index: u64,
     },
     /// A member's data runs into the central directory or past the end of the file.
     #[error(
-        "byte {offset}: the data of member {index} ends at {end}, past {limit} where the central directory starts"
+        "the data of member {index} ends at {end}, past {limit} where the central directory starts"
     )]
     MemberBounds {
-        /// Where the member's data starts.
-        offset: u64,
         /// The member's position in the central directory.
         index: u64,
         /// Where its data ends.
@@ -262,29 +233,48 @@ pub enum Error {
         /// Where the data region ends.
         limit: u64,
     },
+    /// Two members share bytes: two central-directory entries point into the same local
+    /// header or data. No ZIP writer does this; it is how "zip bombs" multiply one
+    /// payload.
+    #[error(
+        "member {index} overlaps member {other}: their local headers and data share bytes, which no ZIP writer produces"
+    )]
+    OverlappingMember {
+        /// The member whose record starts later (or the later entry, for the same start).
+        index: u64,
+        /// The member it overlaps.
+        other: u64,
+    },
     /// Two central-directory entries have the same name.
     #[error(
-        "byte {offset}: member {index} has the same name as an earlier member; readers would see only one of them"
+        "member {index} has the same name as member {first}; readers would see only one of them"
     )]
     DuplicateMember {
-        /// Where the later entry is.
-        offset: u64,
-        /// Its position in the central directory.
+        /// The later entry's position in the central directory.
         index: u64,
+        /// The first entry with that name.
+        first: u64,
     },
     /// A stored member's data does not match its CRC-32.
-    #[error(
-        "byte {offset}: member {index}'s data hashes to {computed:#010x}, but its CRC-32 is {stored:#010x}"
-    )]
+    #[error("member {index}'s data hashes to {computed:#010x}, but its CRC-32 is {stored:#010x}")]
     MemberCrc {
-        /// Where the member's data starts.
-        offset: u64,
         /// The member's position in the central directory.
         index: u64,
         /// The CRC stored in the central directory.
         stored: u32,
         /// The CRC of the data.
         computed: u32,
+    },
+    /// A warning of `verify` built without the `alloc` feature: a member's CRC-32 was
+    /// not checked, because its data lies before data already hashed (the central
+    /// directory is not in data order) and, with no memory to sort the members, `verify`
+    /// hashes each byte at most once.
+    #[error(
+        "member {index}'s CRC-32 was not checked: its data comes before data already hashed, and without the `alloc` feature verify hashes each byte once"
+    )]
+    CrcNotChecked {
+        /// The member's position in the central directory.
+        index: u64,
     },
 
     // --- What the caller asked for ---------------------------------------------------
@@ -295,19 +285,18 @@ pub enum Error {
         count: usize,
     },
     /// Two members have the same name.
-    #[cfg(feature = "std")]
+    #[cfg(feature = "alloc")]
     #[error("member name {name:?} is given twice; ZIP readers would see only one of them")]
     DuplicateName {
         /// The name.
         name: String,
     },
     /// A member is named `TACO_HEADER`, which would replace the header.
-    #[cfg(feature = "std")]
     #[error("a member may not be named TACO_HEADER; that name is the header's")]
     ReservedName,
     /// A member name that extraction would turn into a path outside the target directory,
     /// or that ZIP cannot store.
-    #[cfg(feature = "std")]
+    #[cfg(feature = "alloc")]
     #[error("member name {name:?} is not allowed: {reason}")]
     BadName {
         /// The name.
@@ -333,86 +322,128 @@ pub enum Error {
         /// What was read.
         found: u64,
     },
-    /// Reading or writing a file failed.
+    /// Reading or writing failed; the path, when there is one, is in the [`IoError`].
+    ///
+    /// [`IoError`]: binfmt_core::IoError
     #[cfg(feature = "std")]
-    #[error("{}: {source}", path.display())]
-    Io {
-        /// The file.
-        path: PathBuf,
-        /// The operating-system error.
-        source: std::io::Error,
-    },
+    #[error(transparent)]
+    Io(#[from] binfmt_core::IoError),
 }
 
-impl Error {
-    /// An I/O error on `path`.
-    #[cfg(feature = "std")]
-    pub(crate) fn io(path: impl Into<PathBuf>) -> impl FnOnce(std::io::Error) -> Error {
-        let path = path.into();
-        move |source| Error::Io { path, source }
+/// Which entries an archive left by an interrupted update holds in its header
+/// ([`ErrorKind::TornUpdate`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum TornState {
+    /// The payload matches the header's CRC-32: the header still holds the entries from
+    /// before the update, and only the central directory's copy of the CRC was written.
+    OldEntries,
+    /// The payload matches the central directory's copy: the new entries were written,
+    /// but not the header's CRC-32.
+    NewEntries,
+    /// The payload matches neither CRC (the update stopped inside the payload write, a
+    /// CRC field is damaged, or checksums were not computed).
+    Unknown,
+}
+
+impl fmt::Display for TornState {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            TornState::OldEntries => {
+                "the payload matches the header's CRC, so the header still holds the entries from before the update"
+            }
+            TornState::NewEntries => {
+                "the payload matches the central directory's copy, so the header holds the new entries but not their CRC"
+            }
+            TornState::Unknown => "the payload matches neither CRC",
+        })
     }
 }
 
-impl Diagnostic for Error {
+impl Kind for ErrorKind {
+    #[deny(clippy::wildcard_enum_match_arm)]
     fn fault(&self) -> Fault {
         match self {
-            Error::Layout(e) => e.fault(),
-            Error::MultiDisk { .. } => Fault::Unsupported,
-            Error::TooManyEntries { .. } => Fault::Caller,
+            ErrorKind::Layout(l) => l.fault(),
+            ErrorKind::WrongName { .. }
+            | ErrorKind::NameLength { .. }
+            | ErrorKind::ExtraField { .. }
+            | ErrorKind::Compressed { .. }
+            | ErrorKind::PayloadSize { .. }
+            | ErrorKind::Encrypted { .. }
+            | ErrorKind::DataDescriptor { .. }
+            | ErrorKind::CountTooLarge { .. }
+            | ErrorKind::NonZeroPadding { .. }
+            | ErrorKind::CrcMismatch { .. }
+            | ErrorKind::TornUpdate { .. }
+            | ErrorKind::NoEndOfCentralDirectory
+            | ErrorKind::MissingZip64
+            | ErrorKind::Zip64RecordSize { .. }
+            | ErrorKind::EndMismatch { .. }
+            | ErrorKind::CentralDirectoryBounds { .. }
+            | ErrorKind::EntryCount { .. }
+            | ErrorKind::Zip64ExtraMissing
+            | ErrorKind::MalformedExtra
+            | ErrorKind::HeaderNotFirst
+            | ErrorKind::HeaderNotAtStart { .. }
+            | ErrorKind::LocalMismatch { .. }
+            | ErrorKind::LocalNameMismatch { .. }
+            | ErrorKind::MemberBounds { .. }
+            | ErrorKind::OverlappingMember { .. }
+            | ErrorKind::DuplicateMember { .. }
+            | ErrorKind::MemberCrc { .. } => Fault::Input,
+            ErrorKind::MultiDisk => Fault::Unsupported,
+            // Only ever a warning: the build lacks the memory to check more.
+            ErrorKind::CrcNotChecked { .. } => Fault::Limit,
+            ErrorKind::TooManyEntries { .. } | ErrorKind::ReservedName => Fault::Caller,
+            #[cfg(feature = "alloc")]
+            ErrorKind::DuplicateName { .. } | ErrorKind::BadName { .. } => Fault::Caller,
             #[cfg(feature = "std")]
-            Error::DuplicateName { .. }
-            | Error::ReservedName
-            | Error::BadName { .. }
-            | Error::NotAFile { .. } => Fault::Caller,
+            ErrorKind::NotAFile { .. } => Fault::Caller,
             #[cfg(feature = "std")]
-            Error::SourceChanged { .. } | Error::Io { .. } => Fault::Io,
-            _ => Fault::Input,
+            ErrorKind::SourceChanged { .. } | ErrorKind::Io(_) => Fault::Io,
         }
     }
 
-    fn offset(&self) -> Option<u64> {
-        match *self {
-            Error::Layout(e) => Some(e.offset()),
-            Error::WrongName { offset, .. }
-            | Error::NameLength { offset, .. }
-            | Error::ExtraField { offset, .. }
-            | Error::Compressed { offset, .. }
-            | Error::PayloadSize { offset, .. }
-            | Error::Encrypted { offset, .. }
-            | Error::DataDescriptor { offset, .. }
-            | Error::CountTooLarge { offset, .. }
-            | Error::NonZeroPadding { offset, .. }
-            | Error::CrcMismatch { offset, .. }
-            | Error::NoEndOfCentralDirectory { offset }
-            | Error::MissingZip64 { offset }
-            | Error::Zip64RecordSize { offset, .. }
-            | Error::MultiDisk { offset }
-            | Error::EndMismatch { offset, .. }
-            | Error::CentralDirectoryBounds { offset, .. }
-            | Error::EntryCount { offset, .. }
-            | Error::Zip64ExtraMissing { offset }
-            | Error::MalformedExtra { offset }
-            | Error::HeaderNotFirst { offset }
-            | Error::HeaderNotAtStart { offset, .. }
-            | Error::LocalMismatch { offset, .. }
-            | Error::LocalNameMismatch { offset, .. }
-            | Error::MemberBounds { offset, .. }
-            | Error::DuplicateMember { offset, .. }
-            | Error::MemberCrc { offset, .. } => Some(offset),
-            _ => None,
+    #[cfg(feature = "std")]
+    fn into_io_error(self) -> Result<std::io::Error, Self> {
+        match self {
+            ErrorKind::Io(e) => Ok(e.source),
+            other => Err(other),
         }
     }
 }
 
+impl FormatKind for ErrorKind {}
 #[cfg(feature = "std")]
-impl From<Error> for std::io::Error {
-    fn from(e: Error) -> Self {
-        match e {
-            Error::Io { source, .. } => source,
-            other => std::io::Error::new(other.fault().io_error_kind(), other),
-        }
-    }
-}
+impl binfmt_core::IoKind for ErrorKind {}
+
+/// An error of this crate: an [`ErrorKind`] and, for problems in the input, the byte
+/// offset at which it was found.
+pub type Error = binfmt_core::Error<ErrorKind>;
 
 /// Shorthand for results of this crate.
 pub type Result<T, E = Error> = core::result::Result<T, E>;
+
+/// Adds `path` to an I/O error that has none, so that messages name the file.
+#[cfg(feature = "std")]
+pub(crate) fn with_path(path: &std::path::Path) -> impl Fn(Error) -> Error + '_ {
+    move |e| match e.offset() {
+        Some(_) => e,
+        None => e.map_kind(|kind| match kind {
+            ErrorKind::Io(io) if io.path.is_none() => ErrorKind::Io(binfmt_core::IoError::new(
+                Some(path.to_path_buf()),
+                io.source,
+            )),
+            other => other,
+        }),
+    }
+}
+
+/// An I/O error about `path`, for `map_err`.
+#[cfg(feature = "std")]
+pub(crate) fn io_at(path: &std::path::Path) -> impl FnOnce(std::io::Error) -> Error + '_ {
+    move |source| {
+        ErrorKind::Io(binfmt_core::IoError::new(Some(path.to_path_buf()), source)).unlocated()
+    }
+}

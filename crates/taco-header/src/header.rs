@@ -1,22 +1,60 @@
-//! The 157-byte header: a zero-copy view that validates once, and serialization.
+//! The 157-byte header: a zero-copy view that validates once, its rules, and
+//! serialization.
+//!
+//! Every rule is a function over the layout struct, listed once in [`RULES`] in the
+//! order of the documentation; [`Header::parse_with`] stops at the first that fails,
+//! [`Header::warnings`] lists what a lenient parse let through, and
+//! [`verify`](crate::verify()) reports them all. A fast path compares whole words first;
+//! only when it fails do the rules run one by one to say which.
 
-use binfmt_core::{Found, bytes, magic};
+use binfmt_core::{Found, Kind, bytes, field_offset, magic};
 use zerocopy::{FromBytes, IntoBytes};
 
+use crate::Error;
 use crate::entries::{Entries, Entry};
-use crate::error::{Error, Result};
-use crate::raw::{
-    self, HEADER_NAME, HEADER_NAME_LEN, HEADER_SIZE, LOCAL_HEADER_SIGNATURE, MAX_COUNT,
-    MAX_ENTRIES, PAYLOAD_OFFSET_U64, PAYLOAD_SIZE_U32,
-};
+use crate::error::{ErrorKind, Result, TornState};
+use crate::options::ReadOptions;
+use crate::raw::{self, HEADER_NAME, HEADER_SIZE, LOCAL_HEADER_SIGNATURE, MAX_ENTRIES, VERSION};
 use crate::time::DosDateTime;
 
 /// General-purpose flag bit 0: the member is encrypted.
-const FLAG_ENCRYPTED: u16 = 1 << 0;
+pub(crate) const FLAG_ENCRYPTED: u16 = 1 << 0;
 /// General-purpose flag bit 3: CRC and sizes follow the data in a descriptor.
-const FLAG_DATA_DESCRIPTOR: u16 = 1 << 3;
+pub(crate) const FLAG_DATA_DESCRIPTOR: u16 = 1 << 3;
 /// General-purpose flag bit 11: the name is UTF-8.
 pub(crate) const FLAG_UTF8: u16 = 1 << 11;
+
+/// Where the header's fields are, from its layout struct.
+pub(crate) mod at {
+    use super::{field_offset, raw};
+    /// The flags.
+    pub(crate) const FLAGS: u64 = field_offset!(raw::Header, local.flags);
+    /// The compression method.
+    pub(crate) const METHOD: u64 = field_offset!(raw::Header, local.method);
+    /// The CRC-32 of the payload.
+    pub(crate) const CRC: u64 = field_offset!(raw::Header, local.crc32);
+    /// The compressed size.
+    pub(crate) const COMPRESSED_SIZE: u64 = field_offset!(raw::Header, local.compressed_size);
+    /// The uncompressed size.
+    pub(crate) const SIZE: u64 = field_offset!(raw::Header, local.uncompressed_size);
+    /// The name length.
+    pub(crate) const NAME_LEN: u64 = field_offset!(raw::Header, local.name_len);
+    /// The extra field length.
+    pub(crate) const EXTRA_LEN: u64 = field_offset!(raw::Header, local.extra_len);
+    /// The name.
+    pub(crate) const NAME: u64 = field_offset!(raw::Header, name);
+    /// The payload (and its first field, the count).
+    pub(crate) const PAYLOAD: u64 = field_offset!(raw::Header, payload);
+    /// The padding after the count.
+    pub(crate) const PADDING: u64 = field_offset!(raw::Header, payload.padding);
+}
+
+// The same offsets as `usize`, for the fast path's word loads.
+const CRC_AT: usize = core::mem::offset_of!(raw::Header, local.crc32);
+const METHOD_AT: usize = core::mem::offset_of!(raw::Header, local.method);
+const SIZES_AT: usize = core::mem::offset_of!(raw::Header, local.compressed_size);
+const NAME_AT: usize = core::mem::offset_of!(raw::Header, name);
+const PAYLOAD_AT: usize = core::mem::offset_of!(raw::Header, payload);
 
 /// Little-endian word of `N` ≤ 8 bytes at `at` of a header. The offsets are constants,
 /// so no bounds check survives compilation.
@@ -32,13 +70,16 @@ fn word<const N: usize>(b: &[u8; HEADER_SIZE], at: usize) -> u64 {
 /// Bytes 0..8 under this mask: the signature, and flag bits 0 (encrypted) and 3 (data
 /// descriptor), which must be clear; the version (4..6) and other flags are free.
 const SIGNATURE_AND_FLAGS_MASK: u64 = 0x0009_0000_FFFF_FFFF;
-const SIGNATURE_WORD: u64 = 0x0403_4b50;
-/// Bytes 18..41 of every valid header: both sizes 116, name length 11, extra length 0,
-/// and the name.
-const FIXED: [u8; 23] = *b"\x74\0\0\0\x74\0\0\0\x0b\0\0\0TACO_HEADER";
-/// `FIXED` as three (overlapping) words at 18, 26 and 33.
-const FIXED_WORDS: [u64; 3] = [fixed_word(0), fixed_word(8), fixed_word(15)];
-/// The name's last four bytes (file bytes 37..41).
+#[allow(clippy::cast_lossless)] // `u64::from` is not `const`
+const SIGNATURE_WORD: u64 = u32::from_le_bytes(LOCAL_HEADER_SIGNATURE) as u64;
+/// The bytes from the compressed size to the end of the name (18..41) of every valid
+/// header: both sizes 116, name length 11, extra length 0, and the name.
+const FIXED: [u8; PAYLOAD_AT - SIZES_AT] = *b"\x74\0\0\0\x74\0\0\0\x0b\0\0\0TACO_HEADER";
+/// `FIXED` as three (overlapping) words at its start, 8 bytes in, and 8 bytes before
+/// its end.
+const FIXED_WORDS: [u64; 3] = [fixed_word(0), fixed_word(8), fixed_word(FIXED.len() - 8)];
+/// The name's first eight and last four bytes.
+const NAME_HEAD: u64 = u64::from_le_bytes(*b"TACO_HEA");
 const NAME_TAIL: u64 = u64::from_le_bytes([b'A', b'D', b'E', b'R', 0, 0, 0, 0]);
 
 // Evaluated at compile time only: an index out of range fails the build.
@@ -53,48 +94,152 @@ const fn fixed_word(at: usize) -> u64 {
     u64::from_le_bytes(w)
 }
 
-/// Everything but the CRC: signature and flags, method (8..10) zero, the fixed bytes,
-/// count ≤ 7 with zero padding (of 41..45 only the count's low three bits may be set).
+/// Every strict rule but the CRC: signature and flags, method zero, the fixed bytes,
+/// count ≤ 7 with zero padding (of the four bytes at the count only its low three bits
+/// may be set).
 #[inline(always)]
-fn structure_ok(b: &[u8; HEADER_SIZE]) -> bool {
+fn strict_ok(b: &[u8; HEADER_SIZE]) -> bool {
     // `&`, not `&&`: every word is loaded anyway, and one branch beats six.
     (word::<8>(b, 0) & SIGNATURE_AND_FLAGS_MASK == SIGNATURE_WORD)
-        & (word::<2>(b, 8) == 0)
-        & (word::<8>(b, 18) == FIXED_WORDS[0])
-        & (word::<8>(b, 26) == FIXED_WORDS[1])
-        & (word::<8>(b, 33) == FIXED_WORDS[2])
-        & (word::<4>(b, 41) & !7 == 0)
+        & (word::<2>(b, METHOD_AT) == 0)
+        & (word::<8>(b, SIZES_AT) == FIXED_WORDS[0])
+        & (word::<8>(b, SIZES_AT + 8) == FIXED_WORDS[1])
+        & (word::<8>(b, PAYLOAD_AT - 8) == FIXED_WORDS[2])
+        & (word::<4>(b, PAYLOAD_AT) & !7 == 0)
 }
 
-/// What tacozip checks: signature, name (30..41), count ≤ 7.
+/// What tacozip checks: signature, name, count ≤ 7.
 #[inline(always)]
-fn reference_ok(b: &[u8; HEADER_SIZE]) -> bool {
+fn lenient_ok(b: &[u8; HEADER_SIZE]) -> bool {
     (word::<4>(b, 0) == SIGNATURE_WORD)
-        & (word::<8>(b, 30) == u64::from_le_bytes(*b"TACO_HEA"))
-        & (word::<4>(b, 37) == NAME_TAIL)
-        & (word::<1>(b, 41) <= 7)
+        & (word::<8>(b, NAME_AT) == NAME_HEAD)
+        & (word::<4>(b, PAYLOAD_AT - 4) == NAME_TAIL)
+        & (word::<1>(b, PAYLOAD_AT) <= 7)
 }
 
-/// The stored CRC-32 (14..18) matches the payload (41..157).
+/// The stored CRC-32 matches the payload.
 #[inline(always)]
 fn crc_ok(b: &[u8; HEADER_SIZE]) -> bool {
-    let payload = b.get(raw::PAYLOAD_OFFSET..).unwrap_or(&[]);
-    u64::from(crate::crc::crc32(payload)) == word::<4>(b, 14)
+    let payload = b.get(PAYLOAD_AT..).unwrap_or(&[]);
+    u64::from(crate::crc::crc32(payload)) == word::<4>(b, CRC_AT)
 }
 
-/// How much of the header [`Header::parse_with`] checks.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
-#[non_exhaustive]
-pub enum Check {
-    /// Everything: the structure and the payload's CRC-32. What [`Header::parse`] does.
-    #[default]
-    Full,
-    /// Everything but the CRC-32: for hot paths that trust the bytes' integrity (they
-    /// came from a checksummed transport, or were checked once already).
-    Structure,
-    /// Only what tacozip 0.13's `parse_header` checks: signature, name, count ≤ 7.
-    /// The payload is read at byte 41 whatever the name and extra lengths say.
-    Reference,
+/// One rule over the header's fields: the problem, if the header breaks it.
+type Rule = fn(&raw::Header) -> Option<Error>;
+
+/// The field rules, in the documented order, each with whether only the strict check
+/// has it (tacozip checks the count, and nothing else here).
+pub(crate) const RULES: [(bool, Rule); 9] = [
+    (true, |h| {
+        let flags = h.local.flags.get();
+        (flags & FLAG_ENCRYPTED != 0).then(|| ErrorKind::Encrypted { flags }.at(at::FLAGS))
+    }),
+    (true, |h| {
+        let flags = h.local.flags.get();
+        (flags & FLAG_DATA_DESCRIPTOR != 0)
+            .then(|| ErrorKind::DataDescriptor { flags }.at(at::FLAGS))
+    }),
+    (true, |h| {
+        let method = h.local.method.get();
+        (method != 0).then(|| ErrorKind::Compressed { method }.at(at::METHOD))
+    }),
+    (true, |h| {
+        payload_size(
+            "compressed size",
+            h.local.compressed_size.get(),
+            at::COMPRESSED_SIZE,
+        )
+    }),
+    (true, |h| {
+        payload_size(
+            "uncompressed size",
+            h.local.uncompressed_size.get(),
+            at::SIZE,
+        )
+    }),
+    (true, |h| {
+        let found = h.local.name_len.get();
+        (usize::from(found) != HEADER_NAME.len())
+            .then(|| ErrorKind::NameLength { found }.at(at::NAME_LEN))
+    }),
+    (true, |h| {
+        let len = h.local.extra_len.get();
+        (len != 0).then(|| ErrorKind::ExtraField { len }.at(at::EXTRA_LEN))
+    }),
+    (false, |h| {
+        let count = h.payload.count;
+        (usize::from(count) > MAX_ENTRIES)
+            .then(|| ErrorKind::CountTooLarge { count }.at(at::PAYLOAD))
+    }),
+    (true, |h| {
+        (h.payload.padding != [0; 3]).then(|| {
+            ErrorKind::NonZeroPadding {
+                found: Found::new(&h.payload.padding),
+            }
+            .at(at::PADDING)
+        })
+    }),
+];
+
+fn payload_size(field: &'static str, found: u32, offset: u64) -> Option<Error> {
+    (u64::from(found) != bytes::to_u64(raw::PAYLOAD_SIZE))
+        .then(|| ErrorKind::PayloadSize { field, found }.at(offset))
+}
+
+/// The rules that must pass before any other makes sense, in order: 157 bytes, the
+/// signature, and the name (before the other fields, so that an ordinary ZIP file is
+/// reported as "not a TACO archive" rather than by whichever field differs first).
+pub(crate) fn identify(bytes: &[u8]) -> Result<&raw::Header> {
+    let raw: &raw::Header = bytes::read(bytes, 0, "TACO header")?;
+    magic::check(
+        bytes,
+        0,
+        &LOCAL_HEADER_SIGNATURE,
+        "TACO archive (ZIP local file header)",
+    )?;
+    if raw.name != HEADER_NAME {
+        return Err(ErrorKind::WrongName {
+            found: Found::new(&raw.name),
+        }
+        .at(at::NAME));
+    }
+    Ok(raw)
+}
+
+/// The CRC rule: the payload against the header's CRC-32 and, for a whole archive, the
+/// header's CRC against its copy in the `TACO_HEADER` central-directory entry. Two
+/// copies that differ are the trace of an interrupted update (the update protocol
+/// writes the central copy first); one CRC that the payload does not match, when the
+/// copies agree, is damage. Without `checksums`, nothing is compared.
+pub(crate) fn crc_rule(raw: &raw::Header, central: Option<u32>, checksums: bool) -> Result<()> {
+    if !checksums {
+        return Ok(());
+    }
+    let local = raw.local.crc32.get();
+    let computed = crate::crc::crc32(raw.payload.as_bytes());
+    match central {
+        Some(central) if central != local => {
+            let state = if computed == local {
+                TornState::OldEntries
+            } else if computed == central {
+                TornState::NewEntries
+            } else {
+                TornState::Unknown
+            };
+            Err(ErrorKind::TornUpdate {
+                local,
+                central,
+                state,
+            }
+            .at(at::CRC))
+        }
+        _ if computed != local => Err(ErrorKind::CrcMismatch {
+            stored: local,
+            computed,
+        }
+        .at(at::CRC)),
+        _ => Ok(()),
+    }
 }
 
 /// A validated TACO header, borrowed from the bytes it was parsed from.
@@ -116,148 +261,87 @@ impl<'a> Header<'a> {
     /// than 157 bytes (a whole archive, or the body of a `Range: bytes=0-255` response).
     ///
     /// # Errors
-    /// The first problem found: [`binfmt_core::Error::Truncated`] for fewer than 157
-    /// bytes, [`binfmt_core::Error::BadMagic`] for a missing local-header signature,
-    /// [`Error::WrongName`] when the first member is not `TACO_HEADER`, then in byte
-    /// order [`Error::Encrypted`], [`Error::DataDescriptor`], [`Error::Compressed`],
-    /// [`Error::PayloadSize`], [`Error::NameLength`], [`Error::ExtraField`],
-    /// [`Error::CountTooLarge`], [`Error::NonZeroPadding`], and last
-    /// [`Error::CrcMismatch`].
+    /// The first problem found: [`Layout::Truncated`] for fewer than 157 bytes,
+    /// [`Layout::BadMagic`] for a missing local-header signature,
+    /// [`ErrorKind::WrongName`] when the first member is not `TACO_HEADER`, then in byte
+    /// order [`ErrorKind::Encrypted`], [`ErrorKind::DataDescriptor`],
+    /// [`ErrorKind::Compressed`], [`ErrorKind::PayloadSize`], [`ErrorKind::NameLength`],
+    /// [`ErrorKind::ExtraField`], [`ErrorKind::CountTooLarge`],
+    /// [`ErrorKind::NonZeroPadding`], and last [`ErrorKind::CrcMismatch`].
+    ///
+    /// [`Layout::Truncated`]: binfmt_core::Layout::Truncated
+    /// [`Layout::BadMagic`]: binfmt_core::Layout::BadMagic
     #[must_use = "parsing only validates; use the returned header"]
     pub fn parse(bytes: &'a [u8]) -> Result<Self> {
-        Header::parse_with(bytes, Check::Full)
+        Header::parse_with(bytes, &ReadOptions::new())
     }
 
-    /// Parses the header at the start of `bytes`, checking as much as `check` says.
+    /// Parses the header at the start of `bytes`, checking what `options` says.
     ///
     /// # Errors
-    /// As [`Header::parse`], limited to the checks `check` selects.
+    /// As [`Header::parse`]; under [`ReadOptions::lenient`] only the truncation,
+    /// signature, name and count errors, and without [`ReadOptions::checksums`] no
+    /// [`ErrorKind::CrcMismatch`].
     #[must_use = "parsing only validates; use the returned header"]
     #[inline]
-    pub fn parse_with(bytes: &'a [u8], check: Check) -> Result<Self> {
+    pub fn parse_with(bytes: &'a [u8], options: &ReadOptions) -> Result<Self> {
         // The fast path compares whole little-endian words against the bytes that never
-        // vary; only when it fails does the slow path work out which check failed.
+        // vary; only when it fails do the rules run one by one to say which failed.
         if let Some(b) = bytes.first_chunk::<HEADER_SIZE>() {
-            let ok = match check {
-                Check::Full => structure_ok(b) && crc_ok(b),
-                Check::Structure => structure_ok(b),
-                Check::Reference => reference_ok(b),
+            let fields = if options.is_lenient() {
+                lenient_ok(b)
+            } else {
+                strict_ok(b)
             };
+            let ok = fields && (!options.checks_checksums() || crc_ok(b));
             if ok && let Ok(raw) = raw::Header::ref_from_bytes(b) {
                 return Ok(Header { raw });
             }
         }
-        Err(Header::first_problem(bytes, check))
+        Err(Header::first_problem(bytes, options))
     }
 
-    /// The first check that `bytes` fails at level `check`, as an error.
+    /// The first rule that `bytes` breaks under `options`, as an error.
     #[cold]
     #[inline(never)]
-    fn first_problem(bytes: &'a [u8], check: Check) -> Error {
-        match Header::check_in_order(bytes, check) {
+    fn first_problem(bytes: &'a [u8], options: &ReadOptions) -> Error {
+        match Header::check_in_order(bytes, options) {
             Err(e) => e,
             // Unreachable when the fast path is right (the fuzz target and a unit test
             // check that they agree); say something true regardless.
-            Ok(()) => binfmt_core::Error::Overflow {
-                what: "TACO header",
-                offset: 0,
-            }
-            .into(),
+            Ok(()) => binfmt_core::Error::overflow("TACO header", 0).into(),
         }
     }
 
-    /// Every check of `check`, in the documented order.
-    fn check_in_order(bytes: &'a [u8], check: Check) -> Result<()> {
-        let raw: &raw::Header = bytes::read(bytes, 0, "TACO header")?;
-        let header = Header { raw };
-        magic::check(
-            bytes,
-            0,
-            &LOCAL_HEADER_SIGNATURE,
-            "TACO archive (ZIP local file header)",
-        )?;
-        // The name first: for an ordinary ZIP file, "this is not a TACO archive" is
-        // the useful message, not whichever field happens to differ first.
-        if raw.name != HEADER_NAME {
-            return Err(header.wrong_name());
-        }
-        if check != Check::Reference {
-            header.check_fields()?;
-        }
-        if raw.payload.count > MAX_COUNT {
-            return Err(Error::CountTooLarge {
-                offset: PAYLOAD_OFFSET_U64,
-                count: raw.payload.count,
-            });
-        }
-        if check != Check::Reference && raw.payload.padding != [0; 3] {
-            return Err(Error::NonZeroPadding {
-                offset: PAYLOAD_OFFSET_U64 + 1,
-                found: Found::new(&raw.payload.padding),
-            });
-        }
-        if check == Check::Full {
-            let computed = header.computed_crc32();
-            if computed != header.crc32() {
-                return Err(Error::CrcMismatch {
-                    offset: 14,
-                    stored: header.crc32(),
-                    computed,
-                });
+    /// Every rule `options` selects, in the documented order.
+    pub(crate) fn check_in_order(bytes: &'a [u8], options: &ReadOptions) -> Result<()> {
+        let raw = identify(bytes)?;
+        for (strict_only, rule) in RULES {
+            if (!strict_only || !options.is_lenient())
+                && let Some(e) = rule(raw)
+            {
+                return Err(e);
             }
         }
-        Ok(())
+        crc_rule(raw, None, options.checks_checksums())
     }
 
-    /// The local-header fields and the name, in file order.
-    #[inline]
-    fn check_fields(&self) -> Result<()> {
-        let local = &self.raw.local;
-        let flags = local.flags.get();
-        if flags & FLAG_ENCRYPTED != 0 {
-            return Err(Error::Encrypted { offset: 6, flags });
-        }
-        if flags & FLAG_DATA_DESCRIPTOR != 0 {
-            return Err(Error::DataDescriptor { offset: 6, flags });
-        }
-        if local.method.get() != 0 {
-            return Err(Error::Compressed {
-                offset: 8,
-                method: local.method.get(),
-            });
-        }
-        for (offset, field, value) in [
-            (18, "compressed size", local.compressed_size.get()),
-            (22, "uncompressed size", local.uncompressed_size.get()),
-        ] {
-            if value != PAYLOAD_SIZE_U32 {
-                return Err(Error::PayloadSize {
-                    offset,
-                    field,
-                    found: value,
-                });
-            }
-        }
-        if local.name_len.get() != HEADER_NAME_LEN {
-            return Err(Error::NameLength {
-                offset: 26,
-                found: local.name_len.get(),
-            });
-        }
-        if local.extra_len.get() != 0 {
-            return Err(Error::ExtraField {
-                offset: 28,
-                len: local.extra_len.get(),
-            });
-        }
-        Ok(())
+    /// A view of a header whose rules have been checked.
+    #[cfg(feature = "std")]
+    pub(crate) fn from_raw(raw: &'a raw::Header) -> Self {
+        Header { raw }
     }
 
-    fn wrong_name(&self) -> Error {
-        Error::WrongName {
-            offset: 30,
-            found: Found::new(&self.raw.name),
-        }
+    /// What the strict rules say about a header that a [lenient](ReadOptions::lenient)
+    /// parse accepted: each is an error that tacozip does not check (such as a
+    /// compression method other than 0). Empty for a header that passes the strict
+    /// rules. The CRC-32 is not recomputed here.
+    pub fn warnings(&self) -> impl Iterator<Item = Error> + use<'a> {
+        let raw = self.raw;
+        RULES
+            .into_iter()
+            .filter(|(strict_only, _)| *strict_only)
+            .filter_map(move |(_, rule)| rule(raw))
     }
 
     /// The layout struct, for fields this type has no accessor for.
@@ -359,22 +443,50 @@ impl<'a> Header<'a> {
 }
 
 /// What to put in the header fields that carry no entries.
+///
+/// ```
+/// use taco_header::{DosDateTime, Entries, Header, HeaderOptions};
+/// let options = HeaderOptions::new().version_needed(20).modified(DosDateTime::EPOCH);
+/// let bytes = Entries::new().to_header_bytes_with(&options);
+/// assert_eq!(Header::parse(&bytes)?.version_needed(), 20);
+/// # Ok::<(), taco_header::Error>(())
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct HeaderOptions {
-    /// Version needed to extract. Default 10, the lowest version that covers a stored
-    /// member, as tacozip's `create` writes.
-    pub version_needed: u16,
-    /// Modification time. Default 1980-01-01 00:00:00, so that the same entries always
-    /// give the same bytes.
-    pub modified: DosDateTime,
+    version_needed: u16,
+    modified: DosDateTime,
+}
+
+impl HeaderOptions {
+    /// Version needed 10 ([`VERSION`](crate::VERSION), ZIP 1.0: the lowest that covers a
+    /// stored member, as tacozip's `create` writes) and the time 1980-01-01 00:00:00, so
+    /// that the same entries always give the same bytes.
+    #[must_use]
+    pub const fn new() -> Self {
+        HeaderOptions {
+            version_needed: VERSION.major * 10 + VERSION.minor,
+            modified: DosDateTime::EPOCH,
+        }
+    }
+
+    /// The version-needed-to-extract field.
+    #[must_use]
+    pub const fn version_needed(mut self, version_needed: u16) -> Self {
+        self.version_needed = version_needed;
+        self
+    }
+
+    /// The modification time.
+    #[must_use]
+    pub const fn modified(mut self, modified: DosDateTime) -> Self {
+        self.modified = modified;
+        self
+    }
 }
 
 impl Default for HeaderOptions {
     fn default() -> Self {
-        HeaderOptions {
-            version_needed: 10,
-            modified: DosDateTime::EPOCH,
-        }
+        HeaderOptions::new()
     }
 }
 
@@ -382,7 +494,7 @@ impl Entries {
     /// The 157-byte header holding these entries, with default [`HeaderOptions`].
     #[must_use]
     pub fn to_header_bytes(&self) -> [u8; HEADER_SIZE] {
-        self.to_header_bytes_with(&HeaderOptions::default())
+        self.to_header_bytes_with(&HeaderOptions::new())
     }
 
     /// The 157-byte header holding these entries: count, entries, zeros past the count,
@@ -391,6 +503,9 @@ impl Entries {
     pub fn to_header_bytes_with(&self, options: &HeaderOptions) -> [u8; HEADER_SIZE] {
         use binfmt_core::le::{U16, U32};
         let payload = self.to_payload();
+        // 116 and 11: `raw` asserts both at compile time, so neither conversion fails.
+        let size = U32::new(u32::try_from(raw::PAYLOAD_SIZE).unwrap_or(u32::MAX));
+        let name_len = U16::new(u16::try_from(HEADER_NAME.len()).unwrap_or(u16::MAX));
         let header = raw::Header {
             local: raw::LocalHeader {
                 signature: LOCAL_HEADER_SIGNATURE,
@@ -400,9 +515,9 @@ impl Entries {
                 dos_time: U16::new(options.modified.time()),
                 dos_date: U16::new(options.modified.date()),
                 crc32: U32::new(crate::crc::crc32(payload.as_bytes())),
-                compressed_size: U32::new(PAYLOAD_SIZE_U32),
-                uncompressed_size: U32::new(PAYLOAD_SIZE_U32),
-                name_len: U16::new(HEADER_NAME_LEN),
+                compressed_size: size,
+                uncompressed_size: size,
+                name_len,
                 extra_len: U16::ZERO,
             },
             name: HEADER_NAME,
@@ -445,10 +560,9 @@ mod tests {
 
     #[test]
     fn serializes_like_the_reference_apart_from_the_timestamp() {
-        let options = HeaderOptions {
-            version_needed: 10,
-            modified: DosDateTime::from_raw(0x5d76, 0x6554),
-        };
+        let options = HeaderOptions::new()
+            .version_needed(10)
+            .modified(DosDateTime::from_raw(0x5d76, 0x6554));
         assert_eq!(three().to_header_bytes_with(&options), reference_three());
     }
 
@@ -461,96 +575,62 @@ mod tests {
         assert_eq!(header.entry(3), None);
         assert_eq!(header.crc32(), 0x70F3_F97C);
         assert_eq!(header.version_needed(), 10);
+        assert_eq!(header.warnings().count(), 0);
     }
 
     #[test]
     fn each_field_has_its_own_error() {
+        use binfmt_core::Layout;
         let good = three().to_header_bytes();
-        type Case = (usize, u8, fn(&Error) -> bool);
+        type Case = (usize, u8, u64, fn(&ErrorKind) -> bool);
         let cases: &[Case] = &[
-            (0, b'Q', |e| {
-                matches!(
-                    e,
-                    Error::Layout(binfmt_core::Error::BadMagic { offset: 0, .. })
-                )
+            (0, b'Q', 0, |e| {
+                matches!(e, ErrorKind::Layout(Layout::BadMagic { .. }))
             }),
-            (6, 1, |e| matches!(e, Error::Encrypted { offset: 6, .. })),
-            (6, 8, |e| {
-                matches!(e, Error::DataDescriptor { offset: 6, .. })
+            (6, 1, 6, |e| matches!(e, ErrorKind::Encrypted { .. })),
+            (6, 8, 6, |e| matches!(e, ErrorKind::DataDescriptor { .. })),
+            (8, 8, 8, |e| {
+                matches!(e, ErrorKind::Compressed { method: 8 })
             }),
-            (8, 8, |e| {
-                matches!(
-                    e,
-                    Error::Compressed {
-                        offset: 8,
-                        method: 8
-                    }
-                )
+            (18, 0, 18, |e| {
+                matches!(e, ErrorKind::PayloadSize { found: 0, .. })
             }),
-            (18, 0, |e| {
-                matches!(
-                    e,
-                    Error::PayloadSize {
-                        offset: 18,
-                        found: 0,
-                        ..
-                    }
-                )
+            (22, 0, 22, |e| {
+                matches!(e, ErrorKind::PayloadSize { found: 0, .. })
             }),
-            (22, 0, |e| {
-                matches!(
-                    e,
-                    Error::PayloadSize {
-                        offset: 22,
-                        found: 0,
-                        ..
-                    }
-                )
+            (26, 12, 26, |e| {
+                matches!(e, ErrorKind::NameLength { found: 12 })
             }),
-            (26, 12, |e| {
-                matches!(
-                    e,
-                    Error::NameLength {
-                        offset: 26,
-                        found: 12
-                    }
-                )
+            (28, 4, 28, |e| matches!(e, ErrorKind::ExtraField { len: 4 })),
+            (30, b't', 30, |e| matches!(e, ErrorKind::WrongName { .. })),
+            (41, 8, 41, |e| {
+                matches!(e, ErrorKind::CountTooLarge { count: 8 })
             }),
-            (28, 4, |e| {
-                matches!(e, Error::ExtraField { offset: 28, len: 4 })
-            }),
-            (30, b't', |e| {
-                matches!(e, Error::WrongName { offset: 30, .. })
-            }),
-            (41, 8, |e| {
-                matches!(
-                    e,
-                    Error::CountTooLarge {
-                        offset: 41,
-                        count: 8
-                    }
-                )
-            }),
-            (43, 1, |e| {
-                matches!(e, Error::NonZeroPadding { offset: 42, .. })
-            }),
-            (60, 1, |e| {
-                matches!(e, Error::CrcMismatch { offset: 14, .. })
-            }),
-            (14, 0, |e| {
-                matches!(e, Error::CrcMismatch { offset: 14, .. })
-            }),
+            (43, 1, 42, |e| matches!(e, ErrorKind::NonZeroPadding { .. })),
+            (60, 1, 14, |e| matches!(e, ErrorKind::CrcMismatch { .. })),
+            (14, 0, 14, |e| matches!(e, ErrorKind::CrcMismatch { .. })),
         ];
-        for &(at, value, expected) in cases {
+        for &(at, value, offset, expected) in cases {
             let mut bytes = good;
             bytes[at] = value;
             let err = Header::parse(&bytes).unwrap_err();
-            assert!(expected(&err), "byte {at} = {value}: {err:?}");
+            assert!(expected(err.kind()), "byte {at} = {value}: {err:?}");
+            assert_eq!(err.offset(), Some(offset), "byte {at} = {value}: {err}");
         }
     }
 
-    /// The word-compare fast path and the field-by-field checks agree on every
-    /// single-byte change of a valid header, at every level.
+    fn every_option() -> [ReadOptions; 4] {
+        let o = ReadOptions::new();
+        [
+            o,
+            o.checksums(false),
+            o.lenient(true),
+            o.lenient(true).checksums(false),
+        ]
+    }
+
+    /// The word-compare fast path and the rule-by-rule checks agree on every
+    /// single-byte change of a valid header, under every option.
     #[test]
     fn fast_path_agrees_with_the_ordered_checks() {
         let good = three().to_header_bytes();
@@ -558,11 +638,11 @@ mod tests {
             for value in 0..=255u8 {
                 let mut bytes = good;
                 bytes[at] = value;
-                for check in [Check::Full, Check::Structure, Check::Reference] {
+                for options in every_option() {
                     assert_eq!(
-                        Header::parse_with(&bytes, check).is_ok(),
-                        Header::check_in_order(&bytes, check).is_ok(),
-                        "byte {at} = {value} at {check:?}"
+                        Header::parse_with(&bytes, &options).is_ok(),
+                        Header::check_in_order(&bytes, &options).is_ok(),
+                        "byte {at} = {value} with {options:?}"
                     );
                 }
             }
@@ -570,16 +650,17 @@ mod tests {
     }
 
     #[test]
-    fn structure_check_skips_only_the_crc() {
+    fn without_checksums_only_the_crc_is_skipped() {
         let mut bytes = three().to_header_bytes();
         bytes[60] ^= 1;
-        assert!(Header::parse_with(&bytes, Check::Structure).is_ok());
+        let no_crc = ReadOptions::new().checksums(false);
+        assert!(Header::parse_with(&bytes, &no_crc).is_ok());
         bytes[8] = 8;
-        assert!(Header::parse_with(&bytes, Check::Structure).is_err());
+        assert!(Header::parse_with(&bytes, &no_crc).is_err());
     }
 
     #[test]
-    fn reference_check_accepts_what_tacozip_accepts() {
+    fn lenient_accepts_what_tacozip_accepts_and_warns() {
         let mut bytes = three().to_header_bytes();
         for (at, value) in [
             (14, 0),
@@ -593,22 +674,31 @@ mod tests {
         ] {
             bytes[at] = value;
         }
-        let header = Header::parse_with(&bytes, Check::Reference).unwrap();
+        let tacozip = ReadOptions::new().lenient(true).checksums(false);
+        let header = Header::parse_with(&bytes, &tacozip).unwrap();
         assert_eq!(header.entries(), three());
+        // Every strict rule but the CRC's, in order: flags (twice), method, size, name
+        // length, extra length, padding.
+        let offsets: std::vec::Vec<_> = header.warnings().map(|w| w.offset().unwrap()).collect();
+        assert_eq!(offsets, [6, 6, 8, 18, 26, 28, 42]);
+        // The CRC is the `checksums` option's, lenient or not.
+        assert!(Header::parse_with(&bytes, &ReadOptions::new().lenient(true)).is_err());
         bytes[41] = 8;
-        assert!(Header::parse_with(&bytes, Check::Reference).is_err());
+        assert!(Header::parse_with(&bytes, &tacozip).is_err());
     }
 
     #[test]
     fn short_input_is_truncated_and_longer_input_is_fine() {
+        use binfmt_core::Layout;
         let bytes = three().to_header_bytes();
+        let err = Header::parse(&bytes[..156]).unwrap_err();
         assert!(matches!(
-            Header::parse(&bytes[..156]),
-            Err(Error::Layout(binfmt_core::Error::Truncated {
+            err.kind(),
+            ErrorKind::Layout(Layout::Truncated {
                 needed: 157,
                 available: 156,
                 ..
-            }))
+            })
         ));
         let mut longer = [0u8; 256];
         longer[..157].copy_from_slice(&bytes);
@@ -622,8 +712,44 @@ mod tests {
             .to_header_bytes();
         // tacozip's Python wrapper leaves a third slot behind the count.
         bytes[45 + 32] = 44;
-        let header = Header::parse_with(&bytes, Check::Structure).unwrap();
+        let header = Header::parse_with(&bytes, &ReadOptions::new().checksums(false)).unwrap();
         assert_eq!(header.entries().len(), 2);
         assert_eq!(header.slots()[2], Entry::new(44, 0));
+    }
+
+    #[test]
+    fn torn_and_damaged_crcs_are_told_apart() {
+        let old = three().to_header_bytes();
+        let raw = raw::Header::ref_from_bytes(&old).unwrap();
+        let crc = raw.local.crc32.get();
+        assert!(crc_rule(raw, Some(crc), true).is_ok());
+        let torn = crc_rule(raw, Some(crc ^ 1), true).unwrap_err();
+        assert!(matches!(
+            torn.kind(),
+            ErrorKind::TornUpdate {
+                state: TornState::OldEntries,
+                ..
+            }
+        ));
+        use std::string::ToString;
+        assert!(
+            torn.to_string().starts_with("byte 14: torn update: "),
+            "{torn}"
+        );
+        assert!(crc_rule(raw, Some(crc ^ 1), false).is_ok());
+        let mut damaged = old;
+        damaged[100] ^= 1;
+        let raw = raw::Header::ref_from_bytes(&damaged).unwrap();
+        assert!(matches!(
+            crc_rule(raw, Some(crc), true).unwrap_err().kind(),
+            ErrorKind::CrcMismatch { .. }
+        ));
+        assert!(matches!(
+            crc_rule(raw, Some(crc ^ 1), true).unwrap_err().kind(),
+            ErrorKind::TornUpdate {
+                state: TornState::Unknown,
+                ..
+            }
+        ));
     }
 }

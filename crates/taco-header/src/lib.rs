@@ -3,6 +3,8 @@
 #![forbid(unsafe_code)]
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
+#[cfg(feature = "alloc")]
+extern crate alloc;
 #[cfg(any(feature = "std", test))]
 extern crate std;
 
@@ -13,41 +15,62 @@ mod directory;
 mod entries;
 mod error;
 mod header;
+mod member;
+mod options;
+mod patch;
 pub mod raw;
 mod time;
+mod verify;
+mod walk;
 
-#[cfg(feature = "std")]
+#[cfg(feature = "alloc")]
 mod create;
 #[cfg(feature = "std")]
-mod fs;
-#[cfg(feature = "std")]
-mod update;
-
-pub use archive::{Archive, Level, Member, Members, Patch, update_in_memory};
-pub use central::{CentralEntries, CentralEntry, LocalEntry};
-pub use directory::{Directory, EndRecords, TAIL_LEN, ZIP64_RECORD_LEN};
-pub use entries::{Entries, Entry};
-pub use error::{Error, Result};
-pub use header::{Check, Header, HeaderOptions};
-pub use raw::{HEADER_SIZE, MAX_ENTRIES, PAYLOAD_SIZE};
-pub use time::DosDateTime;
-
-#[cfg(feature = "std")]
 #[cfg_attr(docsrs, doc(cfg(feature = "std")))]
+pub mod fs;
+#[cfg(feature = "std")]
+mod reader;
+
+pub use archive::{Archive, Members};
+pub use central::{CentralEntries, CentralEntry, LocalEntry};
+pub use directory::{Directory, EndRecords, TAIL_LEN};
+pub use entries::{Entries, Entry};
+pub use error::{Error, ErrorKind, Result, TornState};
+pub use header::{Header, HeaderOptions};
+pub use member::{EscapedName, Member};
+pub use options::ReadOptions;
+pub use patch::{Patch, update_in_memory};
+pub use raw::{HEADER_SIZE, MAGIC, MAX_ENTRIES, PAYLOAD_SIZE, VERSION};
+pub use time::DosDateTime;
+pub use verify::verify;
+
+#[cfg(feature = "alloc")]
+#[cfg_attr(docsrs, doc(cfg(feature = "alloc")))]
 pub use create::{ArchiveBuilder, CreateOptions};
 #[cfg(feature = "std")]
 #[cfg_attr(docsrs, doc(cfg(feature = "std")))]
-pub use fs::{MemberList, read_entries, read_entries_from_path, read_header_bytes};
+pub use reader::{CentralDirectory, HEAD_LEN, MemberList, Reader};
+
+// What a caller needs to match, blame or rebase an error, and to drive `verify`.
 #[cfg(feature = "std")]
 #[cfg_attr(docsrs, doc(cfg(feature = "std")))]
-pub use update::{UpdateOptions, update, update_with};
-
-pub use binfmt_core::{Diagnostic, Fault};
+pub use binfmt_core::IoError;
+pub use binfmt_core::{
+    Compatibility, Diagnostic, Fault, Found, Layout, Severity, Sink, Summary, Version,
+};
 
 /// True when `head` (the first 41 bytes of a file or more) starts like a TACO archive:
-/// a ZIP local file header whose name, at byte 30, is `TACO_HEADER`.
+/// the [`MAGIC`] of a ZIP local file header, and the member name `TACO_HEADER` at
+/// byte 30 (every ZIP file starts with the signature; only TACO archives with that name).
+///
+/// ```
+/// let header = taco_header::Entries::new().to_header_bytes();
+/// assert!(taco_header::sniff(&header));
+/// assert!(!taco_header::sniff(b"PK\x03\x04 an ordinary ZIP file"));
+/// ```
 #[must_use]
 pub fn sniff(head: &[u8]) -> bool {
-    head.starts_with(&raw::LOCAL_HEADER_SIGNATURE)
-        && head.get(30..41) == Some(&raw::HEADER_NAME[..])
+    const NAME_AT: usize = core::mem::offset_of!(raw::Header, name);
+    head.starts_with(MAGIC)
+        && head.get(NAME_AT..NAME_AT + raw::HEADER_NAME.len()) == Some(&raw::HEADER_NAME[..])
 }

@@ -2,9 +2,12 @@
 //!
 //! Every struct is `#[repr(C)]` of little-endian fields with alignment 1, so it can be
 //! read in place at any offset of any buffer. There is no logic here; the parsers in the
-//! other modules validate what these structs hold. The types implement zerocopy's
-//! traits, so this module follows zerocopy's semver (0.8).
+//! other modules validate what these structs hold. Next to each struct is its size, the
+//! one definition of it; offsets of fixed fields come from the structs through
+//! `binfmt_core::field_offset!`. The types implement zerocopy's traits, so this module
+//! follows zerocopy's semver (0.8).
 
+use binfmt_core::Version;
 use binfmt_core::le::{U16, U32, U64};
 use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout, Unaligned};
 
@@ -21,24 +24,22 @@ pub const ZIP64_LOCATOR_SIGNATURE: [u8; 4] = *b"PK\x06\x07";
 /// Header ID of the ZIP64 extended-information extra field.
 pub const ZIP64_EXTRA_ID: u16 = 0x0001;
 
+/// The signature a TACO archive starts with: `PK\x03\x04`, that of a ZIP local file
+/// header (the header's own). Every ZIP file starts with it too, so
+/// [`sniff`](crate::sniff) also checks the member name `TACO_HEADER` at byte 30.
+pub const MAGIC: &[u8] = &LOCAL_HEADER_SIGNATURE;
+
+/// TACO stores no format version of its own: there is one header layout. This is the ZIP
+/// "version needed to extract" our writers store in the header, 1.0 (the field's value
+/// 10: a stored member), as tacozip's `create` does. It is written, never checked on
+/// read: tacozip's `serialize_header` writes 20 (2.0), and both occur in real files
+/// ([`Header::version_needed`](crate::Header::version_needed) reports it).
+pub const VERSION: Version = Version::new(1, 0);
+
 /// The member name of the header: `TACO_HEADER`.
 pub const HEADER_NAME: [u8; 11] = *b"TACO_HEADER";
-/// Size of the header's member data (the payload).
-pub const PAYLOAD_SIZE: usize = 116;
-/// Size of the whole header: local header, name, payload.
-pub const HEADER_SIZE: usize = 157;
-/// The most (offset, length) entries a header holds.
+/// The most (offset, length) entries a header holds: the slots of [`Payload`].
 pub const MAX_ENTRIES: usize = 7;
-/// File offset of the payload (and of its first byte, `count`).
-pub const PAYLOAD_OFFSET: usize = 41;
-
-// The same constants in the types of the fields that hold them.
-pub(crate) const PAYLOAD_SIZE_U32: u32 = 116;
-pub(crate) const PAYLOAD_SIZE_U64: u64 = 116;
-pub(crate) const PAYLOAD_OFFSET_U64: u64 = 41;
-pub(crate) const HEADER_SIZE_U64: u64 = 157;
-pub(crate) const MAX_COUNT: u8 = 7;
-pub(crate) const HEADER_NAME_LEN: u16 = 11;
 
 /// The fixed 30 bytes of a ZIP local file header (name and extra field follow).
 #[derive(
@@ -70,6 +71,9 @@ pub struct LocalHeader {
     pub extra_len: U16,
 }
 
+/// Size of [`LocalHeader`]: 30 bytes.
+pub const LOCAL_HEADER_SIZE: usize = size_of::<LocalHeader>();
+
 /// The 116-byte payload: a count and seven (offset, length) slots.
 #[derive(
     Debug, Clone, Copy, PartialEq, Eq, FromBytes, IntoBytes, KnownLayout, Immutable, Unaligned,
@@ -84,6 +88,9 @@ pub struct Payload {
     pub slots: [Slot; MAX_ENTRIES],
 }
 
+/// Size of [`Payload`], the header's member data: 116 bytes.
+pub const PAYLOAD_SIZE: usize = size_of::<Payload>();
+
 /// One (offset, length) slot of the payload.
 #[derive(
     Debug, Clone, Copy, PartialEq, Eq, FromBytes, IntoBytes, KnownLayout, Immutable, Unaligned,
@@ -95,6 +102,9 @@ pub struct Slot {
     /// @8: length in bytes, application-defined.
     pub length: U64,
 }
+
+/// Size of [`Slot`]: 16 bytes.
+pub const SLOT_SIZE: usize = size_of::<Slot>();
 
 /// The 157-byte TACO header at offset 0 of the archive: a complete ZIP local file entry
 /// named `TACO_HEADER` whose stored data is the payload.
@@ -110,6 +120,9 @@ pub struct Header {
     /// @41: the payload.
     pub payload: Payload,
 }
+
+/// Size of the whole [`Header`]: local header, name and payload, 157 bytes.
+pub const HEADER_SIZE: usize = size_of::<Header>();
 
 /// The fixed 46 bytes of a central-directory entry (name, extra, comment follow).
 #[derive(
@@ -153,6 +166,9 @@ pub struct CentralEntry {
     pub local_header_offset: U32,
 }
 
+/// Size of [`CentralEntry`]: 46 bytes.
+pub const CENTRAL_ENTRY_SIZE: usize = size_of::<CentralEntry>();
+
 /// The 22-byte end-of-central-directory record (a comment follows).
 #[derive(
     Debug, Clone, Copy, PartialEq, Eq, FromBytes, IntoBytes, KnownLayout, Immutable, Unaligned,
@@ -177,6 +193,9 @@ pub struct End {
     pub comment_len: U16,
 }
 
+/// Size of [`End`]: 22 bytes.
+pub const END_SIZE: usize = size_of::<End>();
+
 /// The 20-byte ZIP64 end-of-central-directory locator, just before [`End`].
 #[derive(
     Debug, Clone, Copy, PartialEq, Eq, FromBytes, IntoBytes, KnownLayout, Immutable, Unaligned,
@@ -192,6 +211,9 @@ pub struct Zip64Locator {
     /// @16: total number of disks.
     pub disks: U32,
 }
+
+/// Size of [`Zip64Locator`]: 20 bytes.
+pub const ZIP64_LOCATOR_SIZE: usize = size_of::<Zip64Locator>();
 
 /// The fixed 56 bytes of the ZIP64 end-of-central-directory record.
 #[derive(
@@ -221,6 +243,9 @@ pub struct Zip64End {
     pub cd_offset: U64,
 }
 
+/// Size of [`Zip64End`]: 56 bytes.
+pub const ZIP64_END_SIZE: usize = size_of::<Zip64End>();
+
 /// The 4-byte header of each block of an extra field.
 #[derive(
     Debug, Clone, Copy, PartialEq, Eq, FromBytes, IntoBytes, KnownLayout, Immutable, Unaligned,
@@ -233,18 +258,12 @@ pub struct ExtraBlock {
     pub len: U16,
 }
 
-const _: () =
-    assert!(PAYLOAD_SIZE_U32 as usize == PAYLOAD_SIZE && PAYLOAD_SIZE_U64 == PAYLOAD_SIZE as u64);
-const _: () =
-    assert!(PAYLOAD_OFFSET_U64 == PAYLOAD_OFFSET as u64 && HEADER_SIZE_U64 == HEADER_SIZE as u64);
-const _: () =
-    assert!(MAX_COUNT as usize == MAX_ENTRIES && HEADER_NAME_LEN as usize == HEADER_NAME.len());
-const _: () = assert!(size_of::<LocalHeader>() == 30);
-const _: () = assert!(size_of::<ExtraBlock>() == 4);
-const _: () = assert!(size_of::<Payload>() == PAYLOAD_SIZE);
-const _: () = assert!(size_of::<Header>() == HEADER_SIZE);
-const _: () = assert!(core::mem::offset_of!(Header, payload) == PAYLOAD_OFFSET);
-const _: () = assert!(size_of::<CentralEntry>() == 46);
-const _: () = assert!(size_of::<End>() == 22);
-const _: () = assert!(size_of::<Zip64Locator>() == 20);
-const _: () = assert!(size_of::<Zip64End>() == 56);
+/// Size of [`ExtraBlock`]: 4 bytes.
+pub const EXTRA_BLOCK_SIZE: usize = size_of::<ExtraBlock>();
+
+// The sizes the format fixes; a field added or resized by mistake fails the build.
+const _: () = assert!(LOCAL_HEADER_SIZE == 30 && EXTRA_BLOCK_SIZE == 4 && SLOT_SIZE == 16);
+const _: () = assert!(PAYLOAD_SIZE == 116 && HEADER_SIZE == 157);
+const _: () = assert!(core::mem::offset_of!(Header, payload) == 41);
+const _: () = assert!(CENTRAL_ENTRY_SIZE == 46 && END_SIZE == 22);
+const _: () = assert!(ZIP64_LOCATOR_SIZE == 20 && ZIP64_END_SIZE == 56);

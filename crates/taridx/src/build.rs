@@ -4,12 +4,18 @@ use alloc::borrow::Cow;
 use alloc::collections::BTreeMap;
 use alloc::string::String;
 use alloc::vec::Vec;
-use core::fmt;
 
-use crate::error::{Error, Result};
+use binfmt_core::Kind;
+use binfmt_core::bytes::to_u64;
+
+use crate::error::{ErrorKind, Result};
 use crate::key;
-use crate::tar::{End, Event, GlznWalker, Walker};
+use crate::report::{NameExcerpt, Report, SkipReason, Skipped, Warning};
+use crate::tar::{self, End, Event, GlznWalker, Member, Name, Walker};
 use crate::write::{IndexFile, RowData};
+
+/// The default of [`BuildOptions::max_diagnostics`].
+pub(crate) const DEFAULT_MAX_DIAGNOSTICS: u64 = 100;
 
 /// Which rules the indexer follows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -26,10 +32,17 @@ pub enum Mode {
 }
 
 /// Options of the indexer: a small `Copy` value instead of boolean arguments.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct BuildOptions {
     mode: Mode,
     lossy_names: bool,
+    max_diagnostics: u64,
+}
+
+impl Default for BuildOptions {
+    fn default() -> Self {
+        BuildOptions::strict()
+    }
 }
 
 impl BuildOptions {
@@ -39,6 +52,7 @@ impl BuildOptions {
         BuildOptions {
             mode: Mode::Strict,
             lossy_names: false,
+            max_diagnostics: DEFAULT_MAX_DIAGNOSTICS,
         }
     }
 
@@ -48,7 +62,16 @@ impl BuildOptions {
         BuildOptions {
             mode: Mode::Glzn,
             lossy_names: true,
+            max_diagnostics: DEFAULT_MAX_DIAGNOSTICS,
         }
+    }
+
+    /// How many skipped members and warnings of each kind the [`Report`] keeps (100 by
+    /// default); the rest are counted (see [`Report::skipped_messages`]).
+    #[must_use]
+    pub const fn max_diagnostics(mut self, max: u64) -> Self {
+        self.max_diagnostics = max;
+        self
     }
 
     /// Strict mode only: replace invalid UTF-8 in names by U+FFFD (with a warning)
@@ -63,228 +86,6 @@ impl BuildOptions {
     #[must_use]
     pub const fn mode(&self) -> Mode {
         self.mode
-    }
-}
-
-/// Why strict mode left a member out of the index.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum SkipReason {
-    /// A sparse member: its data is a sparse encoding, not the file's content.
-    Sparse,
-    /// Not a regular file (directory, link, device, FIFO, vendor type).
-    NotRegular {
-        /// The typeflag byte.
-        typeflag: u8,
-    },
-    /// The basename has an empty stem (a dotfile, or a name ending in `/`).
-    EmptyStem,
-    /// The basename has no extension.
-    NoExtension,
-}
-
-impl fmt::Display for SkipReason {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match *self {
-            SkipReason::Sparse => f.write_str("sparse member: payload is not the file content"),
-            SkipReason::NotRegular { typeflag: 0 } => f.write_str(
-                "old-style directory (typeflag NUL, name ending in '/') is not a regular file",
-            ),
-            SkipReason::NotRegular { typeflag } => write!(
-                f,
-                "typeflag '{}' is not a regular file",
-                char::from(typeflag).escape_default()
-            ),
-            SkipReason::EmptyStem => f.write_str("empty stem (dotfile or trailing slash)"),
-            SkipReason::NoExtension => f.write_str("no extension"),
-        }
-    }
-}
-
-/// A member strict mode did not index.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub struct Skipped {
-    /// The shard id.
-    pub shard: u16,
-    /// Offset of the member's header (the last of its chain).
-    pub offset: u64,
-    /// The resolved name (invalid UTF-8 replaced).
-    pub name: String,
-    /// Why.
-    pub reason: SkipReason,
-}
-
-/// Something odd that did not stop indexing.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum Warning {
-    /// The same (stem, extension) again; the row is kept.
-    Duplicate {
-        /// The shard of the repeated member.
-        shard: u16,
-        /// Offset of its header.
-        offset: u64,
-        /// Its stem.
-        stem: String,
-        /// Its extension.
-        ext: String,
-        /// The shard of the first member with this stem and extension.
-        first_shard: u16,
-    },
-    /// The shard ends without end-of-archive blocks.
-    NoEndMarker {
-        /// The shard id.
-        shard: u16,
-        /// The shard's length.
-        offset: u64,
-    },
-    /// The shard ends with a single zero block.
-    LoneZeroBlock {
-        /// The shard id.
-        shard: u16,
-        /// Offset of the zero block.
-        offset: u64,
-    },
-    /// A single zero block is followed by data, which is not indexed (a concatenated
-    /// archive? tar stops there too unless told to ignore zeros).
-    ZeroBlockThenData {
-        /// The shard id.
-        shard: u16,
-        /// Offset of the zero block.
-        offset: u64,
-    },
-    /// Bytes follow the end-of-archive blocks; they are ignored.
-    DataAfterMarker {
-        /// The shard id.
-        shard: u16,
-        /// Offset of the first such byte.
-        offset: u64,
-    },
-    /// A second GNU long name (or link) for one member; the last one is used.
-    RepeatedLongName {
-        /// The shard id.
-        shard: u16,
-        /// Offset of the repeated header.
-        offset: u64,
-    },
-    /// A name with invalid UTF-8 was decoded lossily.
-    LossyName {
-        /// The shard id.
-        shard: u16,
-        /// Offset of the member's header.
-        offset: u64,
-    },
-    /// glzn-compat mode: no row had been emitted when this shard started, so glzn's
-    /// shard id (last row's id + 1) is undefined; 0 is used.
-    UndefinedFid {
-        /// The shard's position in the fold.
-        position: usize,
-    },
-}
-
-impl Warning {
-    /// The shard (by position in the fold) the warning is about.
-    #[must_use]
-    pub fn shard(&self) -> usize {
-        match *self {
-            Warning::Duplicate { shard, .. }
-            | Warning::NoEndMarker { shard, .. }
-            | Warning::LoneZeroBlock { shard, .. }
-            | Warning::ZeroBlockThenData { shard, .. }
-            | Warning::DataAfterMarker { shard, .. }
-            | Warning::RepeatedLongName { shard, .. }
-            | Warning::LossyName { shard, .. } => usize::from(shard),
-            Warning::UndefinedFid { position } => position,
-        }
-    }
-
-    /// The byte offset in the shard, when the warning has one.
-    #[must_use]
-    pub fn offset(&self) -> Option<u64> {
-        match *self {
-            Warning::Duplicate { offset, .. }
-            | Warning::NoEndMarker { offset, .. }
-            | Warning::LoneZeroBlock { offset, .. }
-            | Warning::ZeroBlockThenData { offset, .. }
-            | Warning::DataAfterMarker { offset, .. }
-            | Warning::RepeatedLongName { offset, .. }
-            | Warning::LossyName { offset, .. } => Some(offset),
-            Warning::UndefinedFid { .. } => None,
-        }
-    }
-
-    /// The message, naming shards through `shard_name`.
-    pub fn describe(&self, shard_name: impl Fn(usize) -> String) -> String {
-        let text = match self {
-            Warning::Duplicate {
-                stem,
-                ext,
-                first_shard,
-                ..
-            } => alloc::format!(
-                "duplicate member {stem}{}{ext} (also in {}); both rows are kept",
-                if ext.is_empty() { "" } else { "." },
-                shard_name(usize::from(*first_shard))
-            ),
-            Warning::NoEndMarker { .. } => String::from("no end-of-archive marker"),
-            Warning::LoneZeroBlock { .. } => String::from("lone zero block at end of file"),
-            Warning::ZeroBlockThenData { .. } => String::from(
-                "zero block followed by data (concatenated archive?); the rest is not indexed",
-            ),
-            Warning::DataAfterMarker { .. } => {
-                String::from("data after the end-of-archive marker is ignored")
-            }
-            Warning::RepeatedLongName { .. } => {
-                String::from("more than one GNU long name for one member; the last one is used")
-            }
-            Warning::LossyName { .. } => {
-                String::from("member name is not valid UTF-8; invalid bytes replaced by U+FFFD")
-            }
-            Warning::UndefinedFid { .. } => String::from(
-                "glzn-compat: no row precedes this shard, so glzn's shard id is undefined; 0 is used",
-            ),
-        };
-        match self.offset() {
-            Some(offset) => alloc::format!("{}: byte {offset}: {text}", shard_name(self.shard())),
-            None => alloc::format!("{}: {text}", shard_name(self.shard())),
-        }
-    }
-}
-
-impl fmt::Display for Warning {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.describe(|i| alloc::format!("shard {i}")))
-    }
-}
-
-/// What indexing reported besides the index itself.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct Report {
-    /// The shards' names, in fold order (position = strict shard id).
-    pub shards: Vec<String>,
-    /// Members left out (strict mode).
-    pub skipped: Vec<Skipped>,
-    /// Warnings, per shard in order, then duplicates in row order.
-    pub warnings: Vec<Warning>,
-}
-
-impl Report {
-    /// The name of the shard at `position`, or `"shard N"`.
-    #[must_use]
-    pub fn shard_name(&self, position: usize) -> String {
-        self.shards
-            .get(position)
-            .cloned()
-            .unwrap_or_else(|| alloc::format!("shard {position}"))
-    }
-
-    /// Every warning as a message naming its shard.
-    pub fn warning_messages(&self) -> impl Iterator<Item = String> + '_ {
-        self.warnings
-            .iter()
-            .map(|w| w.describe(|i| self.shard_name(i)))
     }
 }
 
@@ -318,6 +119,17 @@ fn idx(i: u32) -> usize {
     usize::try_from(i).unwrap_or(usize::MAX)
 }
 
+/// What a member's name gives, worked out once per distinct name.
+#[derive(Debug, Clone, Copy)]
+struct Decoded {
+    /// The name is not UTF-8 and was decoded lossily.
+    lossy: bool,
+    /// Why a regular member of this name is skipped (empty stem, no extension), if it is.
+    skip: Option<SkipReason>,
+    /// The row key (extension id, index into `stems`), once a row has needed it.
+    key: Option<(u16, usize)>,
+}
+
 /// Indexes the shards of a fold, one after the other, into an [`IndexFile`].
 ///
 /// ```
@@ -347,7 +159,7 @@ fn idx(i: u32) -> usize {
 /// builder.add_shard("train_0000.tar", &shard)?;
 /// let (file, report) = builder.finish();
 /// assert!(report.warnings.is_empty());
-/// let bytes = file.to_bytes();
+/// let bytes = file.to_vec()?;
 /// let index = Index::parse(&bytes)?;
 /// assert_eq!((index.n_rows(), index.n_stems()), (2, 1));
 /// # Ok::<(), taridx::Error>(())
@@ -376,7 +188,7 @@ impl IndexBuilder {
     pub fn new(options: BuildOptions) -> Self {
         IndexBuilder {
             options,
-            report: Report::default(),
+            report: Report::new(options.max_diagnostics),
             rows: Vec::new(),
             exts: Vec::new(),
             ext_ids: BTreeMap::new(),
@@ -419,10 +231,12 @@ impl IndexBuilder {
     /// is left with the rows of the shard's members before the error: discard it.
     ///
     /// # Errors
-    /// Strict mode: any tar error ([`Error::TarChecksum`], [`Error::TarTruncated`], …),
-    /// [`Error::NameUtf8`], [`Error::Newline`], [`Error::TooManyShards`],
-    /// [`Error::TooManyExtensions`]. glzn mode: [`Error::TarNumber`] for a size field that
-    /// is not plain octal, [`Error::Newline`], [`Error::FidOverflow`].
+    /// Both modes: [`ErrorKind::Compressed`] for a gzip, bzip2, xz, zstd or lz4 file,
+    /// [`ErrorKind::Newline`]. Strict mode: any tar error ([`ErrorKind::TarChecksum`],
+    /// [`ErrorKind::TarTruncated`], …), [`ErrorKind::NameUtf8`],
+    /// [`ErrorKind::TooManyShards`], [`ErrorKind::TooManyExtensions`]. glzn mode:
+    /// [`ErrorKind::TarNumber`] for a size field that is not plain octal,
+    /// [`ErrorKind::FidOverflow`].
     pub fn add_shard(&mut self, name: impl Into<String>, data: &[u8]) -> Result<ShardStats> {
         let position = self.report.shards.len();
         self.report.shards.push(name.into());
@@ -433,67 +247,79 @@ impl IndexBuilder {
     }
 
     fn add_strict(&mut self, position: usize, data: &[u8]) -> Result<ShardStats> {
-        let fid = u16::try_from(position).map_err(|_| Error::TooManyShards {
-            count: position.saturating_add(1),
+        let fid = u16::try_from(position).map_err(|_| {
+            ErrorKind::TooManyShards {
+                count: position.saturating_add(1),
+            }
+            .unlocated()
         })?;
+        refuse_compressed(data, fid)?;
         let mut stats = ShardStats {
             fid,
             members: 0,
             rows: 0,
             skipped: 0,
         };
+        // Every member under one global pax `path` has the same name bytes: the name is
+        // decoded, split and hashed once, not once per member. (Per shard: the bytes of
+        // another shard may later lie at the same address.)
+        let mut last: Option<(Name<'_>, Decoded)> = None;
         let mut walker = Walker::new(data, fid);
         for event in &mut walker {
             let member = match event? {
                 Event::Member(m) => m,
                 Event::RepeatedLongName { offset } => {
                     self.report
-                        .warnings
-                        .push(Warning::RepeatedLongName { shard: fid, offset });
+                        .warn(Warning::RepeatedLongName { shard: fid, offset });
                     continue;
                 }
+                // Its records reach the members through the walker.
+                Event::GlobalHeader { .. } => continue,
             };
             stats.members += 1;
-            let basename: Cow<'_, str> = if member.name.is_utf8() {
-                Cow::Borrowed(core::str::from_utf8(member.name.basename()).unwrap_or(""))
-            } else if self.options.lossy_names {
-                self.report.warnings.push(Warning::LossyName {
-                    shard: fid,
-                    offset: member.offset,
-                });
-                String::from_utf8_lossy(member.name.basename())
-            } else {
-                return Err(Error::NameUtf8 {
-                    shard: fid,
-                    offset: member.offset,
-                });
+            let mut decoded = match last {
+                Some((name, decoded)) if name.is_same(&member.name) => decoded,
+                _ => self.decode(fid, &member)?,
             };
-            let (stem, ext) = key::split_name(&basename);
+            if decoded.lossy {
+                self.report.warn(Warning::LossyName {
+                    shard: fid,
+                    offset: member.offset,
+                });
+            }
             let reason = if member.sparse {
                 Some(SkipReason::Sparse)
             } else if !member.is_regular() {
                 Some(SkipReason::NotRegular {
                     typeflag: member.typeflag,
                 })
-            } else if stem.is_empty() {
-                Some(SkipReason::EmptyStem)
-            } else if ext.is_empty() {
-                Some(SkipReason::NoExtension)
             } else {
-                None
+                decoded.skip
             };
-            if let Some(reason) = reason {
-                stats.skipped += 1;
-                self.report.skipped.push(Skipped {
-                    shard: fid,
-                    offset: member.offset,
-                    name: member.name.to_string_lossy(),
-                    reason,
-                });
-                continue;
+            match reason {
+                None => {
+                    let (extid, stem) = match decoded.key {
+                        Some(key) => key,
+                        None => {
+                            let key = self.key_of_member(fid, &member)?;
+                            decoded.key = Some(key);
+                            key
+                        }
+                    };
+                    self.push_row(fid, member.offset, member.size, extid, stem);
+                    stats.rows += 1;
+                }
+                Some(reason) => {
+                    stats.skipped += 1;
+                    self.report.skip(reason, || Skipped {
+                        shard: fid,
+                        offset: member.offset,
+                        name: excerpt(&member.name),
+                        reason,
+                    });
+                }
             }
-            self.add_row(fid, member.offset, member.size, stem, ext)?;
-            stats.rows += 1;
+            last = Some((member.name, decoded));
         }
         let warning = match walker.end() {
             Some(End::NoMarker { offset }) => Some(Warning::NoEndMarker { shard: fid, offset }),
@@ -506,10 +332,58 @@ impl IndexBuilder {
             Some(End::DataAfterMarker { offset }) => {
                 Some(Warning::DataAfterMarker { shard: fid, offset })
             }
+            Some(End::PartialBlock { offset, len }) => Some(Warning::PartialBlock {
+                shard: fid,
+                offset,
+                len,
+            }),
             _ => None,
         };
-        self.report.warnings.extend(warning);
+        if let Some(warning) = warning {
+            self.report.warn(warning);
+        }
         Ok(stats)
+    }
+
+    /// The basename of `member` as text: borrowed when it is UTF-8, decoded lossily
+    /// (`true`) when lossy names are on, an error otherwise.
+    fn basename<'m>(&self, fid: u16, member: &Member<'m>) -> Result<(Cow<'m, str>, bool)> {
+        let basename = member.name.basename();
+        if member.name.is_utf8() {
+            Ok((
+                Cow::Borrowed(core::str::from_utf8(basename).unwrap_or("")),
+                false,
+            ))
+        } else if self.options.lossy_names {
+            Ok((String::from_utf8_lossy(basename), true))
+        } else {
+            Err(ErrorKind::NameUtf8 { shard: fid }.at(member.offset))
+        }
+    }
+
+    /// What `member`'s name gives, before any row needs its key.
+    fn decode(&self, fid: u16, member: &Member<'_>) -> Result<Decoded> {
+        let (basename, lossy) = self.basename(fid, member)?;
+        let (stem, ext) = key::split_name(&basename);
+        let skip = if stem.is_empty() {
+            Some(SkipReason::EmptyStem)
+        } else if ext.is_empty() {
+            Some(SkipReason::NoExtension)
+        } else {
+            None
+        };
+        Ok(Decoded {
+            lossy,
+            skip,
+            key: None,
+        })
+    }
+
+    /// The row key of `member` (extension and stem added if new).
+    fn key_of_member(&mut self, fid: u16, member: &Member<'_>) -> Result<(u16, usize)> {
+        let (basename, _) = self.basename(fid, member)?;
+        let (stem, ext) = key::split_name(&basename);
+        self.key_of(fid, member.offset, stem, ext)
     }
 
     fn add_glzn(&mut self, position: usize, data: &[u8]) -> Result<ShardStats> {
@@ -520,15 +394,14 @@ impl IndexBuilder {
                 Some(last) => last
                     .fid
                     .checked_add(1)
-                    .ok_or(Error::FidOverflow { shard: position })?,
+                    .ok_or_else(|| ErrorKind::FidOverflow { shard: position }.unlocated())?,
                 None => {
-                    self.report
-                        .warnings
-                        .push(Warning::UndefinedFid { position });
+                    self.report.warn(Warning::UndefinedFid { position });
                     0
                 }
             }
         };
+        refuse_compressed(data, fid)?;
         let mut stats = ShardStats {
             fid,
             members: 0,
@@ -547,8 +420,15 @@ impl IndexBuilder {
     }
 
     fn add_row(&mut self, fid: u16, offset: u64, size: u64, stem: &str, ext: &str) -> Result<()> {
+        let (extid, stem) = self.key_of(fid, offset, stem, ext)?;
+        self.push_row(fid, offset, size, extid, stem);
+        Ok(())
+    }
+
+    /// The extension id and the stem's index for a member, both added if new.
+    fn key_of(&mut self, fid: u16, offset: u64, stem: &str, ext: &str) -> Result<(u16, usize)> {
         if stem.contains('\n') || ext.contains('\n') {
-            return Err(Error::Newline { shard: fid, offset });
+            return Err(ErrorKind::Newline { shard: fid }.at(offset));
         }
         let ext = key::lowercase(ext);
         // Folds have a handful of extensions: a scan beats the map until there are many.
@@ -564,19 +444,29 @@ impl IndexBuilder {
             Some(id) => id,
             None => {
                 let id = u16::try_from(self.exts.len())
-                    .map_err(|_| Error::TooManyExtensions { shard: fid, offset })?;
+                    .map_err(|_| ErrorKind::TooManyExtensions { shard: fid }.at(offset))?;
                 self.exts.push(String::from(ext.as_ref()));
                 self.ext_ids.insert(String::from(ext.as_ref()), id);
                 id
             }
         };
-        let same = self
-            .current
-            .and_then(|i| self.stems.get(i))
-            .is_some_and(|s| self.arena.get(s.start..s.end) == Some(stem));
-        if !same {
-            let i = self.stem_index(stem, fid, offset)?;
-            self.current = Some(i);
+        let current = self.current.filter(|&i| {
+            self.stems
+                .get(i)
+                .and_then(|s| self.arena.get(s.start..s.end))
+                == Some(stem)
+        });
+        let stem = match current {
+            Some(i) => i,
+            None => self.stem_index(stem, fid, offset)?,
+        };
+        Ok((extid, stem))
+    }
+
+    /// Appends a row of the stem at index `stem`, tracking runs and possible duplicates.
+    fn push_row(&mut self, fid: u16, offset: u64, size: u64, extid: u16, stem: usize) {
+        if self.current != Some(stem) {
+            self.current = Some(stem);
             self.runs += 1;
             self.run_exts.clear();
         }
@@ -586,8 +476,10 @@ impl IndexBuilder {
         } else {
             self.run_exts.push(extid);
         }
-        let s = self.current.and_then(|i| self.stems.get(i)).copied();
-        let (keyhash, crashid) = s.map_or((0, 0), |s| (s.keyhash, s.crashid));
+        let (keyhash, crashid) = self
+            .stems
+            .get(stem)
+            .map_or((0, 0), |s| (s.keyhash, s.crashid));
         self.rows.push(RowData {
             fid,
             offset,
@@ -596,7 +488,6 @@ impl IndexBuilder {
             crashid,
             keyhash,
         });
-        Ok(())
     }
 
     /// The stem's index, adding it (with its crash id) if it is new.
@@ -620,7 +511,7 @@ impl IndexBuilder {
                 let id = u32::try_from(self.crash.len() + 1)
                     .ok()
                     .filter(|&id| id != NONE)
-                    .ok_or(Error::TooManyCrashStems { shard: fid, offset })?;
+                    .ok_or_else(|| ErrorKind::TooManyCrashStems { shard: fid }.at(offset))?;
                 self.crash.push(String::from(stem));
                 id
             }
@@ -629,7 +520,7 @@ impl IndexBuilder {
         let index32 = u32::try_from(index)
             .ok()
             .filter(|&i| i != NONE)
-            .ok_or(Error::TooManyCrashStems { shard: fid, offset })?;
+            .ok_or_else(|| ErrorKind::TooManyCrashStems { shard: fid }.at(offset))?;
         let start = self.arena.len();
         self.arena.push_str(stem);
         self.stems.push(Stem {
@@ -646,17 +537,6 @@ impl IndexBuilder {
             }
         }
         Ok(index)
-    }
-
-    fn stem_text(&self, keyhash: u64, crashid: u32) -> &str {
-        let mut at = self.by_hash.get(&keyhash).copied().unwrap_or(NONE);
-        while let Some(s) = self.stems.get(idx(at)) {
-            if s.crashid == crashid {
-                return self.arena.get(s.start..s.end).unwrap_or("");
-            }
-            at = s.next;
-        }
-        ""
     }
 
     /// The index and the report. Duplicate (stem, extension) pairs are found here.
@@ -685,25 +565,73 @@ impl IndexBuilder {
             dups.sort_unstable();
             for (row, first) in dups {
                 if let (Some(r), Some(f)) = (self.rows.get(row), self.rows.get(first)) {
-                    let warning = Warning::Duplicate {
-                        shard: r.fid,
-                        offset: r.offset,
-                        stem: String::from(self.stem_text(r.keyhash, r.crashid)),
-                        ext: self
-                            .exts
-                            .get(usize::from(r.extid))
-                            .cloned()
-                            .unwrap_or_default(),
-                        first_shard: f.fid,
-                    };
-                    self.report.warnings.push(warning);
+                    let (stems, exts, arena) = (&self.stems, &self.exts, &self.arena);
+                    self.report
+                        .warn_with(Report::DUPLICATE, || Warning::Duplicate {
+                            shard: r.fid,
+                            offset: r.offset,
+                            stem: NameExcerpt::new(
+                                stem_text(stems, &self.by_hash, arena, r.keyhash, r.crashid)
+                                    .as_bytes(),
+                            ),
+                            ext: NameExcerpt::new(
+                                exts.get(usize::from(r.extid))
+                                    .map_or(&[][..], |e| e.as_bytes()),
+                            ),
+                            first_shard: f.fid,
+                        });
                 }
             }
         }
-        let n_stems = crate::len_u64(self.stems.len());
+        let n_stems = to_u64(self.stems.len());
         let contiguous = self.runs == n_stems;
         let file = IndexFile::from_parts(self.exts, self.crash, self.rows, n_stems, contiguous);
         (file, self.report)
+    }
+}
+
+/// The text of the stem with this key.
+fn stem_text<'s>(
+    stems: &[Stem],
+    by_hash: &BTreeMap<u64, u32>,
+    arena: &'s str,
+    keyhash: u64,
+    crashid: u32,
+) -> &'s str {
+    let mut at = by_hash.get(&keyhash).copied().unwrap_or(NONE);
+    while let Some(s) = stems.get(idx(at)) {
+        if s.crashid == crashid {
+            return arena.get(s.start..s.end).unwrap_or("");
+        }
+        at = s.next;
+    }
+    ""
+}
+
+/// A name for a diagnostic: its first bytes only, however long it is.
+fn excerpt(name: &Name<'_>) -> NameExcerpt {
+    if name.prefix().is_empty() {
+        return NameExcerpt::new(name.name());
+    }
+    let mut joined = Vec::with_capacity(NameExcerpt::MAX_LEN + 4);
+    for part in [name.prefix(), b"/", name.name()] {
+        let room = (NameExcerpt::MAX_LEN + 4).saturating_sub(joined.len());
+        joined.extend_from_slice(part.get(..room).unwrap_or(part));
+    }
+    let mut excerpt = NameExcerpt::new(&joined);
+    excerpt.set_len(to_u64(name.len()));
+    excerpt
+}
+
+/// Fails on a compressed shard: its index would be empty or garbage.
+fn refuse_compressed(data: &[u8], fid: u16) -> Result<()> {
+    match tar::compression(data) {
+        Some(compression) => Err(ErrorKind::Compressed {
+            shard: fid,
+            compression,
+        }
+        .at(0)),
+        None => Ok(()),
     }
 }
 
@@ -776,10 +704,10 @@ mod tests {
                 );
             }
         }
-        let bytes = file.to_bytes();
+        let bytes = file.to_vec().unwrap();
         let index = Index::parse(&bytes).unwrap();
         let map = StemMap::build(&index).unwrap();
-        map.check_header().unwrap();
+        assert_eq!(map.distinct_stems(), index.n_stems());
         for stem in &stems {
             let rows: Vec<_> = map
                 .lookup_key(short_hash(stem), map.crashid_of(stem))

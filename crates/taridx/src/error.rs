@@ -1,11 +1,16 @@
-//! Everything that can go wrong, each with the byte offset at which it was found.
+//! Everything that can go wrong: one [`ErrorKind`] variant per rule.
 //!
-//! Errors about an index carry offsets into the .taridx file; errors about a tar shard
-//! carry the shard's id (`shard`, its position in the fold) and offsets into that shard.
+//! An [`Error`] is `binfmt_core::Error<ErrorKind>`: the kind and, when the problem is in
+//! the input, the byte offset at which it was found (`Display` puts it in front:
+//! `byte 12: the row size …`). Errors about an index have offsets into the .taridx file;
+//! errors about a tar shard name the shard (`shard`, its id in the fold) in the kind and
+//! have offsets into that shard.
 
 use core::fmt;
 
-use binfmt_core::{Diagnostic, Fault};
+use binfmt_core::{Fault, FormatKind, Kind, Layout, Version};
+
+use crate::tar::Compression;
 
 /// Which text block of the index an error is about.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -48,13 +53,18 @@ impl fmt::Display for TarPart {
     }
 }
 
-/// An error from reading or writing an index, or from indexing tar shards.
+/// What went wrong reading or writing an index, or indexing tar shards.
+///
+/// Grouped by who must act ([`Kind::fault`]): the input (most variants), a version or
+/// feature we do not read, the caller (rows and texts given to the writer, positional
+/// access without contiguous rows), a limit of the format (ids of 16 or 32 bits), or the
+/// operating system ([`ErrorKind::Io`]).
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
-pub enum Error {
+pub enum ErrorKind {
     /// A structural problem shared by every format (truncated input, bad magic, version).
     #[error(transparent)]
-    Layout(#[from] binfmt_core::Error),
+    Layout(#[from] Layout),
 
     /// `rec_size` is not 32.
     #[error(
@@ -107,13 +117,11 @@ pub enum Error {
         /// How many bytes follow it.
         available: u64,
     },
-    /// A text block is not valid UTF-8.
+    /// A text block is not valid UTF-8 (the offset is the first invalid byte's).
     #[error("the {block} is not valid UTF-8")]
     BlockText {
         /// The block.
         block: Block,
-        /// The offset of the first invalid byte.
-        offset: u64,
     },
     /// A text block holds a different number of entries than the header declares.
     #[error(
@@ -127,25 +135,21 @@ pub enum Error {
         /// The number of `\n`-separated entries in the block.
         found: u64,
     },
-    /// A row's extension id is not below `n_ext`.
+    /// A row's extension id is not below `n_ext` (the offset is the row's `extid` field).
     #[error("row {row} has extension id {extid}, but the index has {n_ext} extensions")]
     ExtId {
         /// The row number (0-based).
         row: u64,
-        /// The offset of the row's `extid` field.
-        offset: u64,
         /// The stored id.
         extid: u16,
         /// The number of extensions.
         n_ext: u32,
     },
-    /// A row's crash id is above `n_crash`.
+    /// A row's crash id is above `n_crash` (the offset is the row's `crashid` field).
     #[error("row {row} has crash id {crashid}, but the index has {n_crash} crash stems")]
     CrashId {
         /// The row number (0-based).
         row: u64,
-        /// The offset of the row's `crashid` field.
-        offset: u64,
         /// The stored id.
         crashid: u32,
         /// The number of crash stems.
@@ -171,6 +175,26 @@ pub enum Error {
         /// The stored bit.
         declared: bool,
     },
+    /// A warning: the index is a newer minor version than this crate writes.
+    #[error(
+        "the index is format version {found}, newer than {known}: what later minor versions added is ignored"
+    )]
+    NewerMinor {
+        /// The version in the file.
+        found: Version,
+        /// The version this crate writes.
+        known: Version,
+    },
+    /// A warning: reserved flag bits or reserved header bytes are not zero.
+    #[error(
+        "reserved header bits are set (flags {flags:#04x}, reserved bytes {nonzero} of 7 non-zero); readers ignore them"
+    )]
+    Reserved {
+        /// The flags byte.
+        flags: u8,
+        /// How many of the seven reserved bytes are not zero.
+        nonzero: u8,
+    },
     /// More rows than the in-memory lookup structures can address (u32 row numbers).
     #[error("{n_rows} rows exceed the 4,294,967,295 rows a stem map can address")]
     TooManyRows {
@@ -183,13 +207,11 @@ pub enum Error {
     )]
     NotContiguous,
 
-    /// Fewer than 512 bytes remain where a tar header should start.
+    /// Fewer than 512 bytes remain where a member's tar header should be.
     #[error("truncated tar header in shard {shard} ({available} of 512 bytes)")]
     TarHeaderTruncated {
         /// The shard id.
         shard: u16,
-        /// Where the header starts.
-        offset: u64,
         /// The bytes left in the shard.
         available: u64,
     },
@@ -200,8 +222,6 @@ pub enum Error {
     TarChecksum {
         /// The shard id.
         shard: u16,
-        /// Where the header starts.
-        offset: u64,
         /// The stored checksum.
         stored: u64,
         /// The sum of the header bytes as unsigned bytes.
@@ -214,8 +234,6 @@ pub enum Error {
     TarNumber {
         /// The shard id.
         shard: u16,
-        /// The offset of the field.
-        offset: u64,
         /// The field's name.
         field: &'static str,
     },
@@ -224,20 +242,17 @@ pub enum Error {
     TarNegative {
         /// The shard id.
         shard: u16,
-        /// The offset of the field.
-        offset: u64,
         /// The field's name.
         field: &'static str,
     },
-    /// A member or pseudo-member extends past the end of its shard.
+    /// A member or pseudo-member extends past the end of its shard (the offset is its
+    /// header's).
     #[error(
         "the {part} of an entry in shard {shard} ends at byte {end}, past the end of the shard ({len} bytes); the shard is truncated"
     )]
     TarTruncated {
         /// The shard id.
         shard: u16,
-        /// Where the entry's header starts.
-        offset: u64,
         /// What is cut.
         part: TarPart,
         /// Where it would end.
@@ -245,13 +260,11 @@ pub enum Error {
         /// The shard's length.
         len: u64,
     },
-    /// A pax extended header is malformed.
+    /// A pax extended header is malformed (the offset is the record's).
     #[error("malformed pax extended header in shard {shard}: {reason}")]
     Pax {
         /// The shard id.
         shard: u16,
-        /// Where the pax record starts.
-        offset: u64,
         /// What is wrong.
         reason: &'static str,
     },
@@ -262,8 +275,6 @@ pub enum Error {
     NameUtf8 {
         /// The shard id.
         shard: u16,
-        /// Where the member's header starts.
-        offset: u64,
     },
     /// A stem or extension contains `\n`, which would corrupt the index's text blocks.
     #[error(
@@ -272,8 +283,16 @@ pub enum Error {
     Newline {
         /// The shard id.
         shard: u16,
-        /// Where the member's header starts.
-        offset: u64,
+    },
+    /// The shard is a compressed file, not a tar archive.
+    #[error(
+        "shard {shard} is compressed ({compression}): decompress it first; a .taridx indexes plain tar shards, whose members it reads in place"
+    )]
+    Compressed {
+        /// The shard id.
+        shard: u16,
+        /// The compression its first bytes show.
+        compression: Compression,
     },
     /// More shards than a 16-bit shard id can number.
     #[error(
@@ -288,16 +307,12 @@ pub enum Error {
     TooManyExtensions {
         /// The shard id.
         shard: u16,
-        /// Where the member's header starts.
-        offset: u64,
     },
     /// More crash stems than a 32-bit crash id can number.
     #[error("shard {shard}: more crash stems than a 32-bit crash id can number")]
     TooManyCrashStems {
         /// The shard id.
         shard: u16,
-        /// Where the member's header starts.
-        offset: u64,
     },
     /// glzn-compat mode: the next shard's id (last row's shard id + 1) exceeds 65,535.
     #[error("shard {shard}: glzn's shard id (last row's id + 1) exceeds 65,535")]
@@ -323,7 +338,7 @@ pub enum Error {
         /// What is wrong.
         reason: &'static str,
     },
-    /// A shard id in a row has no shard file.
+    /// A shard id in a row has no shard.
     #[error("row {row} refers to shard {fid}, but only {shards} shards were given")]
     NoShard {
         /// The row number.
@@ -334,112 +349,90 @@ pub enum Error {
         shards: usize,
     },
 
-    /// Reading or writing a file failed.
+    /// Reading or writing failed (with the file, when there is one).
     #[cfg(feature = "std")]
     #[cfg_attr(docsrs, doc(cfg(feature = "std")))]
-    #[error("{}: {source}", path.display())]
-    Io {
-        /// The file.
-        path: std::path::PathBuf,
-        /// The operating system's error.
-        #[source]
-        source: std::io::Error,
-    },
+    #[error(transparent)]
+    Io(#[from] binfmt_core::IoError),
 }
 
-const fn block_count_offset(block: Block) -> u64 {
-    match block {
-        Block::Extensions => 32,
-        Block::CrashStems => 36,
-    }
-}
-
-impl Error {
-    /// Attaches `path` to an I/O error.
-    #[cfg(feature = "std")]
-    pub(crate) fn io(path: impl Into<std::path::PathBuf>, source: std::io::Error) -> Self {
-        Error::Io {
-            path: path.into(),
-            source,
-        }
-    }
-
+impl ErrorKind {
     /// The shard an error is about, for errors found while reading a tar shard.
     #[must_use]
     pub fn shard(&self) -> Option<u16> {
         match *self {
-            Error::TarHeaderTruncated { shard, .. }
-            | Error::TarChecksum { shard, .. }
-            | Error::TarNumber { shard, .. }
-            | Error::TarNegative { shard, .. }
-            | Error::TarTruncated { shard, .. }
-            | Error::Pax { shard, .. }
-            | Error::NameUtf8 { shard, .. }
-            | Error::Newline { shard, .. }
-            | Error::TooManyExtensions { shard, .. }
-            | Error::TooManyCrashStems { shard, .. } => Some(shard),
+            ErrorKind::TarHeaderTruncated { shard, .. }
+            | ErrorKind::TarChecksum { shard, .. }
+            | ErrorKind::TarNumber { shard, .. }
+            | ErrorKind::TarNegative { shard, .. }
+            | ErrorKind::TarTruncated { shard, .. }
+            | ErrorKind::Pax { shard, .. }
+            | ErrorKind::NameUtf8 { shard }
+            | ErrorKind::Newline { shard }
+            | ErrorKind::Compressed { shard, .. }
+            | ErrorKind::TooManyExtensions { shard }
+            | ErrorKind::TooManyCrashStems { shard } => Some(shard),
             _ => None,
         }
     }
 }
 
-impl Diagnostic for Error {
+impl Kind for ErrorKind {
+    #[deny(clippy::wildcard_enum_match_arm)]
     fn fault(&self) -> Fault {
         match self {
-            Error::Layout(e) => e.fault(),
-            Error::TooManyRows { .. }
-            | Error::TooManyShards { .. }
-            | Error::TooManyExtensions { .. }
-            | Error::TooManyCrashStems { .. }
-            | Error::FidOverflow { .. } => Fault::Limit,
-            Error::NotContiguous
-            | Error::InvalidRow { .. }
-            | Error::InvalidText { .. }
-            | Error::NoShard { .. } => Fault::Caller,
+            ErrorKind::Layout(l) => l.fault(),
+            ErrorKind::RecordSize { .. }
+            | ErrorKind::HeaderSize { .. }
+            | ErrorKind::CrashOffset { .. }
+            | ErrorKind::RowsOffset { .. }
+            | ErrorKind::RowBytes { .. }
+            | ErrorKind::BlockText { .. }
+            | ErrorKind::BlockCount { .. }
+            | ErrorKind::ExtId { .. }
+            | ErrorKind::CrashId { .. }
+            | ErrorKind::StemCount { .. }
+            | ErrorKind::Flags { .. }
+            | ErrorKind::Reserved { .. }
+            | ErrorKind::TarHeaderTruncated { .. }
+            | ErrorKind::TarChecksum { .. }
+            | ErrorKind::TarNumber { .. }
+            | ErrorKind::TarNegative { .. }
+            | ErrorKind::TarTruncated { .. }
+            | ErrorKind::Pax { .. }
+            | ErrorKind::NameUtf8 { .. }
+            | ErrorKind::Newline { .. } => Fault::Input,
+            ErrorKind::NewerMinor { .. } | ErrorKind::Compressed { .. } => Fault::Unsupported,
+            ErrorKind::TooManyRows { .. }
+            | ErrorKind::TooManyShards { .. }
+            | ErrorKind::TooManyExtensions { .. }
+            | ErrorKind::TooManyCrashStems { .. }
+            | ErrorKind::FidOverflow { .. } => Fault::Limit,
+            ErrorKind::NotContiguous
+            | ErrorKind::InvalidRow { .. }
+            | ErrorKind::InvalidText { .. }
+            | ErrorKind::NoShard { .. } => Fault::Caller,
             #[cfg(feature = "std")]
-            Error::Io { .. } => Fault::Io,
-            _ => Fault::Input,
+            ErrorKind::Io(_) => Fault::Io,
         }
     }
 
-    fn offset(&self) -> Option<u64> {
-        match *self {
-            Error::Layout(ref e) => Some(e.offset()),
-            Error::RecordSize { .. } => Some(12),
-            Error::HeaderSize { .. } => Some(14),
-            Error::StemCount { .. } => Some(16),
-            Error::RowBytes { .. } | Error::TooManyRows { .. } => Some(24),
-            Error::CrashOffset { .. } => Some(40),
-            Error::RowsOffset { .. } => Some(48),
-            Error::Flags { .. } => Some(56),
-            Error::BlockCount { block, .. } => Some(block_count_offset(block)),
-            Error::BlockText { offset, .. }
-            | Error::ExtId { offset, .. }
-            | Error::CrashId { offset, .. }
-            | Error::TarHeaderTruncated { offset, .. }
-            | Error::TarChecksum { offset, .. }
-            | Error::TarNumber { offset, .. }
-            | Error::TarNegative { offset, .. }
-            | Error::TarTruncated { offset, .. }
-            | Error::Pax { offset, .. }
-            | Error::NameUtf8 { offset, .. }
-            | Error::Newline { offset, .. }
-            | Error::TooManyExtensions { offset, .. }
-            | Error::TooManyCrashStems { offset, .. } => Some(offset),
-            _ => None,
+    #[cfg(feature = "std")]
+    fn into_io_error(self) -> core::result::Result<std::io::Error, Self> {
+        match self {
+            ErrorKind::Io(e) => Ok(e.source),
+            other => Err(other),
         }
     }
 }
+
+impl FormatKind for ErrorKind {}
 
 #[cfg(feature = "std")]
-impl From<Error> for std::io::Error {
-    fn from(e: Error) -> Self {
-        match e {
-            Error::Io { source, .. } => source,
-            other => std::io::Error::new(other.fault().io_error_kind(), other),
-        }
-    }
-}
+impl binfmt_core::IoKind for ErrorKind {}
+
+/// An error of this crate: an [`ErrorKind`] and the byte offset it was found at, if any.
+pub type Error = binfmt_core::Error<ErrorKind>;
 
 /// Shorthand for results whose error is this crate's [`Error`].
 pub type Result<T, E = Error> = core::result::Result<T, E>;

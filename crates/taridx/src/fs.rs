@@ -1,4 +1,5 @@
-//! Files: a fold's shards, reading and mapping, payloads, indexing shards from disk.
+//! Files: a fold's shards, reading and mapping, payloads, indexing shards from disk, and
+//! a [`Reader`] over files.
 
 use std::fs::File;
 use std::io::{self, Read, Seek, SeekFrom, Write};
@@ -7,18 +8,23 @@ use std::path::{Path, PathBuf};
 use std::string::ToString;
 use std::vec::Vec;
 
+use binfmt_core::IoError;
+use binfmt_core::source::FileSource;
+
 use crate::build::shard_suffix;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::index::Entry;
+use crate::options::ReadOptions;
+use crate::reader::Reader;
 
 /// The shards of fold `fold` in `dir`: files `<fold>_<suffix>.tar` (exactly one `_`),
 /// ordered by suffix as bytes. Other files are ignored.
 ///
 /// # Errors
-/// [`Error::Io`] when the directory cannot be read.
+/// [`ErrorKind::Io`](crate::ErrorKind::Io) when the directory cannot be read.
 pub fn fold_shards(dir: impl AsRef<Path>, fold: &str) -> Result<Vec<PathBuf>> {
     let dir = dir.as_ref();
-    let fail = |e| Error::io(dir, e);
+    let fail = |e| IoError::new(Some(dir.to_path_buf()), e);
     let mut found: Vec<(Vec<u8>, PathBuf)> = Vec::new();
     for entry in std::fs::read_dir(dir).map_err(fail)? {
         let entry = entry.map_err(fail)?;
@@ -36,7 +42,7 @@ pub fn fold_shards(dir: impl AsRef<Path>, fold: &str) -> Result<Vec<PathBuf>> {
 /// next to its shards `DIR/FOLD_*.tar`.
 ///
 /// # Errors
-/// [`Error::Io`] when the directory cannot be read.
+/// [`ErrorKind::Io`](crate::ErrorKind::Io) when the directory cannot be read.
 pub fn shards_of_index(index: impl AsRef<Path>) -> Result<Vec<PathBuf>> {
     let index = index.as_ref();
     let dir = match index.parent() {
@@ -47,32 +53,54 @@ pub fn shards_of_index(index: impl AsRef<Path>) -> Result<Vec<PathBuf>> {
     fold_shards(dir, fold)
 }
 
-/// Reads a whole file.
+/// Reads a whole file (an index or a shard) with ordinary reads.
 ///
 /// # Errors
-/// [`Error::Io`].
+/// [`ErrorKind::Io`](crate::ErrorKind::Io) naming the file.
 pub fn read(path: impl AsRef<Path>) -> Result<Vec<u8>> {
     let path = path.as_ref();
-    std::fs::read(path).map_err(|e| Error::io(path, e))
+    Ok(std::fs::read(path).map_err(IoError::at_path(path))?)
 }
 
-/// Memory-maps a file read-only (an index or a shard). The file must not be modified
-/// while mapped; see `binfmt_core::mmap`.
+/// Memory-maps a file read-only (an index or a shard), so that only the pages that are
+/// used are read: the caller promises that the file is not truncated meanwhile (see
+/// `binfmt_core::mmap`; [`open_reader`] reads with `pread` instead).
 ///
 /// # Errors
-/// [`Error::Io`].
+/// [`ErrorKind::Io`](crate::ErrorKind::Io) naming the file.
 #[cfg(feature = "mmap")]
 #[cfg_attr(docsrs, doc(cfg(feature = "mmap")))]
 pub fn map(path: impl AsRef<Path>) -> Result<binfmt_core::mmap::Mmap> {
     let path = path.as_ref();
-    binfmt_core::mmap::Mmap::open(path).map_err(|e| Error::io(path, e))
+    Ok(binfmt_core::mmap::Mmap::open(path).map_err(IoError::at_path(path))?)
+}
+
+/// A [`Reader`] over an index file and its shard files (positioned reads, no maps): the
+/// index is read whole, each member with one read of its header blocks and payload.
+///
+/// # Errors
+/// [`ErrorKind::Io`](crate::ErrorKind::Io) naming the file that failed; the index's
+/// parse errors (see [`Reader::open_with`]).
+pub fn open_reader(
+    index: impl AsRef<Path>,
+    shards: &[PathBuf],
+    options: &ReadOptions,
+) -> Result<Reader<FileSource>> {
+    let index = index.as_ref();
+    let source = FileSource::open(index).map_err(IoError::at_path(index))?;
+    let shards = shards
+        .iter()
+        .map(|p| FileSource::open(p).map_err(IoError::at_path(p)))
+        .collect::<Result<Vec<_>, IoError>>()?;
+    Reader::open_with(&source, shards, options)
 }
 
 /// Indexes the given shards in order, each memory-mapped so that only the pages
 /// holding headers are read.
 ///
 /// # Errors
-/// [`Error::Io`], and the indexer's errors (see [`IndexBuilder::add_shard`](crate::IndexBuilder::add_shard)).
+/// [`ErrorKind::Io`](crate::ErrorKind::Io), and the indexer's errors (see
+/// [`IndexBuilder::add_shard`](crate::IndexBuilder::add_shard)).
 #[cfg(feature = "mmap")]
 #[cfg_attr(docsrs, doc(cfg(feature = "mmap")))]
 pub fn index_shards(
@@ -80,9 +108,11 @@ pub fn index_shards(
     options: crate::BuildOptions,
 ) -> Result<(crate::IndexFile, crate::Report)> {
     if shards.len() > 1 << 16 && options.mode() == crate::Mode::Strict {
-        return Err(Error::TooManyShards {
-            count: shards.len(),
-        });
+        return Err(binfmt_core::Kind::unlocated(
+            crate::ErrorKind::TooManyShards {
+                count: shards.len(),
+            },
+        ));
     }
     let mut builder = crate::IndexBuilder::new(options);
     for path in shards {
@@ -99,35 +129,45 @@ pub fn index_shards(
 /// Copies an entry's payload from its shard file to `out`, reading only the payload.
 /// Returns the number of bytes copied (the entry's size).
 ///
+/// Streams the payload (not its headers) without holding it in memory.
+///
 /// # Errors
-/// [`Error::Io`] for the shard; [`Error::Layout`] (truncated) when the shard is shorter
-/// than the payload's end.
+/// [`ErrorKind::Io`](crate::ErrorKind::Io) naming the shard (a write error has no
+/// path: it is `out`'s); [`ErrorKind::Layout`](crate::ErrorKind::Layout) (truncated)
+/// when the shard is shorter than the payload's end.
 pub fn copy_payload(shard: impl AsRef<Path>, entry: &Entry, out: &mut impl Write) -> Result<u64> {
     let shard = shard.as_ref();
-    let fail = |e| Error::io(shard, e);
-    let mut file = File::open(shard).map_err(fail)?;
-    let len = file.metadata().map_err(fail)?.len();
-    let start = entry.payload_offset().ok_or(binfmt_core::Error::Overflow {
-        what: "member payload",
-        offset: entry.offset,
-    })?;
-    let end = entry.payload_end().unwrap_or(u64::MAX);
-    if end > len {
-        return Err(binfmt_core::Error::Truncated {
-            what: "member payload",
-            offset: start,
-            needed: entry.size,
-            available: len.saturating_sub(start),
-        }
-        .into());
+    let fail = IoError::at_path(shard);
+    let mut file = File::open(shard).map_err(IoError::at_path(shard))?;
+    let len = file.metadata().map_err(IoError::at_path(shard))?.len();
+    let start = entry
+        .payload_offset()
+        .ok_or(binfmt_core::Error::overflow("member payload", entry.offset))?;
+    binfmt_core::bytes::checked_range(start, entry.size, len, "member payload")?;
+    file.seek(SeekFrom::Start(start))
+        .map_err(IoError::at_path(shard))?;
+    // Read errors are the shard's, write errors `out`'s (a closed pipe is not the shard's
+    // fault), so the copy is written out rather than `io::copy`.
+    let mut reader = (&mut file).take(entry.size);
+    let mut buf = std::vec![0u8; 64 * 1024];
+    let mut copied = 0u64;
+    loop {
+        let n = match reader.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(IoError::new(Some(shard.to_path_buf()), e).into()),
+        };
+        out.write_all(buf.get(..n).unwrap_or(&[]))
+            .map_err(IoError::from)?;
+        copied = copied.saturating_add(binfmt_core::bytes::to_u64(n));
     }
-    file.seek(SeekFrom::Start(start)).map_err(fail)?;
-    let copied = io::copy(&mut (&mut file).take(entry.size), out).map_err(fail)?;
     if copied != entry.size {
         return Err(fail(io::Error::new(
             io::ErrorKind::UnexpectedEof,
             "the shard shrank while its payload was read",
-        )));
+        ))
+        .into());
     }
     Ok(copied)
 }

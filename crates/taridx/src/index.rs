@@ -1,37 +1,28 @@
-//! The borrowed, zero-copy view of a .taridx file.
+//! The borrowed, zero-copy view of a .taridx file, and the rules it is checked against.
+//!
+//! Each rule is one function below; [`Index::parse_with`] applies them in order and stops
+//! at the first problem, [`verify`](crate::verify) applies the same functions and reports
+//! every problem.
 
-use binfmt_core::{Compatibility, Version, VersionPolicy, bytes, magic};
+use core::iter::FusedIterator;
 
-use crate::error::{Block, Error, Result};
+use binfmt_core::bytes::{self, to_u64};
+use binfmt_core::version::VersionPolicy;
+use binfmt_core::{Compatibility, Kind, Version, field_offset, magic};
+
+use crate::error::{Block, Error, ErrorKind, Result};
 use crate::key;
-use crate::raw;
-
-/// The 8-byte signature: `TARIDX` and two NUL bytes.
-pub const MAGIC: &[u8] = b"TARIDX\0\0";
-/// The version this crate writes.
-pub const VERSION: Version = Version::new(1, 0);
-/// Size of the header.
-pub const HEADER_SIZE: u64 = 64;
-/// Size of a row.
-pub const ROW_SIZE: u64 = 32;
-/// Flag bit 0: rows are contiguous by `(keyhash, crashid)`.
-pub const FLAG_CONTIGUOUS: u8 = 1;
+use crate::options::ReadOptions;
+use crate::raw::{self, FLAG_CONTIGUOUS, HEADER_SIZE, MAGIC, ROW_SIZE, TAR_HEADER_SIZE, VERSION};
 
 const POLICY: VersionPolicy = VersionPolicy::single_major(".taridx index", VERSION);
 
-/// How strictly [`Index::parse_with`] checks an index.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
-#[non_exhaustive]
-pub enum ReadMode {
-    /// Every check of the format (the default).
-    #[default]
-    Strict,
-    /// Ignores `hdr_size` and `rec_size` and does not check row ids against the block
-    /// counts (rows with out-of-range ids read as having no extension / crash stem).
-    /// For salvaging files written by buggy tools; everything that bounds memory access
-    /// is still checked.
-    Lenient,
-}
+/// `HEADER_SIZE` as the `u64` offset arithmetic needs.
+pub(crate) const HEADER_LEN: u64 = to_u64(HEADER_SIZE);
+/// `ROW_SIZE` as `u64`.
+pub(crate) const ROW_LEN: u64 = to_u64(ROW_SIZE);
+/// One tar block (a header, or the unit data is padded to) as `u64`.
+pub(crate) const BLOCK: u64 = to_u64(TAR_HEADER_SIZE);
 
 /// A parsed .taridx file, borrowing its bytes (a slice or a memory map).
 ///
@@ -39,19 +30,19 @@ pub enum ReadMode {
 /// the header, the offsets, the exact length of the row region, and both text blocks
 /// (UTF-8, split on `\n` only, counts equal to `n_ext` and `n_crash`). Row ids are
 /// checked whenever a row is decoded ([`Index::row`], [`Index::entries`], and the
-/// [`StemMap`](crate::StemMap) build, which checks every row once); [`Index::check_rows`]
-/// checks them all at about a nanosecond per row. So opening a million-row index costs the
-/// same as opening an empty one, and no accessor ever returns an out-of-range id.
+/// [`StemMap`](crate::StemMap) build, which checks every row once);
+/// [`verify`](crate::verify) checks them all and the header's counts against the rows.
+/// So opening a million-row index costs the same as opening an empty one, and no
+/// accessor ever returns an out-of-range id. Nothing here allocates: the text blocks are
+/// read through iterators ([`Texts`]).
 #[derive(Debug, Clone, Copy)]
 pub struct Index<'a> {
     header: &'a raw::Header,
-    exts: &'a str,
-    crash: &'a str,
-    off_crash: u64,
-    off_arr: u64,
+    exts: &'a [u8],
+    crash: &'a [u8],
     rows: &'a [raw::Row],
     compatibility: Compatibility,
-    mode: ReadMode,
+    options: ReadOptions,
 }
 
 /// One decoded row: where a tar member's payload is, and which sample it belongs to.
@@ -78,7 +69,7 @@ impl Entry {
     /// Where the payload starts in the shard (`offset + 512`), `None` on overflow.
     #[must_use]
     pub fn payload_offset(&self) -> Option<u64> {
-        self.offset.checked_add(512)
+        self.offset.checked_add(BLOCK)
     }
 
     /// Where the payload ends in the shard, `None` on overflow.
@@ -87,19 +78,24 @@ impl Entry {
         self.payload_offset()?.checked_add(self.size)
     }
 
+    /// Where the next tar header after this member starts (the payload padded to 512
+    /// bytes), saturating.
+    #[must_use]
+    pub fn next_header(&self) -> u64 {
+        self.offset
+            .saturating_add(BLOCK)
+            .saturating_add(self.size.div_ceil(BLOCK).saturating_mul(BLOCK))
+    }
+
     /// The payload within the bytes of its shard.
     ///
     /// # Errors
-    /// [`binfmt_core::Error::Truncated`] or `Overflow` (as [`Error::Layout`]) when the
-    /// payload does not lie within `shard`.
+    /// [`Layout::Truncated`](binfmt_core::Layout::Truncated) or `Overflow` (as
+    /// [`ErrorKind::Layout`]) when the payload does not lie within `shard`.
     pub fn payload<'s>(&self, shard: &'s [u8]) -> Result<&'s [u8]> {
         let start = self
-            .offset
-            .checked_add(512)
-            .ok_or(binfmt_core::Error::Overflow {
-                what: "member payload",
-                offset: self.offset,
-            })?;
+            .payload_offset()
+            .ok_or(binfmt_core::Error::overflow("member payload", self.offset))?;
         Ok(bytes::slice(shard, start, self.size, "member payload")?)
     }
 
@@ -116,89 +112,144 @@ impl Entry {
     }
 }
 
-impl<'a> Index<'a> {
-    /// Parses an index with every check ([`ReadMode::Strict`]).
-    ///
-    /// # Errors
-    /// [`Error::Layout`] for a short file, a wrong magic or an unsupported major version;
-    /// [`Error::HeaderSize`], [`Error::RecordSize`], [`Error::CrashOffset`],
-    /// [`Error::RowsOffset`], [`Error::RowBytes`], [`Error::BlockText`] and
-    /// [`Error::BlockCount`] for the other header and block checks.
-    pub fn parse(data: &'a [u8]) -> Result<Self> {
-        Self::parse_with(data, ReadMode::Strict)
+/// The entries of a text block, in id order: an iterator that knows its length (the
+/// header's count, which [`Index::parse`] checked against the block) and allocates
+/// nothing.
+///
+/// ```
+/// # use taridx::{Index, IndexFile};
+/// let file = IndexFile::new(vec!["cls".into(), "jpg".into()], vec![], vec![])?;
+/// let bytes = file.to_vec()?;
+/// let index = Index::parse(&bytes)?;
+/// let exts = index.extensions();
+/// assert_eq!(exts.len(), 2);
+/// assert_eq!(exts.collect::<Vec<_>>(), ["cls", "jpg"]);
+/// # Ok::<(), taridx::Error>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct Texts<'a> {
+    rest: &'a [u8],
+    left: u32,
+}
+
+impl<'a> Texts<'a> {
+    pub(crate) fn new(block: &'a [u8], count: u32) -> Self {
+        Texts {
+            rest: block,
+            left: count,
+        }
+    }
+}
+
+impl<'a> Iterator for Texts<'a> {
+    type Item = &'a str;
+
+    fn next(&mut self) -> Option<&'a str> {
+        self.left = self.left.checked_sub(1)?;
+        let (piece, rest) = match self.rest.iter().position(|&b| b == b'\n') {
+            Some(i) => (
+                self.rest.get(..i).unwrap_or(&[]),
+                self.rest.get(i + 1..).unwrap_or(&[]),
+            ),
+            None => (self.rest, &[][..]),
+        };
+        self.rest = rest;
+        // The block was checked to be UTF-8 when the index was parsed, and a piece between
+        // newlines of UTF-8 text is UTF-8: this never yields the fallback.
+        Some(core::str::from_utf8(piece).unwrap_or(""))
     }
 
-    /// Parses an index with the given strictness.
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let n = usize::try_from(self.left).unwrap_or(usize::MAX);
+        (n, Some(n))
+    }
+}
+
+impl ExactSizeIterator for Texts<'_> {}
+impl FusedIterator for Texts<'_> {}
+
+impl<'a> Index<'a> {
+    /// Parses an index with every check.
     ///
     /// # Errors
-    /// As [`Index::parse`], without [`Error::HeaderSize`] and [`Error::RecordSize`] in
-    /// [`ReadMode::Lenient`].
-    pub fn parse_with(data: &'a [u8], mode: ReadMode) -> Result<Self> {
-        magic::check(data, 0, MAGIC, ".taridx index")?;
-        let header: &raw::Header = bytes::read(data, 0, "header")?;
-        let compatibility =
-            POLICY.check(Version::new(header.major.get(), header.minor.get()), 8)?;
-        if mode == ReadMode::Strict {
-            if header.rec_size.get() != 32 {
-                return Err(Error::RecordSize {
-                    found: header.rec_size.get(),
-                });
-            }
-            if header.hdr_size.get() != 64 {
-                return Err(Error::HeaderSize {
-                    found: header.hdr_size.get(),
-                });
-            }
+    /// [`ErrorKind::Layout`] for a short file, a wrong magic or an unsupported major
+    /// version; [`ErrorKind::HeaderSize`], [`ErrorKind::RecordSize`],
+    /// [`ErrorKind::RowsOffset`], [`ErrorKind::CrashOffset`], [`ErrorKind::RowBytes`],
+    /// [`ErrorKind::BlockText`] and [`ErrorKind::BlockCount`] for the other header and
+    /// block checks, in that order.
+    pub fn parse(data: &'a [u8]) -> Result<Self> {
+        Self::parse_with(data, &ReadOptions::new())
+    }
+
+    /// Parses an index with the given checks.
+    ///
+    /// # Errors
+    /// As [`Index::parse`], without [`ErrorKind::HeaderSize`] and
+    /// [`ErrorKind::RecordSize`] when `options` skip the header sizes.
+    pub fn parse_with(data: &'a [u8], options: &ReadOptions) -> Result<Self> {
+        let (header, compatibility) = header_rule(data)?;
+        if options.checks_header_sizes() {
+            rec_size_rule(header)?;
+            hdr_size_rule(header)?;
         }
-        let file_len = bytes::len_u64(data);
-        let (off_crash, off_arr) = (header.off_crash.get(), header.off_arr.get());
-        if off_arr > file_len {
-            return Err(Error::RowsOffset {
-                value: off_arr,
-                file_len,
-            });
-        }
-        if off_crash < HEADER_SIZE || off_crash > off_arr {
-            return Err(Error::CrashOffset {
-                value: off_crash,
-                off_arr,
-                file_len,
-            });
-        }
-        let n_rows = header.n_rows.get();
-        let available = file_len - off_arr;
-        if n_rows.checked_mul(ROW_SIZE) != Some(available) {
-            return Err(Error::RowBytes {
-                n_rows,
-                off_arr,
-                available,
-            });
-        }
-        let rows = bytes::read_table::<raw::Row>(data, off_arr, n_rows, "rows")?;
-        let exts = text_block(
-            data,
-            HEADER_SIZE,
-            off_crash,
-            Block::Extensions,
-            header.n_ext.get(),
-        )?;
-        let crash = text_block(
-            data,
-            off_crash,
-            off_arr,
-            Block::CrashStems,
-            header.n_crash.get(),
-        )?;
+        let (off_crash, off_arr) = offsets_rule(header, bytes::len_u64(data))?;
+        let rows = rows_rule(data, header, off_arr)?;
+        let exts = text_block(data, HEADER_LEN, off_crash, Block::Extensions)?;
+        count_rule(exts, Block::Extensions, header.n_ext.get())?;
+        let crash = text_block(data, off_crash, off_arr, Block::CrashStems)?;
+        count_rule(crash, Block::CrashStems, header.n_crash.get())?;
         Ok(Index {
             header,
             exts,
             crash,
-            off_crash,
-            off_arr,
             rows,
             compatibility,
-            mode,
+            options: *options,
         })
+    }
+
+    /// A view of parts that the rules checked (or, in `verify`, parts whose blocks may
+    /// have failed their checks and are then empty).
+    #[cfg(feature = "alloc")]
+    pub(crate) fn assemble(
+        header: &'a raw::Header,
+        exts: &'a [u8],
+        crash: &'a [u8],
+        rows: &'a [raw::Row],
+        compatibility: Compatibility,
+        options: &ReadOptions,
+    ) -> Self {
+        Index {
+            header,
+            exts,
+            crash,
+            rows,
+            compatibility,
+            options: *options,
+        }
+    }
+
+    /// The view of `data` again, which [`Index::parse_with`] accepted with `options`
+    /// (`header` is a copy of its header): slicing only, O(1). Parts that were not there
+    /// would be empty; they always are there, for the same bytes.
+    #[cfg(feature = "std")]
+    pub(crate) fn reopen(header: &'a raw::Header, data: &'a [u8], options: &ReadOptions) -> Self {
+        let version = Version::new(header.major.get(), header.minor.get());
+        let compatibility = POLICY
+            .check(version, MAJOR_AT)
+            .unwrap_or(Compatibility::Current);
+        let (off_crash, off_arr) = (header.off_crash.get(), header.off_arr.get());
+        let part = |start: u64, end: u64| {
+            bytes::slice(data, start, end.saturating_sub(start), "").unwrap_or(&[])
+        };
+        Index {
+            header,
+            exts: part(HEADER_LEN, off_crash),
+            crash: part(off_crash, off_arr),
+            rows: bytes::read_table(data, off_arr, header.n_rows.get(), "").unwrap_or(&[]),
+            compatibility,
+            options: *options,
+        }
     }
 
     /// The raw header.
@@ -220,10 +271,18 @@ impl<'a> Index<'a> {
         self.compatibility
     }
 
-    /// The strictness the index was parsed with.
+    /// The options the index was parsed with.
     #[must_use]
-    pub fn mode(&self) -> ReadMode {
-        self.mode
+    pub fn options(&self) -> ReadOptions {
+        self.options
+    }
+
+    /// What a reader should know that does not make the index invalid: a newer minor
+    /// version ([`ErrorKind::NewerMinor`]), reserved bits set ([`ErrorKind::Reserved`]),
+    /// and the header sizes a lenient read ignored ([`ErrorKind::RecordSize`],
+    /// [`ErrorKind::HeaderSize`]). [`verify`](crate::verify) reports them as warnings.
+    pub fn warnings(&self) -> impl Iterator<Item = Error> + use<'a> {
+        warnings(self.header, self.compatibility, &self.options)
     }
 
     /// `n_stems` as stored: the number of distinct stems.
@@ -267,29 +326,33 @@ impl<'a> Index<'a> {
     /// Offset of the crash block (`off_crash`).
     #[must_use]
     pub fn crash_block_offset(&self) -> u64 {
-        self.off_crash
+        self.header.off_crash.get()
     }
 
     /// Offset of the rows (`off_arr`); not aligned in general.
     #[must_use]
     pub fn rows_offset(&self) -> u64 {
-        self.off_arr
+        self.header.off_arr.get()
     }
 
-    /// The extensions in id order.
-    pub fn extensions(&self) -> impl Iterator<Item = &'a str> + use<'a> {
-        entries_of(self.exts, self.n_ext())
+    /// The extensions in id order, lazily (`len()` is `n_ext`).
+    #[must_use]
+    pub fn extensions(&self) -> Texts<'a> {
+        Texts::new(self.exts, self.n_ext())
     }
 
-    /// The extension with id `extid`.
+    /// The extension with id `extid` (a scan of the extension block; a
+    /// [`StemMap`](crate::StemMap) answers in O(1)).
     #[must_use]
     pub fn extension(&self, extid: u16) -> Option<&'a str> {
         self.extensions().nth(usize::from(extid))
     }
 
-    /// The crash stems in id order (the first has crash id 1).
-    pub fn crash_stems(&self) -> impl Iterator<Item = &'a str> + use<'a> {
-        entries_of(self.crash, self.n_crash())
+    /// The crash stems in id order (the first has crash id 1), lazily (`len()` is
+    /// `n_crash`).
+    #[must_use]
+    pub fn crash_stems(&self) -> Texts<'a> {
+        Texts::new(self.crash, self.n_crash())
     }
 
     /// The crash stem with id `crashid` (≥ 1); `None` for 0 (canonical) or out of range.
@@ -299,7 +362,8 @@ impl<'a> Index<'a> {
         self.crash_stems().nth(i)
     }
 
-    /// The crash id a stem has in this index: its position in the crash block, else 0.
+    /// The crash id a stem has in this index: its position in the crash block, else 0
+    /// (a scan of the crash block).
     #[must_use]
     pub fn crashid_of(&self, stem: &str) -> u32 {
         (1..)
@@ -308,21 +372,32 @@ impl<'a> Index<'a> {
             .map_or(0, |(id, _)| id)
     }
 
+    /// The bytes of the extension block (UTF-8, checked).
+    #[cfg(feature = "alloc")]
+    pub(crate) fn ext_block(&self) -> &'a [u8] {
+        self.exts
+    }
+
+    /// The bytes of the crash block (UTF-8, checked).
+    #[cfg(feature = "alloc")]
+    pub(crate) fn crash_block(&self) -> &'a [u8] {
+        self.crash
+    }
+
     /// The rows as stored, without checks.
     #[must_use]
     pub fn raw_rows(&self) -> &'a [raw::Row] {
         self.rows
     }
 
-    /// Row `i`, with its ids checked.
-    ///
-    /// Returns `None` past the last row.
+    /// Row `i`, with its ids checked. `None` past the last row.
     ///
     /// # Errors
-    /// [`Error::ExtId`] or [`Error::CrashId`] for an out-of-range id ([`ReadMode::Strict`]).
+    /// [`ErrorKind::ExtId`] or [`ErrorKind::CrashId`] for an out-of-range id (when the
+    /// options check row ids).
     pub fn row(&self, i: u64) -> Option<Result<Entry>> {
         let raw = self.rows.get(usize::try_from(i).ok()?)?;
-        Some(self.check_row(i, raw).map(|()| Entry::decode(i, raw)))
+        Some(self.checked(i, raw))
     }
 
     /// Every row in order, each with its ids checked.
@@ -330,30 +405,12 @@ impl<'a> Index<'a> {
         let this = *self;
         (0u64..)
             .zip(self.rows)
-            .map(move |(i, raw)| this.check_row(i, raw).map(|()| Entry::decode(i, raw)))
+            .map(move |(i, raw)| this.checked(i, raw))
     }
 
-    /// Checks the ids of every row.
-    ///
-    /// # Errors
-    /// The first [`Error::ExtId`] or [`Error::CrashId`].
-    pub fn check_rows(&self) -> Result<()> {
-        if self.mode == ReadMode::Lenient {
-            return Ok(());
-        }
-        let (n_ext, n_crash) = (self.n_ext(), self.n_crash());
-        // One branch-free pass; the offending row is located only if there is one.
-        let bad = self.rows.iter().fold(false, |bad, r| {
-            bad | (u32::from(r.extid.get()) >= n_ext) | (r.crashid.get() > n_crash)
-        });
-        if !bad {
-            return Ok(());
-        }
-        self.entries().try_for_each(|e| e.map(|_| ()))
-    }
-
-    /// The rows of `stem` (the stem rule is applied, so `"x.jpg"` finds `x`), by a linear
-    /// scan: no allocation, O(rows). Build a [`StemMap`](crate::StemMap) for many lookups.
+    /// The rows of `query`'s stem (the stem rule is applied, so `"x.jpg"` finds `x`), by
+    /// a linear scan: no allocation, O(rows). Build a [`StemMap`](crate::StemMap) for
+    /// many lookups.
     pub fn find(&self, query: &str) -> impl Iterator<Item = Result<Entry>> + use<'a> {
         let stem = key::stem(query);
         let (hash, crashid) = (key::keyhash(stem), self.crashid_of(stem));
@@ -363,83 +420,212 @@ impl<'a> Index<'a> {
         })
     }
 
-    pub(crate) fn check_row(&self, i: u64, raw: &raw::Row) -> Result<()> {
-        if self.mode == ReadMode::Lenient {
-            return Ok(());
+    fn checked(&self, i: u64, raw: &raw::Row) -> Result<Entry> {
+        if self.options.checks_row_ids() {
+            row_rule(self, i, raw)?;
         }
-        let row_offset = self.off_arr.saturating_add(i.saturating_mul(ROW_SIZE));
-        let extid = raw.extid.get();
-        if u32::from(extid) >= self.n_ext() {
-            return Err(Error::ExtId {
-                row: i,
-                offset: row_offset.saturating_add(18),
-                extid,
-                n_ext: self.n_ext(),
-            });
-        }
-        let crashid = raw.crashid.get();
-        if crashid > self.n_crash() {
-            return Err(Error::CrashId {
-                row: i,
-                offset: row_offset.saturating_add(20),
-                crashid,
-                n_crash: self.n_crash(),
-            });
-        }
-        Ok(())
-    }
-
-    /// Deep check: `n_stems` and flag bit 0 against the rows (sorts a copy of the keys).
-    ///
-    /// # Errors
-    /// [`Error::StemCount`] or [`Error::Flags`].
-    #[cfg(feature = "alloc")]
-    #[cfg_attr(docsrs, doc(cfg(feature = "alloc")))]
-    pub fn check_deep(&self) -> Result<()> {
-        let (distinct, runs) =
-            crate::write::count_stems(self.rows.iter().map(|r| (r.keyhash.get(), r.crashid.get())));
-        if distinct != self.n_stems() {
-            return Err(Error::StemCount {
-                declared: self.n_stems(),
-                found: distinct,
-            });
-        }
-        if self.is_contiguous() != (runs == distinct) {
-            return Err(Error::Flags {
-                declared: self.is_contiguous(),
-            });
-        }
-        Ok(())
+        Ok(Entry::decode(i, raw))
     }
 }
 
-/// The `\n`-separated entries of a block known to hold `count` of them.
-fn entries_of(block: &str, count: u32) -> impl Iterator<Item = &str> {
-    let n = if count == 0 { 0 } else { usize::MAX };
-    block.split('\n').take(n)
+// The rules. Offsets of header fields come from the layout struct.
+
+const MAJOR_AT: u64 = field_offset!(raw::Header, major);
+const MINOR_AT: u64 = field_offset!(raw::Header, minor);
+const REC_SIZE_AT: u64 = field_offset!(raw::Header, rec_size);
+const HDR_SIZE_AT: u64 = field_offset!(raw::Header, hdr_size);
+#[cfg(feature = "alloc")]
+pub(crate) const N_STEMS_AT: u64 = field_offset!(raw::Header, n_stems);
+pub(crate) const N_ROWS_AT: u64 = field_offset!(raw::Header, n_rows);
+const N_EXT_AT: u64 = field_offset!(raw::Header, n_ext);
+const N_CRASH_AT: u64 = field_offset!(raw::Header, n_crash);
+const OFF_CRASH_AT: u64 = field_offset!(raw::Header, off_crash);
+const OFF_ARR_AT: u64 = field_offset!(raw::Header, off_arr);
+pub(crate) const FLAGS_AT: u64 = field_offset!(raw::Header, flags);
+const EXTID_AT: u64 = field_offset!(raw::Row, extid);
+const CRASHID_AT: u64 = field_offset!(raw::Row, crashid);
+
+/// Magic, a whole header, a major version we read.
+pub(crate) fn header_rule(data: &[u8]) -> Result<(&raw::Header, Compatibility)> {
+    magic::check(data, 0, MAGIC, ".taridx index")?;
+    let header: &raw::Header = bytes::read(data, 0, "header")?;
+    let version = Version::new(header.major.get(), header.minor.get());
+    Ok((header, POLICY.check(version, MAJOR_AT)?))
 }
 
-/// Checks that `data[start..end]` is UTF-8 holding `count` `\n`-separated entries.
-fn text_block(data: &[u8], start: u64, end: u64, block: Block, count: u32) -> Result<&str> {
-    let raw = bytes::slice(data, start, end - start, "text block")?;
-    let text = core::str::from_utf8(raw).map_err(|e| Error::BlockText {
-        block,
-        offset: start.saturating_add(bytes::len_u64(raw.get(..e.valid_up_to()).unwrap_or(&[]))),
-    })?;
+/// `rec_size == 32`.
+pub(crate) fn rec_size_rule(header: &raw::Header) -> Result<()> {
+    let found = header.rec_size.get();
+    if u64::from(found) == ROW_LEN {
+        Ok(())
+    } else {
+        Err(ErrorKind::RecordSize { found }.at(REC_SIZE_AT))
+    }
+}
+
+/// `hdr_size == 64`.
+pub(crate) fn hdr_size_rule(header: &raw::Header) -> Result<()> {
+    let found = header.hdr_size.get();
+    if u64::from(found) == HEADER_LEN {
+        Ok(())
+    } else {
+        Err(ErrorKind::HeaderSize { found }.at(HDR_SIZE_AT))
+    }
+}
+
+/// `off_arr ≤ length` and `64 ≤ off_crash ≤ off_arr`; returns both.
+pub(crate) fn offsets_rule(header: &raw::Header, file_len: u64) -> Result<(u64, u64)> {
+    let (off_crash, off_arr) = (header.off_crash.get(), header.off_arr.get());
+    if off_arr > file_len {
+        return Err(ErrorKind::RowsOffset {
+            value: off_arr,
+            file_len,
+        }
+        .at(OFF_ARR_AT));
+    }
+    if off_crash < HEADER_LEN || off_crash > off_arr {
+        return Err(ErrorKind::CrashOffset {
+            value: off_crash,
+            off_arr,
+            file_len,
+        }
+        .at(OFF_CRASH_AT));
+    }
+    Ok((off_crash, off_arr))
+}
+
+/// Exactly `n_rows` rows after `off_arr` (overflow-safe); returns them.
+pub(crate) fn rows_rule<'a>(
+    data: &'a [u8],
+    header: &raw::Header,
+    off_arr: u64,
+) -> Result<&'a [raw::Row]> {
+    let n_rows = header.n_rows.get();
+    let available = bytes::len_u64(data).saturating_sub(off_arr);
+    if n_rows.checked_mul(ROW_LEN) != Some(available) {
+        return Err(ErrorKind::RowBytes {
+            n_rows,
+            off_arr,
+            available,
+        }
+        .at(N_ROWS_AT));
+    }
+    Ok(bytes::read_table::<raw::Row>(
+        data, off_arr, n_rows, "rows",
+    )?)
+}
+
+/// The block `data[start..end]` (both checked by [`offsets_rule`]), checked to be UTF-8.
+pub(crate) fn text_block(data: &[u8], start: u64, end: u64, block: Block) -> Result<&[u8]> {
+    let len = end.saturating_sub(start);
+    let raw = bytes::slice(data, start, len, "text block")?;
+    match core::str::from_utf8(raw) {
+        Ok(_) => Ok(raw),
+        Err(e) => {
+            Err(ErrorKind::BlockText { block }.at(start.saturating_add(to_u64(e.valid_up_to()))))
+        }
+    }
+}
+
+/// The block holds exactly `count` `\n`-separated entries (an empty block holds 0 or 1:
+/// only the count tells them apart).
+pub(crate) fn count_rule(text: &[u8], block: Block, count: u32) -> Result<()> {
     let found = if text.is_empty() && count == 0 {
         0
     } else {
-        // usize to u64 is lossless on every supported target.
-        u64::try_from(text.bytes().filter(|&b| b == b'\n').count())
-            .unwrap_or(u64::MAX)
-            .saturating_add(1)
+        to_u64(text.iter().filter(|&&b| b == b'\n').count()).saturating_add(1)
     };
-    if found != u64::from(count) {
-        return Err(Error::BlockCount {
-            block,
-            declared: u64::from(count),
-            found,
-        });
+    if found == u64::from(count) {
+        return Ok(());
     }
-    Ok(text)
+    let at = match block {
+        Block::Extensions => N_EXT_AT,
+        Block::CrashStems => N_CRASH_AT,
+    };
+    Err(ErrorKind::BlockCount {
+        block,
+        declared: u64::from(count),
+        found,
+    }
+    .at(at))
+}
+
+/// A row's ids are in range: `extid < n_ext`, `crashid ≤ n_crash`.
+pub(crate) fn row_rule(index: &Index<'_>, i: u64, raw: &raw::Row) -> Result<()> {
+    let row_at = index
+        .rows_offset()
+        .saturating_add(i.saturating_mul(ROW_LEN));
+    let (extid, n_ext) = (raw.extid.get(), index.n_ext());
+    if u32::from(extid) >= n_ext {
+        return Err(ErrorKind::ExtId {
+            row: i,
+            extid,
+            n_ext,
+        }
+        .at(row_at.saturating_add(EXTID_AT)));
+    }
+    let (crashid, n_crash) = (raw.crashid.get(), index.n_crash());
+    if crashid > n_crash {
+        return Err(ErrorKind::CrashId {
+            row: i,
+            crashid,
+            n_crash,
+        }
+        .at(row_at.saturating_add(CRASHID_AT)));
+    }
+    Ok(())
+}
+
+/// Deep rule: `n_stems` equals the distinct `(keyhash, crashid)` pairs among the rows.
+#[cfg(feature = "alloc")]
+pub(crate) fn stem_count_rule(index: &Index<'_>, distinct: u64) -> Result<()> {
+    if index.n_stems() == distinct {
+        Ok(())
+    } else {
+        Err(ErrorKind::StemCount {
+            declared: index.n_stems(),
+            found: distinct,
+        }
+        .at(N_STEMS_AT))
+    }
+}
+
+/// Deep rule: flag bit 0 says whether every stem's rows are one run.
+#[cfg(feature = "alloc")]
+pub(crate) fn flag_rule(index: &Index<'_>, contiguous: bool) -> Result<()> {
+    if index.is_contiguous() == contiguous {
+        Ok(())
+    } else {
+        Err(ErrorKind::Flags {
+            declared: index.is_contiguous(),
+        }
+        .at(FLAGS_AT))
+    }
+}
+
+/// The warnings of a header that passed [`header_rule`].
+pub(crate) fn warnings(
+    header: &raw::Header,
+    compatibility: Compatibility,
+    options: &ReadOptions,
+) -> impl Iterator<Item = Error> + use<> {
+    let newer = compatibility.is_newer().then(|| {
+        ErrorKind::NewerMinor {
+            found: Version::new(header.major.get(), header.minor.get()),
+            known: VERSION,
+        }
+        .at(MINOR_AT)
+    });
+    let nonzero = header.reserved.iter().filter(|&&b| b != 0).count();
+    let reserved = (header.flags & !FLAG_CONTIGUOUS != 0 || nonzero != 0).then(|| {
+        ErrorKind::Reserved {
+            flags: header.flags,
+            nonzero: u8::try_from(nonzero).unwrap_or(u8::MAX),
+        }
+        .at(FLAGS_AT)
+    });
+    let ignored = !options.checks_header_sizes();
+    let rec = ignored.then(|| rec_size_rule(header).err()).flatten();
+    let hdr = ignored.then(|| hdr_size_rule(header).err()).flatten();
+    newer.into_iter().chain(reserved).chain(rec).chain(hdr)
 }

@@ -5,19 +5,25 @@
 
 #[cfg(feature = "alloc")]
 extern crate alloc;
-#[cfg(feature = "std")]
+#[cfg(any(feature = "std", test))]
 extern crate std;
 
 mod error;
 mod index;
 mod key;
+mod options;
 pub mod raw;
 pub mod tar;
+mod text;
 
 #[cfg(feature = "alloc")]
 mod build;
 #[cfg(feature = "alloc")]
 mod lookup;
+#[cfg(feature = "alloc")]
+mod names;
+#[cfg(feature = "alloc")]
+mod report;
 #[cfg(feature = "alloc")]
 mod verify;
 #[cfg(feature = "alloc")]
@@ -26,37 +32,53 @@ mod write;
 #[cfg(feature = "std")]
 #[cfg_attr(docsrs, doc(cfg(feature = "std")))]
 pub mod fs;
+#[cfg(feature = "std")]
+mod reader;
 
-pub use binfmt_core::{Compatibility, Diagnostic, Fault, Version};
-pub use error::{Block, Error, Result, TarPart};
-pub use index::{Entry, FLAG_CONTIGUOUS, HEADER_SIZE, Index, MAGIC, ROW_SIZE, ReadMode, VERSION};
+#[cfg(feature = "std")]
+#[cfg_attr(docsrs, doc(cfg(feature = "std")))]
+pub use binfmt_core::IoError;
+pub use binfmt_core::{
+    Compatibility, Diagnostic, Fault, Found, Layout, Severity, Sink, Summary, Version,
+};
+pub use error::{Block, Error, ErrorKind, Result, TarPart};
+pub use index::{Entry, Index, Texts};
 #[cfg(feature = "alloc")]
 pub use key::extension;
 pub use key::{basename, keyhash, split_name, stem};
+pub use options::ReadOptions;
+pub use raw::{FLAG_CONTIGUOUS, HEADER_SIZE, MAGIC, ROW_SIZE, VERSION};
+pub use text::Escaped;
 
 #[cfg(feature = "alloc")]
 #[cfg_attr(docsrs, doc(cfg(feature = "alloc")))]
-pub use build::{
-    BuildOptions, IndexBuilder, Mode, Report, ShardStats, SkipReason, Skipped, Warning,
-    shard_suffix,
-};
+pub use build::{BuildOptions, IndexBuilder, Mode, ShardStats, shard_suffix};
 #[cfg(feature = "alloc")]
 #[cfg_attr(docsrs, doc(cfg(feature = "alloc")))]
-pub use lookup::{Sample, StemMap};
+pub use lookup::{Sample, StemMap, extension_ids};
 #[cfg(feature = "alloc")]
 #[cfg_attr(docsrs, doc(cfg(feature = "alloc")))]
-pub use verify::Verifier;
+pub use names::Verifier;
+#[cfg(feature = "std")]
+#[cfg_attr(docsrs, doc(cfg(feature = "std")))]
+pub use reader::{Payload, Reader};
+#[cfg(feature = "alloc")]
+#[cfg_attr(docsrs, doc(cfg(feature = "alloc")))]
+pub use report::{NameExcerpt, Report, SkipReason, Skipped, Warning};
+#[cfg(feature = "alloc")]
+#[cfg_attr(docsrs, doc(cfg(feature = "alloc")))]
+pub use verify::verify;
 #[cfg(feature = "alloc")]
 #[cfg_attr(docsrs, doc(cfg(feature = "alloc")))]
 pub use write::{IndexFile, RowData};
 
 /// True when `head` (the first bytes of a file) looks like a .taridx index.
+///
+/// ```
+/// assert!(taridx::sniff(b"TARIDX\0\0\x01\x00"));
+/// assert!(!taridx::sniff(b"ustar"));
+/// ```
 #[must_use]
 pub fn sniff(head: &[u8]) -> bool {
     binfmt_core::magic::starts_with(head, MAGIC)
-}
-
-/// A length as `u64` (lossless on every supported target).
-pub(crate) fn len_u64(n: usize) -> u64 {
-    u64::try_from(n).unwrap_or(u64::MAX)
 }

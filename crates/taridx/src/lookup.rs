@@ -12,11 +12,18 @@
 //!
 //! Neither layout can be driven quadratic by crafted input: the direct table gives up after
 //! a bounded probe length, and the sorted layout is O(n log n) at worst.
+//!
+//! The tables ([`Keys`]) hold row numbers and block offsets, never references, so that a
+//! [`Reader`](crate::Reader) can keep them next to the bytes they describe.
 
 use alloc::vec::Vec;
+use core::ops::Range;
 
-use crate::error::{Error, Result};
-use crate::index::{Entry, Index};
+use binfmt_core::Kind;
+use binfmt_core::bytes::to_u64;
+
+use crate::error::{ErrorKind, Result};
+use crate::index::{self, Entry, Index};
 use crate::{key, raw};
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -35,8 +42,11 @@ impl Run {
 
 /// Lookups by stem over a parsed [`Index`], and positional access to samples.
 ///
-/// Building it reads every row once, checks every row's ids (so it also validates the
-/// index fully), and recomputes contiguity and the number of distinct stems.
+/// Building it reads every row once, checks every row's ids (with the index's
+/// [`ReadOptions`](crate::ReadOptions)), and recomputes contiguity and the number of
+/// distinct stems. Its memory is bounded by the rows and the text blocks, never by a
+/// count the header declares: at most 65,536 extensions are tabled (a row's extension id
+/// has 16 bits), and the crash table is 8 bytes per crash stem.
 ///
 /// ```
 /// # use taridx::{Index, IndexFile, RowData, StemMap, keyhash};
@@ -45,7 +55,7 @@ impl Run {
 ///     RowData { fid: 0, offset: 1024, size: 5, extid: 1, crashid: 0, keyhash: keyhash("a") },
 /// ];
 /// let file = IndexFile::new(vec!["cls".into(), "jpg".into()], vec![], rows)?;
-/// let bytes = file.to_bytes();
+/// let bytes = file.to_vec()?;
 /// let index = Index::parse(&bytes)?;
 /// let map = StemMap::build(&index)?;
 /// let jpg = map.lookup("a.jpg").find(|e| map.extension(e.extid) == Some("jpg")).unwrap();
@@ -56,12 +66,23 @@ impl Run {
 #[derive(Debug, Clone)]
 pub struct StemMap<'a> {
     index: Index<'a>,
-    rows: &'a [raw::Row],
-    exts: Vec<&'a str>,
-    crash: Vec<(&'a str, u32)>,
+    keys: Keys,
+}
+
+/// The lookup tables of an index, as row numbers and block offsets.
+#[derive(Debug, Clone)]
+pub(crate) struct Keys {
     table: Table,
     starts: Vec<u32>,
     distinct: u64,
+    /// The byte ranges of the first 65,536 extensions in the extension block.
+    exts: Vec<Range<usize>>,
+    /// `(start in the crash block, crash id)`, sorted by the stem's text, one per text
+    /// (the smallest id).
+    crash: Vec<(u32, u32)>,
+    /// False when the crash block is too large for `u32` offsets: `crash` is empty and
+    /// lookups scan the block.
+    crash_tabled: bool,
 }
 
 /// A direct-table slot: `(low 32 bits of keyhash) << 32 | (first row + 1)`; 0 is empty.
@@ -96,37 +117,69 @@ impl<'a> StemMap<'a> {
     /// contiguous, a counting sort of the runs).
     ///
     /// # Errors
-    /// [`Error::ExtId`] or [`Error::CrashId`] for the first bad row (strict read mode);
-    /// [`Error::TooManyRows`] beyond 2³² − 1 rows.
+    /// [`ErrorKind::ExtId`] or [`ErrorKind::CrashId`] for the first bad row (when the
+    /// index's options check row ids); [`ErrorKind::TooManyRows`] beyond 2³² − 1 rows.
     pub fn build(index: &Index<'a>) -> Result<Self> {
+        Ok(StemMap {
+            index: *index,
+            keys: Keys::build(index)?,
+        })
+    }
+
+    #[cfg(feature = "std")]
+    pub(crate) fn into_keys(self) -> Keys {
+        self.keys
+    }
+}
+
+impl Keys {
+    pub(crate) fn build(index: &Index<'_>) -> Result<Self> {
         let rows = index.raw_rows();
-        let n = u32::try_from(rows.len()).map_err(|_| Error::TooManyRows {
-            n_rows: index.n_rows(),
+        let n = u32::try_from(rows.len()).map_err(|_| {
+            ErrorKind::TooManyRows {
+                n_rows: index.n_rows(),
+            }
+            .at(index::N_ROWS_AT)
         })?;
         let (table, starts, distinct) = match Self::direct(index, rows, n)? {
             Some(direct) => direct,
             None => Self::sorted(index, rows, n)?,
         };
-        let mut crash: Vec<(&'a str, u32)> = (1..)
-            .zip(index.crash_stems())
-            .map(|(i, s)| (s, i))
+        let exts = spans(index.ext_block())
+            .take(usize::from(u16::MAX) + 1)
+            .take(usize::try_from(index.n_ext()).unwrap_or(usize::MAX))
             .collect();
-        crash.sort_unstable();
-        Ok(StemMap {
-            index: *index,
-            rows,
-            exts: index.extensions().collect(),
-            crash,
+        let block = index.crash_block();
+        let crash_tabled = u32::try_from(block.len()).is_ok();
+        let mut crash: Vec<(u32, u32)> = if crash_tabled && index.n_crash() > 0 {
+            (1..)
+                .zip(spans(block).take(usize::try_from(index.n_crash()).unwrap_or(usize::MAX)))
+                .map(|(id, span)| (u32::try_from(span.start).unwrap_or(u32::MAX), id))
+                .collect()
+        } else {
+            Vec::new()
+        };
+        crash.sort_unstable_by(|a, b| {
+            text_at(block, a.0)
+                .cmp(text_at(block, b.0))
+                .then(a.1.cmp(&b.1))
+        });
+        // A repeated stem keeps its first id only: that is the one a lookup finds.
+        crash.dedup_by(|b, a| text_at(block, a.0) == text_at(block, b.0));
+        crash.shrink_to_fit();
+        Ok(Keys {
             table,
             starts,
             distinct,
+            exts,
+            crash,
+            crash_tabled,
         })
     }
-
     /// The direct table, or `None` when a key has more than one run or probes run long.
     fn direct(
-        index: &Index<'a>,
-        rows: &'a [raw::Row],
+        index: &Index<'_>,
+        rows: &[raw::Row],
         n: u32,
     ) -> Result<Option<(Table, Vec<u32>, u64)>> {
         if n == u32::MAX {
@@ -151,14 +204,14 @@ impl<'a> StemMap<'a> {
         };
         let mut starts: Vec<u32> = Vec::with_capacity(hint);
         let (n_ext, n_crash) = (index.n_ext(), index.n_crash());
-        let strict = index.mode() == crate::ReadMode::Strict;
+        let strict = index.options().checks_row_ids();
         let mut current: Option<(u64, u32)> = None;
         let mut pending = [(0u64, 0u32); BATCH];
         let mut n_pending = 0;
         for (i, r) in (0u32..n).zip(rows) {
             let key = (r.keyhash.get(), r.crashid.get());
             if strict && (u32::from(r.extid.get()) >= n_ext || key.1 > n_crash) {
-                index.check_row(u64::from(i), r)?;
+                index::row_rule(index, u64::from(i), r)?;
             }
             if current == Some(key) {
                 continue;
@@ -182,7 +235,7 @@ impl<'a> StemMap<'a> {
         if !table.insert_batch(pending.get(..n_pending).unwrap_or(&[])) {
             return Ok(None);
         }
-        let distinct = crate::len_u64(starts.len());
+        let distinct = to_u64(starts.len());
         Ok(Some((
             Table::Direct {
                 slots: table.slots,
@@ -195,9 +248,9 @@ impl<'a> StemMap<'a> {
     }
 
     /// The sorted layout: runs bucketed by keyhash bits, sorted inside each bucket.
-    fn sorted(index: &Index<'a>, rows: &'a [raw::Row], n: u32) -> Result<(Table, Vec<u32>, u64)> {
+    fn sorted(index: &Index<'_>, rows: &[raw::Row], n: u32) -> Result<(Table, Vec<u32>, u64)> {
         let (n_ext, n_crash) = (index.n_ext(), index.n_crash());
-        let strict = index.mode() == crate::ReadMode::Strict;
+        let strict = index.options().checks_row_ids();
 
         // Pass 1: runs of equal (keyhash, crashid), in row order.
         let mut in_order: Vec<Run> = Vec::new();
@@ -205,7 +258,7 @@ impl<'a> StemMap<'a> {
         for (i, r) in (0u32..n).zip(rows) {
             let (keyhash, crashid) = (r.keyhash.get(), r.crashid.get());
             if strict && (u32::from(r.extid.get()) >= n_ext || crashid > n_crash) {
-                index.check_row(u64::from(i), r)?;
+                index::row_rule(index, u64::from(i), r)?;
             }
             match &mut current {
                 Some(run) if run.key() == (keyhash, crashid) => run.len += 1,
@@ -266,17 +319,17 @@ impl<'a> StemMap<'a> {
             }
         }
         for b in unsorted {
-            if let (Some(&lo), Some(&hi)) = (buckets.get(b), buckets.get(b + 1)) {
-                if let Some(slice) = runs.get_mut(lo as usize..hi as usize) {
-                    slice.sort_by_key(Run::key);
-                }
+            if let (Some(&lo), Some(&hi)) = (buckets.get(b), buckets.get(b + 1))
+                && let Some(slice) = runs.get_mut(lo as usize..hi as usize)
+            {
+                slice.sort_by_key(Run::key);
             }
         }
         let repeats = runs
             .windows(2)
             .filter(|p| matches!(p, [a, b] if a.key() == b.key()))
             .count();
-        let distinct = crate::len_u64(runs.len() - repeats);
+        let distinct = to_u64(runs.len() - repeats);
         Ok((
             Table::Sorted {
                 shift,
@@ -288,55 +341,40 @@ impl<'a> StemMap<'a> {
         ))
     }
 
-    /// The index the map was built from.
-    #[must_use]
-    pub fn index(&self) -> &Index<'a> {
-        &self.index
+    /// The crash id of `stem`: its crash-block id (the smallest, if the block repeats
+    /// it), else 0.
+    pub(crate) fn crashid_of(&self, index: &Index<'_>, stem: &str) -> u32 {
+        if index.n_crash() == 0 {
+            return 0;
+        }
+        if !self.crash_tabled {
+            return index.crashid_of(stem);
+        }
+        let block = index.crash_block();
+        let first = self
+            .crash
+            .partition_point(|&(at, _)| text_at(block, at) < stem.as_bytes());
+        match self.crash.get(first) {
+            Some(&(at, id)) if text_at(block, at) == stem.as_bytes() => id,
+            _ => 0,
+        }
     }
 
     /// The extension with id `extid`.
-    #[must_use]
-    pub fn extension(&self, extid: u16) -> Option<&'a str> {
-        self.exts.get(usize::from(extid)).copied()
-    }
-
-    /// The id of an extension (compared as stored: lower-case).
-    #[must_use]
-    pub fn extension_id(&self, ext: &str) -> Option<u16> {
-        let i = self.exts.iter().position(|e| *e == ext)?;
-        u16::try_from(i).ok()
-    }
-
-    /// The crash id of a stem: its crash-block id, else 0.
-    #[must_use]
-    pub fn crashid_of(&self, stem: &str) -> u32 {
-        if self.crash.is_empty() {
-            return 0;
-        }
-        self.crash
-            .binary_search_by(|(s, _)| (*s).cmp(stem))
-            .ok()
-            .and_then(|i| self.crash.get(i))
-            .map_or(0, |&(_, id)| id)
-    }
-
-    /// The rows of the sample named by `query`. The stem rule is applied first, so
-    /// `"x.jpg"` and `"dir/x.cls"` both find sample `x`.
-    ///
-    /// This trusts the keyhash: a stem that is *not* in the index but has the same
-    /// XXH64 as an indexed canonical stem returns that stem's rows. Check names with
-    /// [`Verifier`](crate::Verifier) when that matters.
-    #[must_use]
-    pub fn lookup(&self, query: &str) -> Sample<'_> {
-        let stem = key::stem(query);
-        self.lookup_key(key::keyhash(stem), self.crashid_of(stem))
+    pub(crate) fn extension<'a>(&self, index: &Index<'a>, extid: u16) -> Option<&'a str> {
+        let span = self.exts.get(usize::from(extid))?.clone();
+        core::str::from_utf8(index.ext_block().get(span)?).ok()
     }
 
     /// The rows with exactly this `(keyhash, crashid)`.
-    #[must_use]
-    pub fn lookup_key(&self, keyhash: u64, crashid: u32) -> Sample<'_> {
+    pub(crate) fn lookup_key<'m>(
+        &'m self,
+        rows: &'m [raw::Row],
+        keyhash: u64,
+        crashid: u32,
+    ) -> Sample<'m> {
         let mut sample = Sample {
-            rows: self.rows,
+            rows,
             runs: &[],
             next: 0,
             end: 0,
@@ -357,9 +395,9 @@ impl<'a> StemMap<'a> {
                     }
                     if slot >> 32 == tag {
                         let start = slot_row(slot);
-                        if key_at(self.rows, start) == Some((keyhash, crashid)) {
+                        if key_at(rows, start) == Some((keyhash, crashid)) {
                             let mut end = start + 1;
-                            while key_at(self.rows, end) == Some((keyhash, crashid)) {
+                            while key_at(rows, end) == Some((keyhash, crashid)) {
                                 end += 1;
                             }
                             sample.next = start;
@@ -391,70 +429,169 @@ impl<'a> StemMap<'a> {
         sample
     }
 
-    /// True when every stem's rows are contiguous (recomputed, not the stored flag).
-    #[must_use]
-    pub fn is_contiguous(&self) -> bool {
-        crate::len_u64(self.starts.len()) == self.distinct
+    fn is_contiguous(&self) -> bool {
+        to_u64(self.starts.len()) == self.distinct
     }
 
-    /// The number of distinct `(keyhash, crashid)` pairs (recomputed).
-    #[must_use]
-    pub fn distinct_stems(&self) -> u64 {
-        self.distinct
-    }
-
-    /// Deep check of the header against the rows: `n_stems` and flag bit 0.
-    ///
-    /// # Errors
-    /// [`Error::StemCount`] or [`Error::Flags`].
-    pub fn check_header(&self) -> Result<()> {
-        if self.index.n_stems() != self.distinct {
-            return Err(Error::StemCount {
-                declared: self.index.n_stems(),
-                found: self.distinct,
-            });
-        }
-        if self.index.is_contiguous() != self.is_contiguous() {
-            return Err(Error::Flags {
-                declared: self.index.is_contiguous(),
-            });
-        }
-        Ok(())
-    }
-
-    /// The number of samples, when the rows are contiguous.
-    ///
-    /// # Errors
-    /// [`Error::NotContiguous`].
-    pub fn n_samples(&self) -> Result<usize> {
-        if self.is_contiguous() {
-            Ok(self.starts.len())
-        } else {
-            Err(Error::NotContiguous)
-        }
-    }
-
-    /// The `i`-th sample in row order (`None` past the end), when rows are contiguous.
-    ///
-    /// # Errors
-    /// [`Error::NotContiguous`].
-    pub fn sample(&self, i: usize) -> Result<Option<Sample<'_>>> {
+    /// The `i`-th sample in row order, when rows are contiguous.
+    fn sample<'m>(&'m self, rows: &'m [raw::Row], i: usize) -> Result<Option<Sample<'m>>> {
         if !self.is_contiguous() {
-            return Err(Error::NotContiguous);
+            return Err(ErrorKind::NotContiguous.unlocated());
         }
         let Some(&start) = self.starts.get(i) else {
             return Ok(None);
         };
         let end = match self.starts.get(i + 1) {
             Some(&e) => e,
-            None => u32::try_from(self.rows.len()).unwrap_or(u32::MAX),
+            None => u32::try_from(rows.len()).unwrap_or(u32::MAX),
         };
         Ok(Some(Sample {
-            rows: self.rows,
+            rows,
             runs: &[],
             next: start,
             end,
         }))
+    }
+}
+
+impl<'a> StemMap<'a> {
+    /// The index the map was built from.
+    #[must_use]
+    pub fn index(&self) -> &Index<'a> {
+        &self.index
+    }
+
+    /// The extension with id `extid`, in O(1).
+    #[must_use]
+    pub fn extension(&self, extid: u16) -> Option<&'a str> {
+        self.keys.extension(&self.index, extid)
+    }
+
+    /// The id of an extension (compared as stored: lower-case).
+    #[must_use]
+    pub fn extension_id(&self, ext: &str) -> Option<u16> {
+        let block = self.index.ext_block();
+        let i = self
+            .keys
+            .exts
+            .iter()
+            .position(|span| block.get(span.clone()) == Some(ext.as_bytes()))?;
+        u16::try_from(i).ok()
+    }
+
+    /// The crash id of a stem: its crash-block id, else 0.
+    #[must_use]
+    pub fn crashid_of(&self, stem: &str) -> u32 {
+        self.keys.crashid_of(&self.index, stem)
+    }
+
+    /// The rows of the sample named by `query`. The stem rule is applied first, so
+    /// `"x.jpg"` and `"dir/x.cls"` both find sample `x`.
+    ///
+    /// This trusts the keyhash: a stem that is *not* in the index but has the same
+    /// XXH64 as an indexed canonical stem returns that stem's rows. Check names with
+    /// [`Verifier`](crate::Verifier) when that matters.
+    #[must_use]
+    pub fn lookup(&self, query: &str) -> Sample<'_> {
+        let stem = key::stem(query);
+        self.lookup_key(key::keyhash(stem), self.crashid_of(stem))
+    }
+
+    /// The rows with exactly this `(keyhash, crashid)`.
+    #[must_use]
+    pub fn lookup_key(&self, keyhash: u64, crashid: u32) -> Sample<'_> {
+        self.keys
+            .lookup_key(self.index.raw_rows(), keyhash, crashid)
+    }
+
+    /// True when every stem's rows are contiguous (recomputed, not the stored flag).
+    #[must_use]
+    pub fn is_contiguous(&self) -> bool {
+        self.keys.is_contiguous()
+    }
+
+    /// The number of distinct `(keyhash, crashid)` pairs (recomputed).
+    #[must_use]
+    pub fn distinct_stems(&self) -> u64 {
+        self.keys.distinct
+    }
+
+    /// The number of samples, when the rows are contiguous.
+    ///
+    /// # Errors
+    /// [`ErrorKind::NotContiguous`].
+    pub fn n_samples(&self) -> Result<usize> {
+        if self.is_contiguous() {
+            Ok(self.keys.starts.len())
+        } else {
+            Err(ErrorKind::NotContiguous.unlocated())
+        }
+    }
+
+    /// The `i`-th sample in row order (`None` past the end), when rows are contiguous.
+    ///
+    /// # Errors
+    /// [`ErrorKind::NotContiguous`].
+    pub fn sample(&self, i: usize) -> Result<Option<Sample<'_>>> {
+        self.keys.sample(self.index.raw_rows(), i)
+    }
+}
+
+/// The distinct extension ids of `entries`, in first-seen order, in O(entries) time (a
+/// 65,536-bit set, 8 KiB): for "which members does this sample have?".
+///
+/// ```
+/// # use taridx::{Index, IndexFile, RowData, StemMap, extension_ids, keyhash};
+/// let row = |extid| RowData { fid: 0, offset: 0, size: 1, extid, crashid: 0, keyhash: keyhash("a") };
+/// let file = IndexFile::new(vec!["cls".into(), "jpg".into()], vec![], vec![row(1), row(0), row(1)])?;
+/// let bytes = file.to_vec()?;
+/// let index = Index::parse(&bytes)?;
+/// let map = StemMap::build(&index)?;
+/// assert_eq!(extension_ids(map.lookup("a")), [1, 0]);
+/// # Ok::<(), taridx::Error>(())
+/// ```
+pub fn extension_ids(entries: impl IntoIterator<Item = Entry>) -> Vec<u16> {
+    let mut seen = alloc::vec![0u64; (usize::from(u16::MAX) + 1) / 64];
+    let mut out = Vec::new();
+    for e in entries {
+        let i = usize::from(e.extid);
+        if let Some(word) = seen.get_mut(i / 64) {
+            let bit = 1u64 << (i % 64);
+            if *word & bit == 0 {
+                *word |= bit;
+                out.push(e.extid);
+            }
+        }
+    }
+    out
+}
+
+/// The byte ranges of the `\n`-separated pieces of a block (one empty piece for an empty
+/// block: callers bound the count).
+fn spans(block: &[u8]) -> impl Iterator<Item = Range<usize>> + '_ {
+    let mut start = Some(0usize);
+    core::iter::from_fn(move || {
+        let s = start?;
+        let rest = block.get(s..).unwrap_or(&[]);
+        match rest.iter().position(|&b| b == b'\n') {
+            Some(i) => {
+                start = Some(s + i + 1);
+                Some(s..s + i)
+            }
+            None => {
+                start = None;
+                Some(s..block.len())
+            }
+        }
+    })
+}
+
+/// The piece of `block` starting at `at`, up to the next `\n`.
+fn text_at(block: &[u8], at: u32) -> &[u8] {
+    let rest = block.get(at as usize..).unwrap_or(&[]);
+    match rest.iter().position(|&b| b == b'\n') {
+        Some(i) => rest.get(..i).unwrap_or(&[]),
+        None => rest,
     }
 }
 
@@ -589,7 +726,8 @@ mod tests {
         let crash = (0..crash).map(|i| alloc::format!("c{i}")).collect();
         IndexFile::new(alloc::vec![String::from("x")], crash, rows)
             .unwrap()
-            .to_bytes()
+            .to_vec()
+            .unwrap()
     }
 
     fn row(keyhash: u64, crashid: u32) -> RowData {
@@ -611,7 +749,7 @@ mod tests {
         let bytes = file(rows, 0);
         let index = Index::parse(&bytes).unwrap();
         let map = StemMap::build(&index).unwrap();
-        assert!(matches!(map.table, Table::Direct { .. }));
+        assert!(matches!(map.keys.table, Table::Direct { .. }));
         assert!(map.is_contiguous());
         assert_eq!(map.distinct_stems(), 1000);
         for k in 0..1000u64 {
@@ -628,7 +766,7 @@ mod tests {
         let bytes = file(rows, 300);
         let index = Index::parse(&bytes).unwrap();
         let map = StemMap::build(&index).unwrap();
-        assert!(matches!(map.table, Table::Sorted { .. }));
+        assert!(matches!(map.keys.table, Table::Sorted { .. }));
         assert!(map.is_contiguous());
         for c in 0..=300u32 {
             assert_eq!(
@@ -642,7 +780,7 @@ mod tests {
         let bytes = file(alloc::vec![row(1, 0), row(2, 0), row(1, 0)], 0);
         let index = Index::parse(&bytes).unwrap();
         let map = StemMap::build(&index).unwrap();
-        assert!(matches!(map.table, Table::Sorted { .. }));
+        assert!(matches!(map.keys.table, Table::Sorted { .. }));
         assert!(!map.is_contiguous());
         assert_eq!(
             map.lookup_key(1, 0)
@@ -658,8 +796,8 @@ mod tests {
         bytes[16..24].copy_from_slice(&1u64.to_le_bytes());
         let index = Index::parse(&bytes).unwrap();
         let map = StemMap::build(&index).unwrap();
-        assert!(matches!(map.table, Table::Sorted { .. }));
+        assert!(matches!(map.keys.table, Table::Sorted { .. }));
         assert_eq!(map.lookup("499").len(), 1);
-        assert!(map.check_header().is_err());
+        assert_ne!(map.distinct_stems(), index.n_stems());
     }
 }

@@ -4,10 +4,23 @@
 //! alignment 1 and can be read in place at any offset (.taridx rows are not aligned: they
 //! start at 64 + the lengths of two text blocks). These types implement zerocopy's traits,
 //! so this module follows zerocopy's semver (re-exported as `binfmt_core::zerocopy`).
-//! Parsing and validation live elsewhere.
+//! Each struct's size is the constant next to it; offsets of fields come from the structs
+//! (`binfmt_core::field_offset!`). Parsing and validation live elsewhere.
 
+use core::mem::size_of;
+
+use binfmt_core::Version;
 use binfmt_core::le::{U16, U32, U64};
 use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout, Unaligned};
+
+/// The 8-byte signature at the start of every index: `TARIDX` and two NUL bytes.
+pub const MAGIC: &[u8] = b"TARIDX\0\0";
+
+/// The format version this crate writes (it reads every minor version of major 1).
+pub const VERSION: Version = Version::new(1, 0);
+
+/// [`Header::flags`] bit 0: the rows are contiguous by `(keyhash, crashid)`.
+pub const FLAG_CONTIGUOUS: u8 = 1;
 
 /// The 64-byte header at the start of every .taridx file.
 #[derive(
@@ -43,6 +56,9 @@ pub struct Header {
     pub reserved: [u8; 7],
 }
 
+/// Size of [`Header`]: 64 bytes.
+pub const HEADER_SIZE: usize = size_of::<Header>();
+
 /// One 32-byte row: a tar member's location and its sample key.
 #[derive(
     FromBytes, IntoBytes, KnownLayout, Immutable, Unaligned, Debug, Clone, Copy, PartialEq, Eq,
@@ -62,6 +78,9 @@ pub struct Row {
     /// @24: XXH64 (seed 0) of the stem's UTF-8 bytes.
     pub keyhash: U64,
 }
+
+/// Size of [`Row`]: 32 bytes.
+pub const ROW_SIZE: usize = size_of::<Row>();
 
 /// A 512-byte tar header block in the POSIX ustar layout (v7 and GNU share the first
 /// 257 bytes; old GNU reuses the prefix area, see [`OldGnuTail`]).
@@ -106,6 +125,9 @@ pub struct TarHeader {
     pub pad: [u8; 12],
 }
 
+/// Size of [`TarHeader`]: one 512-byte tar block, the unit every tar structure is padded to.
+pub const TAR_HEADER_SIZE: usize = size_of::<TarHeader>();
+
 /// One (offset, numbytes) pair of an old GNU sparse map.
 #[derive(
     FromBytes, IntoBytes, KnownLayout, Immutable, Unaligned, Debug, Clone, Copy, PartialEq, Eq,
@@ -117,6 +139,9 @@ pub struct SparseEntry {
     /// +12: length of that region, octal.
     pub numbytes: [u8; 12],
 }
+
+/// Size of [`SparseEntry`]: 24 bytes.
+pub const SPARSE_ENTRY_SIZE: usize = size_of::<SparseEntry>();
 
 /// Bytes 345..512 of an old GNU header (magic `ustar  \0`), where POSIX has the prefix.
 #[derive(
@@ -144,6 +169,9 @@ pub struct OldGnuTail {
     pub pad: [u8; 17],
 }
 
+/// Size of [`OldGnuTail`]: the 167 bytes from 345 to the end of the block.
+pub const OLD_GNU_TAIL_SIZE: usize = size_of::<OldGnuTail>();
+
 /// A 512-byte old GNU sparse extension block (follows an `S` header with `isextended`).
 #[derive(
     FromBytes, IntoBytes, KnownLayout, Immutable, Unaligned, Debug, Clone, Copy, PartialEq, Eq,
@@ -158,8 +186,13 @@ pub struct SparseExtension {
     pub pad: [u8; 7],
 }
 
-const _: () = assert!(size_of::<Header>() == 64);
-const _: () = assert!(size_of::<Row>() == 32);
-const _: () = assert!(size_of::<TarHeader>() == 512);
-const _: () = assert!(size_of::<OldGnuTail>() == 512 - 345);
-const _: () = assert!(size_of::<SparseExtension>() == 512);
+/// Size of [`SparseExtension`]: one 512-byte block.
+pub const SPARSE_EXTENSION_SIZE: usize = size_of::<SparseExtension>();
+
+// The sizes the format fixes.
+const _: () = assert!(HEADER_SIZE == 64);
+const _: () = assert!(ROW_SIZE == 32);
+const _: () = assert!(TAR_HEADER_SIZE == 512);
+const _: () = assert!(SPARSE_ENTRY_SIZE == 24);
+const _: () = assert!(OLD_GNU_TAIL_SIZE == TAR_HEADER_SIZE - 345);
+const _: () = assert!(SPARSE_EXTENSION_SIZE == TAR_HEADER_SIZE);

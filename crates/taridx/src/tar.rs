@@ -2,17 +2,26 @@
 //!
 //! [`Walker`] follows the strict rules: checksums checked, octal and base-256 numbers,
 //! pax (`x`, `g`) and GNU long names (`L`, `K`) merged into the member they describe,
-//! old GNU sparse maps skipped, truncation reported as an error, and the four ways an
-//! archive can end told apart. [`GlznWalker`] reproduces glzn's scanner, bugs included.
-//! Both only look at headers: a payload is skipped by arithmetic, never read, so with a
-//! memory map the pages of large payloads are never touched.
+//! old GNU sparse maps skipped, truncation reported as an error, and the ways an archive
+//! can end told apart. [`GlznWalker`] reproduces glzn's scanner, bugs included. Both only
+//! look at headers: a payload is skipped by arithmetic, never read, so with a memory map
+//! the pages of large payloads are never touched.
+//!
+//! [`member_at`] resolves one member's name from its own header blocks only (its header
+//! and the extended headers directly before it), for name verification in O(1).
 
-use binfmt_core::bytes;
+use core::fmt;
 
-use crate::error::{Error, Result, TarPart};
+use binfmt_core::{Kind, bytes, field_offset};
+
+use crate::error::{ErrorKind, Result, TarPart};
+use crate::index::BLOCK;
 use crate::raw::{OldGnuTail, SparseExtension, TarHeader};
+use crate::text::EscapedBytes;
 
-const BLOCK: u64 = 512;
+const SIZE_AT: u64 = field_offset!(TarHeader, size);
+const CHKSUM_AT: u64 = field_offset!(TarHeader, chksum);
+const TAIL_AT: u64 = field_offset!(TarHeader, prefix);
 
 /// The name of a tar member, borrowed from the shard.
 ///
@@ -66,6 +75,30 @@ impl<'a> Name<'a> {
         core::str::from_utf8(self.prefix).is_ok() && core::str::from_utf8(self.name).is_ok()
     }
 
+    /// The length of the full name in bytes.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        match self.prefix.len() {
+            0 => self.name.len(),
+            n => n.saturating_add(1).saturating_add(self.name.len()),
+        }
+    }
+
+    /// True when the name is empty.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// True when `self` and `other` are the same bytes of the same shard (not merely
+    /// equal): every member under one global pax `path` has the same name in this sense,
+    /// so that its decoding can be done once.
+    #[must_use]
+    pub fn is_same(&self, other: &Name<'_>) -> bool {
+        let same = |a: &[u8], b: &[u8]| core::ptr::eq(a, b);
+        same(self.prefix, other.prefix) && same(self.name, other.name)
+    }
+
     /// The full name, invalid UTF-8 replaced by U+FFFD.
     #[cfg(feature = "alloc")]
     #[cfg_attr(docsrs, doc(cfg(feature = "alloc")))]
@@ -78,6 +111,18 @@ impl<'a> Name<'a> {
         }
         s.push_str(&alloc::string::String::from_utf8_lossy(self.name));
         s
+    }
+}
+
+impl fmt::Display for Name<'_> {
+    /// The full name, escaped: control characters as `\u{1b}`, invalid UTF-8 as `\xff`
+    /// (see [`Escaped`](crate::Escaped)).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if !self.prefix.is_empty() {
+            fmt::Display::fmt(&EscapedBytes(self.prefix), f)?;
+            f.write_str("/")?;
+        }
+        fmt::Display::fmt(&EscapedBytes(self.name), f)
     }
 }
 
@@ -143,6 +188,14 @@ pub enum End {
         /// Offset of the zero block.
         offset: u64,
     },
+    /// Fewer than 512 bytes follow the last member (no end-of-archive marker): they are
+    /// ignored, as GNU tar ignores a partial block at the end of an archive.
+    PartialBlock {
+        /// Offset of the first such byte.
+        offset: u64,
+        /// How many bytes there are (1 to 511).
+        len: u64,
+    },
 }
 
 impl End {
@@ -162,6 +215,12 @@ pub enum Event<'a> {
     /// A second GNU long name (or long link) before one member; the last one is used.
     RepeatedLongName {
         /// Offset of the repeated `L`/`K` header.
+        offset: u64,
+    },
+    /// A global pax header (`g`): its records apply to every later member (a `path` in
+    /// it names them all).
+    GlobalHeader {
+        /// Offset of the `g` header.
         offset: u64,
     },
 }
@@ -217,7 +276,10 @@ impl<'a> Pax<'a> {
 #[derive(Debug, Clone)]
 pub struct Walker<'a> {
     data: &'a [u8],
+    /// The offset in the shard of `data[0]` (0 unless the walker reads a window).
+    base: u64,
     shard: u16,
+    /// The offset in the shard of the next header.
     pos: u64,
     global: Pax<'a>,
     pending: Pax<'a>,
@@ -231,10 +293,17 @@ impl<'a> Walker<'a> {
     /// A walker over `data`, the whole shard whose id (for errors) is `shard`.
     #[must_use]
     pub fn new(data: &'a [u8], shard: u16) -> Self {
+        Walker::window(data, 0, shard)
+    }
+
+    /// A walker over `window`, the bytes of shard `shard` from offset `base` on, starting
+    /// there; offsets (and errors) are the shard's.
+    pub(crate) fn window(window: &'a [u8], base: u64, shard: u16) -> Self {
         Walker {
-            data,
+            data: window,
+            base,
             shard,
-            pos: 0,
+            pos: base,
             global: Pax::default(),
             pending: Pax::default(),
             long_name: None,
@@ -250,12 +319,29 @@ impl<'a> Walker<'a> {
         self.end
     }
 
+    /// The offset in the shard of the end of the bytes we have.
     fn len(&self) -> u64 {
-        bytes::len_u64(self.data)
+        self.base.saturating_add(bytes::len_u64(self.data))
+    }
+
+    /// `len` bytes at shard offset `at`.
+    fn bytes_at(&self, at: u64, len: u64, what: &'static str) -> Result<&'a [u8]> {
+        let rel = at.saturating_sub(self.base);
+        Ok(bytes::slice(self.data, rel, len, what).map_err(|e| e.rebased(self.base))?)
+    }
+
+    /// The structure `T` at shard offset `at`.
+    fn read_at<T>(&self, at: u64, what: &'static str) -> Result<&'a T>
+    where
+        T: zerocopy::FromBytes + zerocopy::KnownLayout + zerocopy::Immutable + zerocopy::Unaligned,
+    {
+        let rel = at.saturating_sub(self.base);
+        Ok(bytes::read(self.data, rel, what).map_err(|e| e.rebased(self.base))?)
     }
 
     fn is_zero_block(&self, at: u64) -> bool {
-        bytes::slice(self.data, at, BLOCK, "block").is_ok_and(|b| b.iter().all(|&x| x == 0))
+        self.bytes_at(at, BLOCK, "block")
+            .is_ok_and(|b| b.iter().all(|&x| x == 0))
     }
 
     fn finish(&mut self, end: End) -> Option<Result<Event<'a>>> {
@@ -264,7 +350,7 @@ impl<'a> Walker<'a> {
         None
     }
 
-    fn fail(&mut self, e: Error) -> Option<Result<Event<'a>>> {
+    fn fail(&mut self, e: crate::Error) -> Option<Result<Event<'a>>> {
         self.done = true;
         Some(Err(e))
     }
@@ -296,34 +382,36 @@ impl<'a> Walker<'a> {
             // Also when the last member's padding is missing: its data was complete.
             return Err(Step::End(End::NoMarker { offset: len }));
         }
-        let Ok(block) = bytes::slice(self.data, pos, BLOCK, "tar header") else {
-            return Err(Step::Fail(Error::TarHeaderTruncated {
-                shard,
+        let Ok(block) = self.bytes_at(pos, BLOCK, "tar header") else {
+            // GNU tar drops a partial block at the end of an archive, and so do we.
+            return Err(Step::End(End::PartialBlock {
                 offset: pos,
-                available: len - pos,
+                len: len - pos,
             }));
         };
         if block.iter().all(|&b| b == 0) {
             return Err(Step::End(self.end_at(pos)));
         }
-        let header: &TarHeader =
-            bytes::read(self.data, pos, "tar header").map_err(|e| Step::Fail(e.into()))?;
+        let header: &TarHeader = self.read_at(pos, "tar header").map_err(Step::Fail)?;
         check_checksum(block, header, shard, pos).map_err(Step::Fail)?;
         let field_size =
-            number(&header.size, shard, pos.saturating_add(124), "size").map_err(Step::Fail)?;
+            number(&header.size, shard, pos.saturating_add(SIZE_AT), "size").map_err(Step::Fail)?;
         let typeflag = header.typeflag;
         let data_start = pos.saturating_add(BLOCK);
         match typeflag {
             b'x' | b'g' | b'L' | b'K' => {
-                let data = bytes::slice(self.data, data_start, field_size, "extended header")
+                let data = self
+                    .bytes_at(data_start, field_size, "extended header")
                     .map_err(|_| {
-                        Step::Fail(Error::TarTruncated {
-                            shard,
-                            offset: pos,
-                            part: TarPart::ExtendedHeader,
-                            end: data_start.saturating_add(field_size),
-                            len,
-                        })
+                        Step::Fail(
+                            ErrorKind::TarTruncated {
+                                shard,
+                                part: TarPart::ExtendedHeader,
+                                end: data_start.saturating_add(field_size),
+                                len,
+                            }
+                            .at(pos),
+                        )
                     })?;
                 let mut event = None;
                 match typeflag {
@@ -336,6 +424,7 @@ impl<'a> Walker<'a> {
                         let global = self.global;
                         self.global =
                             parse_pax(data, global, shard, data_start).map_err(Step::Fail)?;
+                        event = Some(Event::GlobalHeader { offset: pos });
                     }
                     b'L' => {
                         if self.long_name.is_some() {
@@ -380,13 +469,15 @@ impl<'a> Walker<'a> {
                 }
                 let end = data_offset.checked_add(size).filter(|&e| e <= len);
                 let Some(_) = end else {
-                    return Err(Step::Fail(Error::TarTruncated {
-                        shard,
-                        offset: pos,
-                        part: TarPart::Member,
-                        end: data_offset.saturating_add(size),
-                        len,
-                    }));
+                    return Err(Step::Fail(
+                        ErrorKind::TarTruncated {
+                            shard,
+                            part: TarPart::Member,
+                            end: data_offset.saturating_add(size),
+                            len,
+                        }
+                        .at(pos),
+                    ));
                 };
                 self.pos = next_header(data_offset, size);
                 self.pending = Pax::default();
@@ -406,19 +497,21 @@ impl<'a> Walker<'a> {
 
     /// Skips the extension blocks of an old GNU sparse header; returns where data starts.
     fn skip_sparse_extensions(&self, header_at: u64, mut at: u64) -> Result<u64, Step> {
-        let tail: &OldGnuTail =
-            bytes::read(self.data, header_at.saturating_add(345), "sparse header")
-                .map_err(|e| Step::Fail(e.into()))?;
+        let tail: &OldGnuTail = self
+            .read_at(header_at.saturating_add(TAIL_AT), "sparse header")
+            .map_err(Step::Fail)?;
         let mut extended = tail.isextended != 0;
         while extended {
-            let ext: &SparseExtension = bytes::read(self.data, at, "sparse map").map_err(|_| {
-                Step::Fail(Error::TarTruncated {
-                    shard: self.shard,
-                    offset: header_at,
-                    part: TarPart::SparseMap,
-                    end: at.saturating_add(BLOCK),
-                    len: self.len(),
-                })
+            let ext: &SparseExtension = self.read_at(at, "sparse map").map_err(|_| {
+                Step::Fail(
+                    ErrorKind::TarTruncated {
+                        shard: self.shard,
+                        part: TarPart::SparseMap,
+                        end: at.saturating_add(BLOCK),
+                        len: self.len(),
+                    }
+                    .at(header_at),
+                )
             })?;
             extended = ext.isextended != 0;
             at = at.saturating_add(BLOCK);
@@ -429,7 +522,7 @@ impl<'a> Walker<'a> {
 
 enum Step {
     End(End),
-    Fail(Error),
+    Fail(crate::Error),
 }
 
 impl<'a> Iterator for Walker<'a> {
@@ -483,38 +576,29 @@ fn octal(field: &[u8]) -> Option<u64> {
 
 /// A numeric header field: octal, or GNU base-256 when the first byte has bit 7 set.
 fn number(field: &[u8], shard: u16, offset: u64, name: &'static str) -> Result<u64> {
+    let bad = || ErrorKind::TarNumber { shard, field: name }.at(offset);
     match field.split_first() {
         Some((&first, rest)) if first & 0x80 != 0 => {
             if first == 0xff {
-                return Err(Error::TarNegative {
-                    shard,
-                    offset,
-                    field: name,
-                });
+                return Err(ErrorKind::TarNegative { shard, field: name }.at(offset));
             }
             rest.iter()
                 .try_fold(u64::from(first & 0x7f), |n, &b| {
                     n.checked_mul(256)?.checked_add(u64::from(b))
                 })
-                .ok_or(Error::TarNumber {
-                    shard,
-                    offset,
-                    field: name,
-                })
+                .ok_or_else(bad)
         }
-        _ => octal(field).ok_or(Error::TarNumber {
-            shard,
-            offset,
-            field: name,
-        }),
+        _ => octal(field).ok_or_else(bad),
     }
 }
 
 fn check_checksum(block: &[u8], header: &TarHeader, shard: u16, offset: u64) -> Result<()> {
-    let stored = octal(&header.chksum).ok_or(Error::TarNumber {
-        shard,
-        offset: offset.saturating_add(148),
-        field: "checksum",
+    let stored = octal(&header.chksum).ok_or_else(|| {
+        ErrorKind::TarNumber {
+            shard,
+            field: "checksum",
+        }
+        .at(offset.saturating_add(CHKSUM_AT))
     })?;
     // Sum the whole block (a loop the compiler vectorises), then count the checksum field
     // as eight spaces instead of its bytes.
@@ -530,23 +614,21 @@ fn check_checksum(block: &[u8], header: &TarHeader, shard: u16, offset: u64) -> 
     if i64::try_from(stored).is_ok_and(|s| s == signed) {
         Ok(())
     } else {
-        Err(Error::TarChecksum {
+        Err(ErrorKind::TarChecksum {
             shard,
-            offset,
             stored,
             unsigned,
             signed,
-        })
+        }
+        .at(offset))
     }
 }
 
 /// Merges the records of a pax extended header (`"%d %s=%s\n"`) into `pax`.
 fn parse_pax<'a>(data: &'a [u8], mut pax: Pax<'a>, shard: u16, base: u64) -> Result<Pax<'a>> {
     let mut pos = 0usize;
-    let bad = |at: usize, reason| Error::Pax {
-        shard,
-        offset: base.saturating_add(crate::len_u64(at)),
-        reason,
+    let bad = |at: usize, reason| {
+        ErrorKind::Pax { shard, reason }.at(base.saturating_add(bytes::to_u64(at)))
     };
     while let Some(rest) = data.get(pos..) {
         if rest.is_empty() || rest.iter().all(|&b| b == 0) {
@@ -615,6 +697,198 @@ fn parse_pax<'a>(data: &'a [u8], mut pax: Pax<'a>, shard: u16, base: u64) -> Res
     Ok(pax)
 }
 
+/// A compressed file recognised by its magic bytes (see [`compression`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Compression {
+    /// gzip (`1f 8b 08`): `.tar.gz`, `.tgz`.
+    Gzip,
+    /// bzip2 (`BZh1`…`BZh9`): `.tar.bz2`.
+    Bzip2,
+    /// xz (`fd 37 7a 58 5a 00`): `.tar.xz`.
+    Xz,
+    /// Zstandard (`28 b5 2f fd`): `.tar.zst`.
+    Zstd,
+    /// LZ4 frame (`04 22 4d 18`): `.tar.lz4`.
+    Lz4,
+}
+
+impl fmt::Display for Compression {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Compression::Gzip => "gzip",
+            Compression::Bzip2 => "bzip2",
+            Compression::Xz => "xz",
+            Compression::Zstd => "zstd",
+            Compression::Lz4 => "lz4",
+        })
+    }
+}
+
+/// The compression a shard's first bytes show, if any: a compressed tar is not a tar,
+/// and its index would be empty or garbage.
+///
+/// `None` when `head` starts with a valid tar header, whatever its first bytes (a
+/// member may be named `BZh9…`).
+///
+/// ```
+/// use taridx::tar::{Compression, compression};
+/// assert_eq!(compression(b"\x1f\x8b\x08\x00rest of a gzip stream"), Some(Compression::Gzip));
+/// assert_eq!(compression(b"\x28\xb5\x2f\xfd..."), Some(Compression::Zstd));
+/// assert_eq!(compression(&[0u8; 1024]), None);
+/// ```
+#[must_use]
+pub fn compression(head: &[u8]) -> Option<Compression> {
+    let found = match head {
+        [0x1f, 0x8b, 0x08, ..] => Compression::Gzip,
+        [b'B', b'Z', b'h', b'1'..=b'9', ..] => Compression::Bzip2,
+        [0xfd, b'7', b'z', b'X', b'Z', 0, ..] => Compression::Xz,
+        [0x28, 0xb5, 0x2f, 0xfd, ..] => Compression::Zstd,
+        [0x04, 0x22, 0x4d, 0x18, ..] => Compression::Lz4,
+        _ => return None,
+    };
+    let is_tar = bytes::slice(head, 0, BLOCK, "tar header")
+        .ok()
+        .zip(bytes::read::<TarHeader>(head, 0, "tar header").ok())
+        .is_some_and(|(block, header)| check_checksum(block, header, 0, 0).is_ok());
+    (!is_tar).then_some(found)
+}
+
+/// How far before its own header [`member_at`] looks for a member's extended headers
+/// (pax `x`/`g`, GNU `L`/`K`): 1 MiB, far more than any real writer's.
+pub const MAX_CHAIN: u64 = 1 << 20;
+
+/// `MAX_CHAIN` in blocks: the size of `member_at`'s bit set.
+const MAX_CHAIN_BLOCKS: usize = 2048;
+const _: () = assert!(MAX_CHAIN == BLOCK * MAX_CHAIN_BLOCKS as u64);
+
+/// Where the extended headers of the member whose header is at `offset` can start, when
+/// the previous indexed member of its shard ends at `lower` (its data padded to 512; 0
+/// for the first): `lower`, but at most [`MAX_CHAIN`] before `offset`, and not after it.
+#[must_use]
+pub fn chain_start(lower: u64, offset: u64) -> u64 {
+    lower.max(offset.saturating_sub(MAX_CHAIN)).min(offset)
+}
+
+/// The member whose own header is at `offset`, resolved from its header blocks only: that
+/// header and the extended headers (pax `x`/`g`, GNU `L`/`K`) directly before it, no
+/// earlier than `lower` (see [`chain_start`]).
+///
+/// `window` is the bytes of shard `shard` from offset `base` on; it must reach from
+/// `chain_start(lower, offset)` (or `base`, if later) to the end of the member's data.
+///
+/// The region from `lower` (where the previous indexed member's data ends) to `offset` is
+/// walked forward with the strict walker's rules, as the indexer walked it, past the
+/// members the index skipped (directories, names without an extension), so a global pax
+/// header anywhere in the region is seen. If that walk fails (damage in another member
+/// of the region) or cannot be made (a region longer than [`MAX_CHAIN`]), the member's
+/// extended headers are found backwards instead: the longest unbroken run of valid
+/// extended headers whose data ends exactly at `offset`. Either way the cost is O(1) in
+/// the shard's size and damage elsewhere in the shard does not matter.
+///
+/// A `path` that a global pax header set before `lower` is not seen (GNU tar and Python's
+/// tarfile would give that name to every later member; no real writer does so).
+///
+/// Returns `Ok(None)` when no member header starts at `offset` (an end-of-archive block,
+/// an extended header).
+///
+/// # Errors
+/// [`ErrorKind::TarHeaderTruncated`] when the window ends before the header does; the
+/// strict walker's errors for the header and the extended headers directly before it
+/// ([`ErrorKind::TarChecksum`], [`ErrorKind::Pax`], [`ErrorKind::TarTruncated`] when the
+/// window ends before the member's data, …).
+pub fn member_at(
+    window: &[u8],
+    base: u64,
+    offset: u64,
+    lower: u64,
+    shard: u16,
+) -> Result<Option<Member<'_>>> {
+    let end = base.saturating_add(bytes::len_u64(window));
+    if offset < base || end.saturating_sub(offset) < BLOCK {
+        return Err(ErrorKind::TarHeaderTruncated {
+            shard,
+            available: end.saturating_sub(offset),
+        }
+        .at(offset));
+    }
+    let floor = chain_start(lower, offset).max(base);
+    if floor == lower && floor < offset {
+        // The whole region is in the window: the indexer's walk, if nothing in it is
+        // damaged.
+        if let Ok(Some(member)) = walk_to(window, base, floor, offset, shard) {
+            return Ok(Some(member));
+        }
+    }
+    // reach[k]: an unbroken run of extended headers from k blocks before `offset` ends
+    // exactly at `offset`. Blocks are visited from `offset` backwards, so a header's
+    // successor has been classified before the header itself.
+    let blocks = usize::try_from((offset - floor) / BLOCK)
+        .unwrap_or(usize::MAX)
+        .min(MAX_CHAIN_BLOCKS);
+    let mut reach = [0u64; MAX_CHAIN_BLOCKS / 64 + 1];
+    let mut start = offset;
+    for k in 1..=blocks {
+        let p = offset - bytes::to_u64(k) * BLOCK;
+        let Some(next) = extended_header_end(window, base, p) else {
+            continue;
+        };
+        let joins = next == offset
+            || (next < offset
+                && usize::try_from((offset - next) / BLOCK)
+                    .ok()
+                    .is_some_and(|j| bit(&reach, j)));
+        if joins {
+            if let Some(word) = reach.get_mut(k / 64) {
+                *word |= 1 << (k % 64);
+            }
+            start = p;
+        }
+    }
+    walk_to(window, base, start, offset, shard)
+}
+
+/// Walks from shard offset `start` to the member at `offset`, past the members before it
+/// (directories and other members the index skips): `None` if the walk passes `offset`.
+fn walk_to(
+    window: &[u8],
+    base: u64,
+    start: u64,
+    offset: u64,
+    shard: u16,
+) -> Result<Option<Member<'_>>> {
+    let from = usize::try_from(start - base)
+        .ok()
+        .and_then(|i| window.get(i..))
+        .unwrap_or(&[]);
+    for event in Walker::window(from, start, shard) {
+        if let Event::Member(m) = event?
+            && m.offset >= offset
+        {
+            return Ok((m.offset == offset).then_some(m));
+        }
+    }
+    Ok(None)
+}
+
+fn bit(set: &[u64], i: usize) -> bool {
+    set.get(i / 64).is_some_and(|w| w >> (i % 64) & 1 == 1)
+}
+
+/// Where the data of the extended header (`x`, `g`, `L`, `K`) at shard offset `p` ends,
+/// padded: `None` unless a valid one (checksum, size) is there.
+fn extended_header_end(window: &[u8], base: u64, p: u64) -> Option<u64> {
+    let rel = p.checked_sub(base)?;
+    let header: &TarHeader = bytes::read(window, rel, "").ok()?;
+    if !matches!(header.typeflag, b'x' | b'g' | b'L' | b'K') {
+        return None;
+    }
+    let block = bytes::slice(window, rel, BLOCK, "").ok()?;
+    check_checksum(block, header, 0, p).ok()?;
+    let size = number(&header.size, 0, p, "size").ok()?;
+    Some(next_header(p.saturating_add(BLOCK), size))
+}
+
 /// One header as glzn's scanner sees it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
@@ -676,11 +950,11 @@ impl<'a> Iterator for GlznWalker<'a> {
         });
         let Some(size) = size else {
             self.done = true;
-            return Some(Err(Error::TarNumber {
+            return Some(Err(ErrorKind::TarNumber {
                 shard: self.shard,
-                offset: pos.saturating_add(124),
                 field: "size",
-            }));
+            }
+            .at(pos.saturating_add(SIZE_AT))));
         };
         self.pos = next_header(pos.saturating_add(BLOCK), size);
         Some(Ok(GlznHeader {
@@ -716,13 +990,13 @@ mod tests {
         assert_eq!(number(&b256, 0, 0, "size").unwrap(), 1000);
         b256[0] = 0xff;
         assert!(matches!(
-            number(&b256, 0, 0, "size"),
-            Err(Error::TarNegative { .. })
+            number(&b256, 0, 0, "size").map_err(crate::Error::into_kind),
+            Err(ErrorKind::TarNegative { .. })
         ));
         b256[0] = 0x81;
         assert!(matches!(
-            number(&b256, 0, 0, "size"),
-            Err(Error::TarNumber { .. })
+            number(&b256, 0, 0, "size").map_err(crate::Error::into_kind),
+            Err(ErrorKind::TarNumber { .. })
         ));
     }
 
@@ -759,14 +1033,9 @@ mod tests {
         }
         let mut h = header(b"a.jpg", false);
         h[0] = b'b';
-        assert!(matches!(
-            Walker::new(&h, 3).next(),
-            Some(Err(Error::TarChecksum {
-                shard: 3,
-                offset: 0,
-                ..
-            }))
-        ));
+        let e = Walker::new(&h, 3).next().unwrap().unwrap_err();
+        assert!(matches!(e.kind(), ErrorKind::TarChecksum { shard: 3, .. }));
+        assert_eq!(e.offset(), Some(0));
     }
 
     #[test]

@@ -3,12 +3,14 @@
 use alloc::string::String;
 use alloc::vec::Vec;
 
+use binfmt_core::Kind;
+use binfmt_core::bytes::to_u64;
 use binfmt_core::le::{U16, U32, U64};
 use zerocopy::IntoBytes;
 
-use crate::error::{Block, Error, Result};
-use crate::index::{FLAG_CONTIGUOUS, HEADER_SIZE, Index, MAGIC, ROW_SIZE, VERSION};
-use crate::raw;
+use crate::error::{Block, ErrorKind, Result};
+use crate::index::{HEADER_LEN, Index, ROW_LEN};
+use crate::raw::{self, FLAG_CONTIGUOUS, MAGIC, ROW_SIZE, VERSION};
 
 /// One row of an owned index, in native integers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -44,8 +46,8 @@ impl RowData {
 ///
 /// Built by [`IndexBuilder`](crate::IndexBuilder) from tar shards, or by
 /// [`IndexFile::new`] from rows of your own. Everything is validated when the value is
-/// made, so writing cannot fail for a reason of ours, and the bytes are a pure function
-/// of the contents (deterministic).
+/// made, so writing cannot fail for a reason of ours (only the writer's I/O can), and the
+/// bytes are a pure function of the contents (deterministic).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct IndexFile {
     exts: Vec<String>,
@@ -60,9 +62,9 @@ impl IndexFile {
     /// (crash id k is `crash[k - 1]`). `n_stems` and flag bit 0 are computed from the rows.
     ///
     /// # Errors
-    /// [`Error::InvalidText`] for an extension or crash stem containing `\n`, or more
-    /// than 65,536 extensions / 4,294,967,295 crash stems; [`Error::InvalidRow`] for a
-    /// row whose extid or crashid is out of range.
+    /// [`ErrorKind::InvalidText`] for an extension or crash stem containing `\n`, or more
+    /// than 65,536 extensions / 4,294,967,295 crash stems; [`ErrorKind::InvalidRow`] for
+    /// a row whose extid or crashid is out of range.
     pub fn new(exts: Vec<String>, crash: Vec<String>, rows: Vec<RowData>) -> Result<Self> {
         check_texts(&exts, Block::Extensions, 1 << 16)?;
         check_texts(&crash, Block::CrashStems, u64::from(u32::MAX))?;
@@ -70,19 +72,22 @@ impl IndexFile {
         let n_crash = crash.len();
         for (i, r) in (0u64..).zip(&rows) {
             if usize::from(r.extid) >= n_ext {
-                return Err(Error::InvalidRow {
+                return Err(ErrorKind::InvalidRow {
                     row: i,
                     reason: "extension id is not below the number of extensions",
-                });
+                }
+                .unlocated());
             }
             if usize::try_from(r.crashid).map_or(true, |c| c > n_crash) {
-                return Err(Error::InvalidRow {
+                return Err(ErrorKind::InvalidRow {
                     row: i,
                     reason: "crash id is above the number of crash stems",
-                });
+                }
+                .unlocated());
             }
         }
-        let (n_stems, runs) = count_stems(rows.iter().map(|r| (r.keyhash, r.crashid)));
+        let (n_stems, runs) =
+            crate::verify::stem_counts(rows.iter().map(|r| (r.keyhash, r.crashid)));
         Ok(IndexFile {
             exts,
             crash,
@@ -112,7 +117,8 @@ impl IndexFile {
     /// A copy of a parsed index (its rows are checked).
     ///
     /// # Errors
-    /// As [`IndexFile::new`], and [`Error::ExtId`]/[`Error::CrashId`] from the rows.
+    /// As [`IndexFile::new`], and [`ErrorKind::ExtId`]/[`ErrorKind::CrashId`] from the
+    /// rows.
     pub fn from_index(index: &Index<'_>) -> Result<Self> {
         let rows = index
             .entries()
@@ -175,16 +181,16 @@ impl IndexFile {
     /// The size of the file in bytes.
     #[must_use]
     pub fn encoded_len(&self) -> u64 {
-        HEADER_SIZE
+        HEADER_LEN
             .saturating_add(self.ext_block_len())
             .saturating_add(self.crash_block_len())
-            .saturating_add(crate::len_u64(self.rows.len()).saturating_mul(ROW_SIZE))
+            .saturating_add(to_u64(self.rows.len()).saturating_mul(ROW_LEN))
     }
 
     /// The 64-byte header.
     #[must_use]
     pub fn header(&self) -> raw::Header {
-        let off_crash = HEADER_SIZE.saturating_add(self.ext_block_len());
+        let off_crash = HEADER_LEN.saturating_add(self.ext_block_len());
         let off_arr = off_crash.saturating_add(self.crash_block_len());
         let mut magic = [0u8; 8];
         magic.copy_from_slice(MAGIC);
@@ -192,10 +198,10 @@ impl IndexFile {
             magic,
             major: U16::new(VERSION.major),
             minor: U16::new(VERSION.minor),
-            rec_size: U16::new(32),
-            hdr_size: U16::new(64),
+            rec_size: U16::new(u16::try_from(ROW_SIZE).unwrap_or(u16::MAX)),
+            hdr_size: U16::new(u16::try_from(raw::HEADER_SIZE).unwrap_or(u16::MAX)),
             n_stems: U64::new(self.n_stems),
-            n_rows: U64::new(crate::len_u64(self.rows.len())),
+            n_rows: U64::new(to_u64(self.rows.len())),
             // Both counts were bounded when the value was made.
             n_ext: U32::new(u32::try_from(self.exts.len()).unwrap_or(u32::MAX)),
             n_crash: U32::new(u32::try_from(self.crash.len()).unwrap_or(u32::MAX)),
@@ -221,12 +227,12 @@ impl IndexFile {
             }
         }
         // Rows go out in batches, so a writer sees few, large writes.
-        let mut buf = [0u8; 32 * 256];
+        let mut buf = [0u8; ROW_SIZE * 256];
         for chunk in self.rows.chunks(256) {
             let mut n = 0;
-            for (slot, row) in buf.chunks_exact_mut(32).zip(chunk) {
+            for (slot, row) in buf.chunks_exact_mut(ROW_SIZE).zip(chunk) {
                 slot.copy_from_slice(row.to_raw().as_bytes());
-                n += 32;
+                n += ROW_SIZE;
             }
             sink(buf.get(..n).unwrap_or(&[]))?;
         }
@@ -234,82 +240,85 @@ impl IndexFile {
     }
 
     /// The file's bytes.
-    #[must_use]
-    pub fn to_bytes(&self) -> Vec<u8> {
+    ///
+    /// # Errors
+    /// None today (an `IndexFile` is valid by construction); the `Result` is the one
+    /// shape every binfmt writer has.
+    pub fn to_vec(&self) -> Result<Vec<u8>> {
         let mut out = Vec::with_capacity(usize::try_from(self.encoded_len()).unwrap_or(0));
         let _ = self.emit(|piece| {
             out.extend_from_slice(piece);
             Ok::<(), core::convert::Infallible>(())
         });
-        out
+        Ok(out)
     }
 
-    /// Writes the file's bytes to `out`.
+    /// Writes the file's bytes to `out` (unbuffered writers get a few large writes: the
+    /// header, the blocks, rows 256 at a time) and returns how many were written.
     ///
     /// # Errors
-    /// The writer's errors.
+    /// [`ErrorKind::Io`] with the writer's error.
     #[cfg(feature = "std")]
     #[cfg_attr(docsrs, doc(cfg(feature = "std")))]
-    pub fn write_to<W: std::io::Write>(&self, mut out: W) -> std::io::Result<()> {
-        self.emit(|piece| out.write_all(piece))?;
-        out.flush()
+    pub fn write_to<W: std::io::Write>(&self, mut out: W) -> Result<u64> {
+        let mut written = 0u64;
+        self.emit(|piece| {
+            out.write_all(piece)?;
+            written = written.saturating_add(to_u64(piece.len()));
+            Ok::<(), std::io::Error>(())
+        })
+        .and_then(|()| out.flush())
+        .map_err(binfmt_core::IoError::from)?;
+        Ok(written)
     }
 
-    /// Writes the index to `path` atomically: a temporary file beside it, synced and
-    /// renamed over it, so `path` holds either its old contents or the whole new index.
+    /// Writes the index to `path` as `std::fs::write` would, but atomically: through
+    /// [`binfmt_core::output::Output`] (an existing file is replaced; a new file appears
+    /// whole or not at all; a FIFO or device is streamed into). Returns the bytes written.
     ///
     /// # Errors
-    /// [`Error::Io`] naming `path`.
+    /// [`ErrorKind::Io`] naming `path`.
     #[cfg(feature = "std")]
     #[cfg_attr(docsrs, doc(cfg(feature = "std")))]
-    pub fn write_to_path(&self, path: impl AsRef<std::path::Path>) -> Result<()> {
+    pub fn write_to_path(&self, path: impl AsRef<std::path::Path>) -> Result<u64> {
+        use binfmt_core::output::{Output, OutputOptions};
         let path = path.as_ref();
-        let fail = |e| Error::io(path, e);
-        let mut file = binfmt_core::atomic::AtomicFile::create(path).map_err(fail)?;
-        self.write_to(std::io::BufWriter::with_capacity(1 << 16, &mut file))
-            .map_err(fail)?;
-        file.commit().map_err(fail)
+        let named = |e| binfmt_core::IoError::new(Some(path.to_path_buf()), e);
+        let mut out = Output::create(path, &OutputOptions::new().replace(true)).map_err(named)?;
+        let written = self
+            .write_to(std::io::BufWriter::with_capacity(1 << 16, &mut out))
+            .map_err(|e| match e.into_kind() {
+                ErrorKind::Io(io) => named(io.source).into(),
+                other => other.unlocated(),
+            })?;
+        out.commit().map_err(named)?;
+        Ok(written)
     }
 }
 
 fn joined_len(texts: &[String]) -> u64 {
-    let chars: u64 = texts.iter().map(|t| crate::len_u64(t.len())).sum();
-    chars.saturating_add(crate::len_u64(texts.len().saturating_sub(1)))
+    let chars: u64 = texts.iter().map(|t| to_u64(t.len())).sum();
+    chars.saturating_add(to_u64(texts.len().saturating_sub(1)))
 }
 
 fn check_texts(texts: &[String], block: Block, max: u64) -> Result<()> {
-    if crate::len_u64(texts.len()) > max {
-        return Err(Error::InvalidText {
+    if to_u64(texts.len()) > max {
+        return Err(ErrorKind::InvalidText {
             block,
             entry: max,
             reason: "more entries than the header's count field and the rows' id field can hold",
-        });
+        }
+        .unlocated());
     }
     for (i, t) in (0u64..).zip(texts) {
         if t.contains('\n') {
-            return Err(Error::InvalidText {
+            return Err(ErrorKind::InvalidText {
                 block,
                 entry: i,
                 reason: "contains '\\n', the separator of the text block",
-            });
+            }
+            .unlocated());
         }
     }
     Ok(())
-}
-
-/// The number of distinct `(keyhash, crashid)` keys and of runs of equal keys in order.
-pub(crate) fn count_stems(keys: impl Iterator<Item = (u64, u32)>) -> (u64, u64) {
-    let mut all: Vec<(u64, u32)> = Vec::new();
-    let mut runs = 0u64;
-    let mut prev = None;
-    for key in keys {
-        if prev != Some(key) {
-            runs += 1;
-            all.push(key);
-            prev = Some(key);
-        }
-    }
-    all.sort_unstable();
-    all.dedup();
-    (crate::len_u64(all.len()), runs)
 }

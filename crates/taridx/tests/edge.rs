@@ -12,7 +12,8 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 use taridx::{
-    BuildOptions, Error, Index, IndexBuilder, Report, SkipReason, StemMap, TarPart, Warning,
+    BuildOptions, Error, ErrorKind, Index, IndexBuilder, Report, SkipReason, StemMap, TarPart,
+    Warning,
 };
 
 fn dir(sub: &str) -> PathBuf {
@@ -38,7 +39,7 @@ fn build(sub: &str, fold: &str, options: BuildOptions) -> taridx::Result<(Vec<u8
         builder.add_shard(name, &data)?;
     }
     let (file, report) = builder.finish();
-    Ok((file.to_bytes(), report))
+    Ok((file.to_vec()?, report))
 }
 
 fn strict(fold: &str) -> taridx::Result<(Vec<u8>, Report)> {
@@ -47,6 +48,13 @@ fn strict(fold: &str) -> taridx::Result<(Vec<u8>, Report)> {
 
 fn glzn(fold: &str) -> taridx::Result<(Vec<u8>, Report)> {
     build("edge", fold, BuildOptions::glzn())
+}
+
+/// The kind and offset of the error of `result`.
+fn error<T: core::fmt::Debug>(result: taridx::Result<T>) -> (ErrorKind, Option<u64>) {
+    let e: Error = result.unwrap_err();
+    let offset = e.offset();
+    (e.into_kind(), offset)
 }
 
 /// (stem, ext, fid, offset, size) of every row.
@@ -115,8 +123,8 @@ fn lookups_agree_with_python_tarfile() {
     agrees_with_tarfile("golden", "tarview.json", "clean", &[]);
     agrees_with_tarfile("golden", "tarview.json", "train", &[]);
     for fold in [
-        "base256", "octal", "nomarker", "lonezero", "concat", "trailing", "paxsize", "v7", "gap",
-        "wds",
+        "base256", "octal", "nomarker", "lonezero", "concat", "trailing", "partial", "paxsize",
+        "v7", "gap", "wds",
     ] {
         agrees_with_tarfile("edge", "expected.json", fold, &[]);
     }
@@ -133,17 +141,19 @@ fn base256_sizes_are_honoured_in_strict_mode_and_fatal_in_glzn_mode() {
         [(0, 0, 1000, "jpg".into()), (0, 1536, 1, "cls".into())]
     );
     assert!(matches!(
-        glzn("base256"),
-        Err(Error::TarNumber { offset: 124, .. })
+        error(glzn("base256")),
+        (ErrorKind::TarNumber { .. }, Some(124))
     ));
     // 9 GiB in a 10 KiB file: truncated.
     assert!(matches!(
-        strict("base256big"),
-        Err(Error::TarTruncated {
-            part: TarPart::Member,
-            offset: 0,
-            ..
-        })
+        error(strict("base256big")),
+        (
+            ErrorKind::TarTruncated {
+                part: TarPart::Member,
+                ..
+            },
+            Some(0)
+        )
     ));
 }
 
@@ -162,17 +172,14 @@ fn octal_variants_parse() {
 fn bad_checksum_is_an_error_in_strict_mode_only() {
     let err = strict("badsum").unwrap_err();
     assert!(
-        matches!(
-            err,
-            Error::TarChecksum {
-                shard: 0,
-                offset: 1024,
-                ..
-            }
-        ),
+        matches!(err.kind(), ErrorKind::TarChecksum { shard: 0, .. }),
         "{err}"
     );
     assert_eq!(taridx::Diagnostic::offset(&err), Some(1024));
+    assert!(
+        err.to_string()
+            .starts_with("byte 1024: tar header checksum mismatch")
+    );
     // glzn checks nothing: all four headers become rows.
     let (bytes, _) = glzn("badsum").unwrap();
     assert_eq!(rows(&bytes).len(), 4);
@@ -195,9 +202,8 @@ fn truncated_payload_is_an_error_in_strict_mode_and_a_row_past_eof_in_glzn_mode(
     let err = strict("truncated").unwrap_err();
     assert!(
         matches!(
-            err,
-            Error::TarTruncated {
-                offset: 1024,
+            err.kind(),
+            ErrorKind::TarTruncated {
                 end: 2536,
                 len: 1836,
                 ..
@@ -205,6 +211,7 @@ fn truncated_payload_is_an_error_in_strict_mode_and_a_row_past_eof_in_glzn_mode(
         ),
         "{err}"
     );
+    assert_eq!(err.offset(), Some(1024));
     let (bytes, _) = glzn("truncated").unwrap();
     assert_eq!(rows(&bytes)[1], (0, 1024, 1000, "jpg".into()));
 }
@@ -284,8 +291,8 @@ fn pax_size_overrides_the_header_and_breaks_glzn() {
     );
     // glzn parses the payload as a header: its "size field" is not octal.
     assert!(matches!(
-        glzn("paxsize"),
-        Err(Error::TarNumber { offset: 1660, .. })
+        error(glzn("paxsize")),
+        (ErrorKind::TarNumber { .. }, Some(1660))
     ));
 }
 
@@ -299,6 +306,11 @@ fn v7_headers_and_old_style_directories() {
     assert_eq!(report.skipped.len(), 1);
     assert_eq!(report.skipped[0].name, "v7dir/");
     assert_eq!(
+        report.skipped_messages().collect::<Vec<_>>(),
+        ["shard 0: byte 0: \"v7dir/\": old-style directory (typeflag NUL, name ending in '/') is not a regular file"]
+            .map(|m| m.replace("shard 0", "v7_0000.tar"))
+    );
+    assert_eq!(
         report.skipped[0].reason,
         SkipReason::NotRegular { typeflag: 0 }
     );
@@ -307,8 +319,8 @@ fn v7_headers_and_old_style_directories() {
 #[test]
 fn invalid_utf8_names_fail_unless_lossy() {
     assert!(matches!(
-        strict("badutf8"),
-        Err(Error::NameUtf8 { offset: 0, .. })
+        error(strict("badutf8")),
+        (ErrorKind::NameUtf8 { .. }, Some(0))
     ));
     let (bytes, report) =
         build("edge", "badutf8", BuildOptions::strict().lossy_names(true)).unwrap();
@@ -410,4 +422,68 @@ fn glzn_mode_never_reads_pax_or_long_names() {
     let index = Index::parse(&bytes).unwrap();
     assert_eq!(index.n_rows(), 3);
     assert!(index.extensions().any(|e| e.is_empty()));
+}
+
+#[test]
+fn a_partial_block_after_the_last_member_is_ignored_as_gnu_tar_does() {
+    let (bytes, report) = strict("partial").unwrap();
+    assert_eq!(
+        rows(&bytes),
+        [(0, 0, 1, "cls".into()), (0, 1024, 10, "jpg".into())]
+    );
+    assert_eq!(
+        report.warnings,
+        [Warning::PartialBlock {
+            shard: 0,
+            offset: 2048,
+            len: 100
+        }]
+    );
+    let (bytes, _) = glzn("partial").unwrap();
+    assert_eq!(rows(&bytes).len(), 2);
+    // GNU tar and tarfile list both members and say nothing.
+    let view = expected("edge", "expected.json");
+    assert_eq!(
+        view["partial_0000.tar"]["tarfile"]["members"]
+            .as_array()
+            .unwrap()
+            .len(),
+        2
+    );
+    if let Some(gnu) = view["partial_0000.tar"]["gnutar"].as_object() {
+        assert_eq!(
+            (gnu["exit"].as_i64(), gnu["stderr"].as_str()),
+            (Some(0), Some(""))
+        );
+    }
+}
+
+#[test]
+fn compressed_shards_are_refused_with_the_compressor_named() {
+    use taridx::tar::Compression;
+    let view = expected("edge", "expected.json");
+    for (fold, compression) in [
+        ("gzip", Compression::Gzip),
+        ("bzip2", Compression::Bzip2),
+        ("xz", Compression::Xz),
+        ("zstd", Compression::Zstd),
+    ] {
+        for result in [strict(fold), glzn(fold)] {
+            let e = result.unwrap_err();
+            assert_eq!(e.offset(), Some(0), "{fold}");
+            assert!(
+                matches!(e.kind(), ErrorKind::Compressed { shard: 0, compression: c } if *c == compression),
+                "{fold}: {e}"
+            );
+            assert!(
+                e.to_string().starts_with(&format!(
+                    "byte 0: shard 0 is compressed ({fold}): decompress it first"
+                )),
+                "{e}"
+            );
+        }
+        // tarfile's plain mode refuses them too; GNU tar decompresses them by itself.
+        let shard = format!("{fold}_0000.tar");
+        assert_eq!(view[&shard]["tarfile"]["error"], "ReadError", "{fold}");
+    }
 }

@@ -56,6 +56,7 @@ fn python_reads_back_what_we_write() {
         ("edge", "lonezero"),
         ("edge", "concat"),
         ("edge", "trailing"),
+        ("edge", "partial"),
         ("edge", "paxsize"),
         ("edge", "v7"),
         ("edge", "gap"),

@@ -1,51 +1,116 @@
 //! `binfmt` support for Bloscpack files: inspect, verify, pack, unpack, append.
 
-use core::fmt::Write as _;
-use std::io::Write as _;
+use std::io;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+use binfmt_core::{Diagnostic as _, Fault, Severity, Summary};
+use bloscpack_header::fs::AppendOptions;
 use bloscpack_header::{
-    BloscArgs, Bloscpack, Checksum, Compressor, Error, MetaCodec, Metadata, PackOptions, Shuffle,
-    UnpackOptions,
+    BloscArgs, Bloscpack, Checksum, Compressor, Error, MetaCodec, Metadata, MetadataSection,
+    PackOptions, ReadOptions, Shuffle, UnpackOptions,
 };
-use clap::{Args, Subcommand, ValueEnum};
-use serde_json::{Map, Value, json};
+use clap::{Args, FromArgMatches as _, Subcommand, ValueEnum};
+use serde_json::Value;
 
-use crate::formats::{InspectOptions, Inspection};
+use crate::escape;
 use crate::input::Input;
-use crate::report::{Failure, Problem};
+use crate::model::{Facts, Key};
+use crate::registry::{self, Format, InspectOptions, Inspection, Report};
+use crate::report::{self, Failure, Problem};
+use crate::write;
 
-/// The keys this format adds to `binfmt inspect --json`.
-pub(crate) const JSON_HELP: &str = "\
-bloscpack:
-  \"version\": 3 (or 2)          the format version
-  \"options\": N                 the options byte: 0x01 offsets section, 0x02 metadata section
-  \"checksum\": S                the chunk digest: \"None\", \"adler32\", \"crc32\", \"md5\", \"sha1\",
-                               \"sha224\", \"sha256\", \"sha384\" or \"sha512\"
-  \"typesize\", \"chunk_size\", \"last_chunk\", \"nchunks\": N   header values (-1 = unknown)
-  \"max_app_chunks\": N          spare offset slots for appending
-  \"offsets\": [N, ...]          the used offset entries: each chunk's byte position
-                               ([] without an offsets section)
-  \"metadata\": VALUE|null       the decoded JSON metadata
-  \"chunks\": [{\"offset\", \"nbytes\", \"cbytes\", \"blocksize\", \"typesize\", \"flags\"}, ...]
-                               each chunk's position and its Blosc header";
+/// The Bloscpack entry of the registry.
+pub(crate) static FORMAT: Format = Format {
+    name: "bloscpack",
+    about: "Bloscpack files.",
+    sniff: bloscpack_header::sniff,
+    keys: KEYS,
+    inspect,
+    verify,
+    command: Command::augment_subcommands,
+    run,
+    fuzz,
+};
+
+const KEYS: &[Key] = &[
+    Key::new("version", "3 (or 2): the format version"),
+    Key::new(
+        "options",
+        "the options byte: 0x01 offsets section, 0x02 metadata section",
+    ),
+    Key::new(
+        "checksum",
+        "the chunk digest: \"None\", \"adler32\", \"crc32\", \"md5\", \"sha1\", \"sha224\", \
+         \"sha256\", \"sha384\" or \"sha512\"",
+    ),
+    Key::new("typesize", "the header's element size"),
+    Key::new("chunk_size", "uncompressed bytes per chunk (-1 = unknown)"),
+    Key::new(
+        "last_chunk",
+        "uncompressed bytes of the last chunk (-1 = unknown)",
+    ),
+    Key::new("nchunks", "the number of chunks (-1 = unknown)"),
+    Key::new("max_app_chunks", "spare offset slots for appending"),
+    Key::new(
+        "offsets",
+        "the used offset entries, each chunk's byte position ([] without an offsets section)",
+    ),
+    Key::new(
+        "metadata",
+        "the metadata's JSON value (null without a metadata section). Numbers appear \
+         exactly as stored, integers beyond 64 bits included (never rounded through a \
+         float); the non-finite floats Python's json module writes (NaN, Infinity, \
+         -Infinity, which JSON has no syntax for) appear as the strings \"NaN\", \
+         \"Infinity\" and \"-Infinity\". The text output shows the stored text itself",
+    ),
+    Key::with(
+        "chunks",
+        "each chunk's position and its Blosc header, in file order",
+        &[
+            Key::new("offset", "the byte at which the chunk starts"),
+            Key::new("nbytes", "uncompressed bytes"),
+            Key::new(
+                "cbytes",
+                "compressed bytes (the Blosc buffer, without the digest)",
+            ),
+            Key::new("blocksize", "the Blosc block size"),
+            Key::new("typesize", "the Blosc element size"),
+            Key::new(
+                "flags",
+                "the Blosc flags byte (codec in the top 3 bits, 0x01 byte shuffle, \
+                 0x02 stored uncompressed, 0x04 bit shuffle)",
+            ),
+        ],
+    ),
+];
+
+/// Characters of the metadata text shown by `inspect` in text (the model cuts too).
+const METADATA_TEXT_CHARS: usize = 400;
+/// Most bytes `fuzz` unpacks.
+const FUZZ_MAX_LEN: u64 = 1 << 20;
 
 /// `binfmt bloscpack …`.
 #[derive(Debug, Subcommand)]
-pub(crate) enum Command {
+enum Command {
     /// Compress a file into a Bloscpack file (format 3), as bloscpack 0.16 does.
     ///
     /// The defaults are bloscpack's: 1 MiB chunks, typesize 8, blosclz level 7 with byte
     /// shuffle, adler32 digests, an offsets section with 10 spare slots per chunk.
     Pack(PackArgs),
-    /// Decompress a Bloscpack file (format 2 or 3), checking every digest first.
+    /// Decompress a Bloscpack file (format 2 or 3), checking every digest.
+    ///
+    /// Chunks are decompressed in parallel while the output is written. A file written by
+    /// bloscpack 0.11 or 0.13 whose last chunk holds less than its header promises is
+    /// unpacked to the bytes its chunks hold, with a message saying how many are missing.
     Unpack(UnpackArgs),
     /// Append a file's bytes to a Bloscpack file in place, using its spare offset slots.
     ///
     /// Like bloscpack's append: the last chunk is topped up to chunk_size and
     /// recompressed, then new chunks are added. Fails, leaving FILE unchanged, when the
-    /// file has no offsets section or too few spare slots.
+    /// file has no offsets section or too few spare slots. The file is locked while it
+    /// is changed (a concurrent append waits for it) and the change is crash-consistent:
+    /// an append that was interrupted (a crash, a full disk) is repaired first.
     Append(AppendArgs),
 }
 
@@ -107,10 +172,11 @@ impl BloscOpts {
 }
 
 #[derive(Debug, Args)]
-pub(crate) struct PackArgs {
-    /// The file to compress.
+struct PackArgs {
+    /// The file to compress (- for standard input).
     input: PathBuf,
-    /// The Bloscpack file to write (atomically: a temporary file, then a rename).
+    /// The Bloscpack file to write (- for standard output). A file is replaced
+    /// atomically (a temporary file, then a rename), and only with --force.
     output: PathBuf,
     /// Uncompressed bytes per chunk: a number with an optional B, K, M or G suffix
     /// (powers of 1024), or "max" (2147483631).
@@ -131,7 +197,8 @@ pub(crate) struct PackArgs {
     /// Spare offset slots for later appends [default: 10 per chunk].
     #[arg(long)]
     max_app_chunks: Option<u64>,
-    /// Store this JSON file's value as metadata (serialized compactly).
+    /// Store this JSON file's value as metadata (serialized compactly; numbers kept as
+    /// written).
     #[arg(long, short = 'm', value_name = "JSON_FILE")]
     metadata: Option<PathBuf>,
     /// How the metadata is stored (zlib falls back to none when that is smaller).
@@ -152,13 +219,14 @@ pub(crate) struct PackArgs {
 }
 
 #[derive(Debug, Args)]
-pub(crate) struct UnpackArgs {
-    /// The Bloscpack file.
+struct UnpackArgs {
+    /// The Bloscpack file (- for standard input).
     input: PathBuf,
-    /// Where to write the decompressed bytes (atomically).
+    /// Where to write the decompressed bytes (- for standard output). A file is replaced
+    /// atomically (a temporary file, then a rename), and only with --force.
     output: PathBuf,
-    /// c-blosc threads per chunk.
-    #[arg(long, short = 'n', default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=256))]
+    /// Chunks decompressed at once; 0 (the default) uses every core, at most 8.
+    #[arg(long, short = 'n', default_value_t = 0, value_parser = clap::value_parser!(u16).range(0..=256))]
     threads: u16,
     /// Replace OUTPUT if it exists.
     #[arg(long, short = 'f')]
@@ -166,10 +234,10 @@ pub(crate) struct UnpackArgs {
 }
 
 #[derive(Debug, Args)]
-pub(crate) struct AppendArgs {
+struct AppendArgs {
     /// The Bloscpack file to extend, in place.
     file: PathBuf,
-    /// The file whose bytes are appended.
+    /// The file whose bytes are appended (- for standard input).
     input: PathBuf,
     #[command(flatten)]
     blosc: BloscOpts,
@@ -190,7 +258,7 @@ fn parse_size(s: &str) -> Result<u32, String> {
                 'G' => 30,
                 _ => return Err(format!("unknown size suffix '{c}': use B, K, M or G")),
             };
-            (&s[..i], shift)
+            (s.get(..i).unwrap_or(""), shift)
         }
         _ => (s, 0),
     };
@@ -204,184 +272,202 @@ fn parse_size(s: &str) -> Result<u32, String> {
 }
 
 fn parse(input: &Input) -> Result<Bloscpack<'_>, Failure> {
-    Bloscpack::parse(input.bytes()).map_err(|e| Failure::diagnostic(input.path(), &e))
+    Bloscpack::parse(input.bytes()?).map_err(|e| Failure::diagnostic(input.name(), &e))
 }
 
-/// The decoded metadata (digest checked), or why it cannot be decoded.
-fn metadata_value(path: &Path, file: &Bloscpack<'_>) -> Result<Option<Value>, Failure> {
-    let Some(section) = file.metadata() else {
-        return Ok(None);
-    };
-    let text = section.text().map_err(|e| Failure::diagnostic(path, &e))?;
-    serde_json::from_str(&text).map(Some).map_err(|e| {
-        Failure::file(
-            path,
-            format!(
-                "byte {}: the metadata is not valid JSON ({e})",
-                section.offset() + 32
-            ),
-        )
-    })
+/// The metadata's JSON text (digest checked, Python's dialect validated), as stored.
+fn metadata_text<'a>(section: &MetadataSection<'a>) -> Result<std::borrow::Cow<'a, str>, Error> {
+    section.json(&ReadOptions::new())
 }
 
-pub(crate) fn inspect(input: &Input, _options: &InspectOptions) -> Result<Inspection, Failure> {
+/// Python-dialect JSON (already validated) as a JSON value: numbers exactly as written
+/// (serde_json's `arbitrary_precision`), `NaN`, `Infinity` and `-Infinity` as strings.
+fn metadata_value(text: &str) -> Result<Value, serde_json::Error> {
+    serde_json::from_str(&quote_non_finite(text))
+}
+
+/// `text` with the bare tokens `NaN`, `Infinity` and `-Infinity` (outside strings)
+/// quoted.
+fn quote_non_finite(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.contains("NaN") && !text.contains("Infinity") {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len().saturating_add(16));
+    let (mut in_string, mut escaped) = (false, false);
+    let mut rest = text;
+    while let Some(c) = rest.chars().next() {
+        if in_string {
+            match (escaped, c) {
+                (true, _) => escaped = false,
+                (false, '\\') => escaped = true,
+                (false, '"') => in_string = false,
+                _ => {}
+            }
+        } else if c == '"' {
+            in_string = true;
+        } else if let Some(token) = ["NaN", "Infinity", "-Infinity"]
+            .into_iter()
+            .find(|t| rest.starts_with(t))
+        {
+            out.push('"');
+            out.push_str(token);
+            out.push('"');
+            rest = rest.get(token.len()..).unwrap_or("");
+            continue;
+        }
+        out.push(c);
+        rest = rest.get(c.len_utf8()..).unwrap_or("");
+    }
+    std::borrow::Cow::Owned(out)
+}
+
+/// A header count for text: `-1` is `unknown`.
+fn count_text(v: i64) -> String {
+    if v < 0 {
+        format!("unknown ({v})")
+    } else {
+        v.to_string()
+    }
+}
+
+fn inspect(input: &Input, _options: &InspectOptions) -> Result<Inspection, Failure> {
     let file = parse(input)?;
     let h = file.header();
-    let metadata = metadata_value(input.path(), &file)?;
-    let offsets: Vec<u64> = file.offsets().collect();
-    let chunks: Vec<Value> = file
+    let metadata = match file.metadata() {
+        None => None,
+        Some(section) => {
+            let text = metadata_text(section).map_err(|e| Failure::diagnostic(input.name(), &e))?;
+            let value = metadata_value(&text).map_err(|e| {
+                Failure::file(
+                    input.name(),
+                    format!(
+                        "byte {}: the metadata cannot be shown as JSON ({e})",
+                        section.stored_offset()
+                    ),
+                )
+            })?;
+            Some((section, text, value))
+        }
+    };
+    let mut options_text = format!("{:#04x}", h.options().bits());
+    options_text.push_str(match (h.has_offsets(), h.has_metadata()) {
+        (true, true) => " (offsets, metadata)",
+        (true, false) => " (offsets)",
+        (false, true) => " (metadata)",
+        (false, false) => " (no sections)",
+    });
+    let mut facts = Facts::new();
+    facts
+        .value("version", h.version())
+        .shown("options", h.options().bits(), options_text)
+        .value("checksum", h.checksum().name())
+        .value("typesize", h.typesize())
+        .shown(
+            "chunk_size",
+            h.raw_chunk_size(),
+            count_text(h.raw_chunk_size().into()),
+        )
+        .shown(
+            "last_chunk",
+            h.raw_last_chunk(),
+            count_text(h.raw_last_chunk().into()),
+        )
+        .shown(
+            "nchunks",
+            h.raw_nchunks(),
+            format!(
+                "{} ({} bytes uncompressed, {} bytes in the file)",
+                count_text(h.raw_nchunks()),
+                file.uncompressed_len(),
+                file.data().len()
+            ),
+        )
+        .value("max_app_chunks", h.max_app_chunks())
+        .value("offsets", file.offsets().collect::<Vec<u64>>());
+    match metadata {
+        None => facts.shown("metadata", Value::Null, "none"),
+        Some((section, text, value)) => facts.shown(
+            "metadata",
+            value,
+            format!(
+                "{} bytes, {} {}, stored {} of {} bytes, {} digest: {}",
+                section.meta_size(),
+                escape::bytes(section.format()),
+                section.codec().name(),
+                section.meta_comp_size(),
+                section.max_meta_size(),
+                section.checksum(),
+                escape::text_cut(&text, METADATA_TEXT_CHARS)
+            ),
+        ),
+    };
+    let chunks = file
         .chunks()
         .map(|c| {
             let b = c.header();
-            json!({
-                "offset": c.offset(),
-                "nbytes": b.nbytes,
-                "cbytes": b.cbytes,
-                "blocksize": b.blocksize,
-                "typesize": b.typesize,
-                "flags": b.flags.bits(),
-            })
+            let mut row = Facts::new();
+            row.value("offset", c.offset())
+                .value("nbytes", b.nbytes)
+                .value("cbytes", b.cbytes)
+                .value("blocksize", b.blocksize)
+                .value("typesize", b.typesize)
+                .shown(
+                    "flags",
+                    b.flags.bits(),
+                    format!(
+                        "{:#04x} {}, shuffle {}{}",
+                        b.flags.bits(),
+                        b.flags.codec(),
+                        b.flags.shuffle(),
+                        if b.flags.memcpyed() { ", stored" } else { "" }
+                    ),
+                );
+            row
         })
         .collect();
-
-    let mut text = String::new();
-    let unknown = |v: i64| {
-        if v < 0 {
-            "unknown".to_string()
-        } else {
-            v.to_string()
-        }
-    };
-    let _ = writeln!(
-        text,
-        "  format version {}, options {:#04x} (offsets: {}, metadata: {}), checksum {}, typesize {}",
-        h.version(),
-        h.options().bits(),
-        if h.has_offsets() { "yes" } else { "no" },
-        if h.has_metadata() { "yes" } else { "no" },
-        h.checksum(),
-        h.typesize()
-    );
-    let _ = writeln!(
-        text,
-        "  chunk_size {}, last_chunk {}, nchunks {}, max_app_chunks {}: {} bytes uncompressed in {} bytes",
-        unknown(h.raw_chunk_size().into()),
-        unknown(h.raw_last_chunk().into()),
-        unknown(h.raw_nchunks()),
-        h.max_app_chunks(),
-        file.uncompressed_len(),
-        input.bytes().len()
-    );
-    if let (Some(section), Some(value)) = (file.metadata(), &metadata) {
-        let _ = writeln!(
-            text,
-            "  metadata ({} bytes, {} {}, stored {} of {} bytes, {} digest): {}",
-            section.meta_size(),
-            String::from_utf8_lossy(section.format()),
-            section.codec().name(),
-            section.meta_comp_size(),
-            section.max_meta_size(),
-            section.checksum(),
-            value
-        );
-    }
-    for c in file.chunks() {
-        let b = c.header();
-        let _ = writeln!(
-            text,
-            "  chunk {} at byte {}: {} -> {} bytes, {}, shuffle {}, blocksize {}, typesize {}, flags {:#04x}{}",
-            c.index(),
-            c.offset(),
-            b.nbytes,
-            b.cbytes,
-            b.flags.codec(),
-            b.flags.shuffle(),
-            b.blocksize,
-            b.typesize,
-            b.flags.bits(),
-            if b.flags.memcpyed() { " (stored)" } else { "" }
-        );
-    }
-    if !file.trailing().is_empty() {
-        let _ = writeln!(
-            text,
-            "  {} bytes after the last chunk (ignored)",
-            file.trailing().len()
-        );
-    }
-
-    let mut json = Map::new();
-    json.insert("version".into(), h.version().into());
-    json.insert("options".into(), h.options().bits().into());
-    json.insert("checksum".into(), h.checksum().name().into());
-    json.insert("typesize".into(), h.typesize().into());
-    json.insert("chunk_size".into(), h.raw_chunk_size().into());
-    json.insert("last_chunk".into(), h.raw_last_chunk().into());
-    json.insert("nchunks".into(), h.raw_nchunks().into());
-    json.insert("max_app_chunks".into(), h.max_app_chunks().into());
-    json.insert("offsets".into(), offsets.into());
-    json.insert("metadata".into(), metadata.unwrap_or(Value::Null));
-    json.insert("chunks".into(), chunks.into());
-    Ok(Inspection { json, text })
-}
-
-pub(crate) fn verify(input: &Input) -> Vec<Problem> {
-    let file = match Bloscpack::parse(input.bytes()) {
-        Ok(file) => file,
-        Err(e) => return vec![Problem::from_diagnostic(&e)],
-    };
-    let mut problems: Vec<Problem> = file
-        .digest_errors()
-        .map(|e| Problem::from_diagnostic(&e))
+    facts.table("chunks", chunks);
+    let warnings = file
+        .warnings()
+        .map(|w| Problem::from_diagnostic(Severity::Warning, &w))
         .collect();
-    // A metadata section whose digest is right must also hold JSON.
-    if let Some(section) = file.metadata().filter(|m| m.verify().is_ok()) {
-        match section.text() {
-            Ok(text) => {
-                if serde_json::from_str::<Value>(&text).is_err() {
-                    problems.push(Problem::new(
-                        Some(section.offset() + 32),
-                        "the metadata is not valid JSON",
-                    ));
-                }
-            }
-            Err(e) => problems.push(Problem::from_diagnostic(&e)),
-        }
-    }
-    problems
+    Ok(Inspection { facts, warnings })
 }
 
-pub(crate) fn run(command: Command) -> Result<ExitCode, Failure> {
-    match command {
+fn verify(input: &Input, report: &mut Report<'_>) -> Result<Summary, Failure> {
+    let data = input.bytes()?;
+    Ok(bloscpack_header::verify(
+        data,
+        &bloscpack_header::ReadOptions::default(),
+        &mut registry::sink(report),
+    ))
+}
+
+fn run(matches: &clap::ArgMatches) -> Result<ExitCode, Failure> {
+    match Command::from_arg_matches(matches)? {
         Command::Pack(args) => pack(&args),
         Command::Unpack(args) => unpack(&args),
         Command::Append(args) => append(&args),
     }
 }
 
-fn refuse_overwrite(path: &Path, force: bool) -> Result<(), Failure> {
-    if !force && path.exists() {
-        return Err(Failure::file(
-            path,
-            "already exists; use --force to replace it",
-        ));
+/// A library error of a command that reads `input` and writes `output`: I/O errors name
+/// the output (the input was read before), the rest the input.
+fn failure(input: &Input, output: &Path, e: &Error) -> Failure {
+    if e.fault() == Fault::Io {
+        Failure::file(escape::path(output), e.message())
+    } else {
+        Failure::diagnostic(input.name(), e)
     }
-    Ok(())
-}
-
-fn caller(path: &Path, e: &Error) -> Failure {
-    Failure::file(path, e)
 }
 
 fn pack(args: &PackArgs) -> Result<ExitCode, Failure> {
-    refuse_overwrite(&args.output, args.force)?;
     let metadata = match &args.metadata {
         Some(path) => {
-            let text = std::fs::read(path).map_err(|e| Failure::io(path, &e))?;
-            let value: Value = serde_json::from_slice(&text)
-                .map_err(|e| Failure::file(path, format!("not valid JSON: {e}")))?;
-            let mut m =
-                Metadata::new(serde_json::to_vec(&value).map_err(|e| Failure::file(path, e))?);
+            let file = Input::open(path)?;
+            let value: Value = serde_json::from_slice(file.bytes()?)
+                .map_err(|e| Failure::file(file.name(), format!("not valid JSON: {e}")))?;
+            let json = serde_json::to_vec(&value).map_err(|e| Failure::file(file.name(), e))?;
+            let mut m = Metadata::new(json);
             m.codec = match args.meta_codec {
                 MetaCodecArg::None => MetaCodec::None,
                 MetaCodecArg::Zlib => MetaCodec::Zlib,
@@ -400,64 +486,138 @@ fn pack(args: &PackArgs) -> Result<ExitCode, Failure> {
         offsets: !args.no_offsets,
         max_app_chunks: args.max_app_chunks,
         metadata,
+        ..PackOptions::default()
     };
     let input = Input::open(&args.input)?;
+    let data = input.bytes()?;
+    let inputs: Vec<&Path> = [Some(args.input.as_path()), args.metadata.as_deref()]
+        .into_iter()
+        .flatten()
+        .filter(|p| p.as_os_str() != "-")
+        .collect();
+    let mut output = write::open(&args.output, args.force, &inputs, false)?;
     let written = options
-        .pack_to_path(input.bytes(), &args.output)
-        .map_err(|e| caller(&args.output, &e))?;
-    writeln!(
-        std::io::stdout(),
-        "{}: packed {} bytes into {} bytes",
-        args.output.display(),
-        input.bytes().len(),
-        written
-    )
-    .map_err(Failure::stdout)?;
+        .write_to(data, io::BufWriter::with_capacity(1 << 20, &mut output))
+        .map_err(|e| {
+            if e.fault() == Fault::Io {
+                Failure::file(escape::path(&args.output), e.message())
+            } else {
+                Failure::file(escape::path(&args.output), e)
+            }
+        })?;
+    write::commit(output, &args.output)?;
+    report::say(format_args!(
+        "{}: packed {} bytes into {written} bytes",
+        escape::path(&args.output),
+        data.len()
+    ));
     Ok(ExitCode::SUCCESS)
 }
 
 fn unpack(args: &UnpackArgs) -> Result<ExitCode, Failure> {
-    refuse_overwrite(&args.output, args.force)?;
     let input = Input::open(&args.input)?;
     let file = parse(&input)?;
+    // Everything that can be refused without decompressing is refused before OUTPUT is
+    // touched; the output then grows as chunks are decompressed (nothing is allocated
+    // from a header's sizes).
+    for warning in file.warnings() {
+        report::say(format_args!(
+            "binfmt: {}: {}",
+            input.name(),
+            Problem::from_diagnostic(Severity::Warning, &warning)
+        ));
+    }
+    let inputs: Vec<&Path> = input.path().into_iter().collect();
+    let mut output = write::open(&args.output, args.force, &inputs, false)?;
     let options = UnpackOptions::DEFAULT.threads(args.threads);
-    let written = file
-        .unpack_to_path(&args.output, options)
-        .map_err(|e| match e {
-            Error::Io(ref io) => Failure::io(&args.output, io),
-            e => Failure::diagnostic(&args.input, &e),
-        })?;
-    writeln!(
-        std::io::stdout(),
-        "{}: unpacked {} bytes",
-        args.output.display(),
-        written
-    )
-    .map_err(Failure::stdout)?;
+    let report = file
+        .unpack_to_writer(io::BufWriter::with_capacity(1 << 20, &mut output), &options)
+        .map_err(|e| failure(&input, &args.output, &e))?;
+    write::commit(output, &args.output)?;
+    let out = escape::path(&args.output);
+    if report.shortfall > 0 {
+        let promised = report.written.saturating_add(report.shortfall);
+        report::say(format_args!(
+            "binfmt: {}: the file is short: its header promises {promised} bytes, its chunks hold {} ({} missing, as bloscpack 0.11 and 0.13 wrote the last chunk); {out} has the {} bytes there are",
+            input.name(),
+            report.written,
+            report.shortfall,
+            report.written
+        ));
+    }
+    report::say(format_args!("{out}: unpacked {} bytes", report.written));
     Ok(ExitCode::SUCCESS)
 }
 
 fn append(args: &AppendArgs) -> Result<ExitCode, Failure> {
+    let name = escape::path(&args.file);
+    if args.file.as_os_str() == "-" {
+        return Err(Failure::usage(
+            "append changes FILE in place; it cannot be standard input or output",
+        ));
+    }
     let input = Input::open(&args.input)?;
+    if let Some(path) = input.path()
+        && binfmt_core::output::is_same_file(path, &args.file).unwrap_or(false)
+    {
+        return Err(Failure::file(
+            &name,
+            "is also the input; append a copy of it instead",
+        ));
+    }
+    let data = input.bytes()?;
     // The typesize comes from the file's header; BloscArgs needs a placeholder.
-    let report = bloscpack_header::append_path(&args.file, input.bytes(), &args.blosc.args(8))
-        .map_err(|e| Failure::diagnostic(&args.file, &e))?;
-    writeln!(
-        std::io::stdout(),
-        "{}: appended {} bytes ({} new chunks; {} chunks, {} spare slots left)",
-        args.file.display(),
+    let options = AppendOptions::new().blosc(args.blosc.args(8));
+    let report = bloscpack_header::fs::append(&args.file, data, &options).map_err(|e| {
+        if e.fault() == Fault::Io {
+            Failure::file(&name, e.message())
+        } else {
+            Failure::diagnostic(&name, &e)
+        }
+    })?;
+    if report.repaired {
+        report::say(format_args!(
+            "binfmt: {name}: repaired an interrupted append first"
+        ));
+    }
+    report::say(format_args!(
+        "{name}: appended {} bytes ({} new chunks; {} chunks, {} spare slots left)",
         report.appended,
         report.new_chunks,
         report.header.raw_nchunks(),
         report.header.max_app_chunks()
-    )
-    .map_err(Failure::stdout)?;
+    ));
     Ok(ExitCode::SUCCESS)
+}
+
+/// `bloscpack unpack` into a sink (with a small limit), and the metadata as `inspect`
+/// shows it.
+fn fuzz(input: &Input) {
+    let Ok(data) = input.bytes() else { return };
+    let Ok(file) = Bloscpack::parse(data) else {
+        return;
+    };
+    for warning in file.warnings() {
+        let _ = Problem::from_diagnostic(Severity::Warning, &warning).to_string();
+    }
+    if let Some(section) = file.metadata()
+        && let Ok(text) = metadata_text(section)
+        && let Ok(value) = metadata_value(&text)
+    {
+        let _ = serde_json::to_writer(io::sink(), &value);
+        let _ = escape::text_cut(&text, METADATA_TEXT_CHARS);
+    }
+    for threads in [1, 2] {
+        let options = UnpackOptions::DEFAULT
+            .max_len(FUZZ_MAX_LEN)
+            .threads(threads);
+        let _ = file.unpack_to_writer(io::sink(), &options);
+    }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::parse_size;
+    use super::*;
 
     #[test]
     fn sizes() {
@@ -471,5 +631,17 @@ mod tests {
         assert!(parse_size("1X").is_err());
         assert!(parse_size("99999999999999999999G").is_err());
         assert!(parse_size("").is_err());
+        assert!(parse_size("é").is_err());
+    }
+
+    #[test]
+    fn python_json_becomes_json() {
+        let text = r#"{"x":NaN,"y":[Infinity,-Infinity],"s":"NaN \"Infinity\"","big":123456789012345678901234567890,"f":1e-05}"#;
+        let value = metadata_value(text).unwrap();
+        assert_eq!(
+            value.to_string(),
+            r#"{"x":"NaN","y":["Infinity","-Infinity"],"s":"NaN \"Infinity\"","big":123456789012345678901234567890,"f":1e-05}"#
+        );
+        assert_eq!(quote_non_finite("[1, 2]"), "[1, 2]");
     }
 }

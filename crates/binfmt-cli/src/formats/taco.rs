@@ -1,45 +1,105 @@
-//! `binfmt` support for TACO archives (tacozip).
+//! `binfmt` support for TACO archives (tacozip): inspect, verify, `taco create`,
+//! `taco update`.
 
-use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::str::FromStr;
 
-use clap::Subcommand;
-use serde_json::{Value, json};
+use binfmt_core::Summary;
+use clap::{FromArgMatches as _, Subcommand};
+use serde_json::Value;
+use taco_header::fs::UpdateOptions;
 use taco_header::{
-    Archive, ArchiveBuilder, Check, CreateOptions, Entries, Entry, Header, Level, UpdateOptions,
+    ArchiveBuilder, CreateOptions, Entries, Entry, Error, ErrorKind, Header, MemberList,
+    ReadOptions, Reader,
 };
 
-use crate::formats::{InspectOptions, Inspection};
+use crate::escape;
 use crate::input::Input;
+use crate::model::{Facts, Key};
+use crate::registry::{self, Format, InspectOptions, Inspection, Report};
 use crate::report::{Failure, Problem};
+use crate::write;
 
-/// The keys this format adds to `binfmt inspect --json`.
-pub(crate) const JSON_HELP: &str = "\
-taco (tacozip archives):
-  \"count\": N                 entries in the header (0..7)
-  \"entries\": [{\"offset\": N, \"length\": N}, ...]   the first `count` slots, in order
-  \"crc32\": N                 the header's stored CRC-32
-  \"version_needed\": N        10 (tacozip create) or 20 (tacozip serialize_header)
-  \"members\": [{\"name\": S, \"size\": N, \"data_offset\": N}, ...]
-                             central-directory order, TACO_HEADER first; null when the
-                             file holds the header but no readable ZIP structure (e.g. the
-                             157 bytes of a range request), with \"members_error\": S
-  \"zip64\": true|false        whether the archive has ZIP64 end records";
+/// The TACO entry of the registry.
+pub(crate) static FORMAT: Format = Format {
+    name: "taco",
+    about: "TACO headers of tacozip archives: create an archive, update its header in place.",
+    sniff: taco_header::sniff,
+    keys: KEYS,
+    inspect,
+    verify,
+    command: Command::augment_subcommands,
+    run,
+    fuzz,
+};
+
+/// Members listed in the text rendering of `inspect` (`--json` lists every one): a
+/// 70,000-member archive is a page of text, not 70,000 lines.
+const TEXT_MEMBERS: usize = 32;
+
+const ENTRY_KEYS: &[Key] = &[
+    Key::new("offset", "where the entry's bytes start"),
+    Key::new("length", "how many bytes"),
+];
+
+const MEMBER_KEYS: &[Key] = &[
+    Key::new(
+        "name",
+        "the member's name (invalid UTF-8 replaced by U+FFFD)",
+    ),
+    Key::new("size", "its uncompressed size"),
+    Key::new(
+        "data_offset",
+        "where its stored data starts (null for a URL: it would cost a read of every member's local header)",
+    ),
+];
+
+const KEYS: &[Key] = &[
+    Key::new("count", "entries in the header (0..7)"),
+    Key::with(
+        "entries",
+        "the first `count` header entries, in order",
+        ENTRY_KEYS,
+    ),
+    Key::new("crc32", "the header's stored CRC-32"),
+    Key::new(
+        "version_needed",
+        "10 (tacozip create) or 20 (tacozip serialize_header)",
+    ),
+    Key::with(
+        "members",
+        "every member in central-directory order, TACO_HEADER first; null when the file \
+         holds the header but no readable ZIP structure (e.g. the 157 bytes of a range \
+         request), with \"members_error\"",
+        MEMBER_KEYS,
+    ),
+    Key::new(
+        "members_error",
+        "why the members could not be listed (only when \"members\" is null)",
+    ),
+    Key::new(
+        "zip64",
+        "whether the archive has ZIP64 end records (null without members)",
+    ),
+];
 
 /// `binfmt taco …`: create TACO archives and update their header in place.
 #[derive(Debug, Subcommand)]
-pub(crate) enum Command {
+enum Command {
     /// Create a TACO archive: the header, then FILE... stored, in order.
     ///
     /// Each file is stored under its path as given (a leading "./" removed), or its file
     /// name with --strip-dirs. Absolute paths and ".." components are refused unless
-    /// --verbatim-names. The archive is written to a temporary file beside OUT and renamed
-    /// into place, so OUT is never left half-written. Timestamps are 1980-01-01, so the same
-    /// inputs give the same bytes.
+    /// --verbatim-names. With no FILE the archive holds only the header (tacozip cannot
+    /// make one; it is a valid TACO archive). OUT is written through a temporary file
+    /// beside it and renamed into place, so it is never left half-written; an existing
+    /// OUT is replaced only with --force (so `binfmt taco create precious.txt`, OUT
+    /// forgotten, cannot empty precious.txt), and never when it is one of the FILEs.
+    /// OUT `-` writes the archive to standard output. Timestamps are 1980-01-01, so the
+    /// same inputs give the same bytes.
     Create {
-        /// The archive to write.
+        /// The archive to write (- for standard output).
         #[arg(value_name = "OUT")]
         out: PathBuf,
         /// A header entry, `OFFSET:LENGTH` in decimal; repeat for up to 7, in order.
@@ -51,31 +111,50 @@ pub(crate) enum Command {
         /// Store names exactly as given, even absolute paths or ".." components.
         #[arg(long)]
         verbatim_names: bool,
+        /// Replace OUT if it exists.
+        #[arg(short, long)]
+        force: bool,
         /// The files to store (none: an archive holding only the header).
         #[arg(value_name = "FILE")]
         files: Vec<PathBuf>,
     },
-    /// Replace the header's entries in place (124 bytes are written).
+    /// Replace the header's entries in place (124 bytes are written), or in a copy with
+    /// --output.
     ///
     /// Checks the local header, the end records and the header's central-directory entry
     /// before writing anything; on any error the file is unchanged. With no --entry the
     /// header is reset to zero entries.
+    ///
+    /// In place, the update locks FILE (no two updates interleave) and is
+    /// crash-consistent: its three writes (the CRC in the central directory, the
+    /// entries, the header's CRC) are each synced before the next, so a crash or kill
+    /// between them leaves an archive that `binfmt verify` reports as a "torn update"
+    /// and that the next `binfmt taco update` repairs (with any entries). Readers of the
+    /// header alone never see entries that do not match their CRC.
     Update {
-        /// The archive to update.
+        /// The archive to update (- for standard input, with --output).
         #[arg(value_name = "FILE")]
         file: PathBuf,
         /// A header entry, `OFFSET:LENGTH` in decimal; repeat for up to 7, in order.
         #[arg(long = "entry", value_name = "OFFSET:LENGTH")]
         entries: Vec<EntryArg>,
-        /// Do not fsync after writing.
-        #[arg(long)]
+        /// Write the updated archive to OUT (- for standard output) and leave FILE as it
+        /// is.
+        #[arg(short, long, value_name = "OUT")]
+        output: Option<PathBuf>,
+        /// Replace OUT if it exists (with --output).
+        #[arg(short, long, requires = "output")]
+        force: bool,
+        /// Do not fsync after each write (in place only). The writes still happen in
+        /// order, but a power failure may keep any subset of them.
+        #[arg(long, conflicts_with = "output")]
         no_sync: bool,
     },
 }
 
 /// `OFFSET:LENGTH`, parsed by clap so that a malformed one is a usage error (exit 2).
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct EntryArg(Entry);
+struct EntryArg(Entry);
 
 impl FromStr for EntryArg {
     type Err = String;
@@ -96,39 +175,104 @@ impl FromStr for EntryArg {
     }
 }
 
+/// The header entries of the `--entry` flags; more than 7 is an argument error.
 fn entries(args: &[EntryArg]) -> Result<Entries, Failure> {
     let list: Vec<Entry> = args.iter().map(|a| a.0).collect();
-    Entries::from_slice(&list).map_err(|e| Failure::new(format!("--entry: {e}")))
+    Entries::from_slice(&list).map_err(|e| Failure::usage(format!("--entry: {}", e.kind())))
 }
 
-pub(crate) fn run(command: Command) -> Result<ExitCode, Failure> {
-    match command {
+fn run(matches: &clap::ArgMatches) -> Result<ExitCode, Failure> {
+    match Command::from_arg_matches(matches)? {
         Command::Create {
             out,
             entries: args,
             strip_dirs,
             verbatim_names,
+            force,
             files,
-        } => {
-            let mut builder = ArchiveBuilder::new(entries(&args)?);
-            builder.options(CreateOptions::default().verbatim_names(verbatim_names));
-            for file in &files {
-                builder.add_file(member_name(file, strip_dirs)?, file);
-            }
-            builder
-                .write_to_path(&out)
-                .map_err(|e| Failure::new(e.to_string()))?;
-            Ok(ExitCode::SUCCESS)
-        }
+        } => create(
+            &out,
+            &entries(&args)?,
+            strip_dirs,
+            verbatim_names,
+            force,
+            &files,
+        ),
         Command::Update {
             file,
             entries: args,
+            output,
+            force,
             no_sync,
         } => {
-            taco_header::update_with(&file, &entries(&args)?, &UpdateOptions::sync(!no_sync))
-                .map_err(|e| Failure::diagnostic(&file, &e))?;
-            Ok(ExitCode::SUCCESS)
+            let entries = entries(&args)?;
+            match output {
+                Some(out) => update_copy(&file, &entries, &out, force),
+                None => update_in_place(&file, &entries, no_sync),
+            }
         }
+    }
+}
+
+fn create(
+    out: &Path,
+    entries: &Entries,
+    strip_dirs: bool,
+    verbatim_names: bool,
+    force: bool,
+    files: &[PathBuf],
+) -> Result<ExitCode, Failure> {
+    let mut builder = ArchiveBuilder::new(*entries);
+    builder.options(CreateOptions::new().verbatim_names(verbatim_names));
+    for file in files {
+        builder.add_file(member_name(file, strip_dirs)?, file);
+    }
+    let inputs: Vec<&Path> = files.iter().map(PathBuf::as_path).collect();
+    let mut output = write::open(out, force, &inputs, true).map_err(|f| {
+        if files.is_empty() && out.exists() && !force {
+            // The likely slip: `binfmt taco create precious.txt`, OUT forgotten.
+            Failure::file(
+                escape::path(out),
+                format!(
+                    "{}; with no FILE the only argument is OUT (did you forget OUT?)",
+                    f.message()
+                ),
+            )
+        } else {
+            f
+        }
+    })?;
+    builder
+        .write_to(&mut output)
+        .map_err(|e| create_failure(out, &e))?;
+    write::commit(output, out)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// A failure of `taco create`: names (from the arguments) and the entry count are
+/// argument errors; the rest names the file it is about.
+fn create_failure(out: &Path, e: &Error) -> Failure {
+    match e.kind() {
+        ErrorKind::DuplicateName { .. }
+        | ErrorKind::ReservedName
+        | ErrorKind::BadName { .. }
+        | ErrorKind::TooManyEntries { .. } => Failure::usage(escape::text(&e.to_string())),
+        ErrorKind::Io(io) => match &io.path {
+            Some(path) => Failure::file(escape::path(path), &io.source),
+            None => Failure::file(escape::path(out), &io.source),
+        },
+        ErrorKind::NotAFile { path } => Failure::file(escape::path(path), "not a regular file"),
+        ErrorKind::SourceChanged {
+            path,
+            expected,
+            found,
+        } => Failure::file(
+            escape::path(path),
+            format!(
+                "the file changed while it was being archived ({expected} bytes expected, {found} read)"
+            ),
+        ),
+        _ => Failure::diagnostic(escape::path(out), e),
     }
 }
 
@@ -140,94 +284,218 @@ fn member_name(path: &Path, strip_dirs: bool) -> Result<String, Failure> {
         path.strip_prefix(".").unwrap_or(path)
     };
     let name = name.to_str().ok_or_else(|| {
-        Failure::file(
-            path,
-            "the path is not valid UTF-8, which a ZIP member name must be",
-        )
+        Failure::usage(format!(
+            "{}: the path is not valid UTF-8, which a ZIP member name must be",
+            escape::path(path)
+        ))
     })?;
     // ZIP names use '/', whatever the platform's separator.
     Ok(name.replace(std::path::MAIN_SEPARATOR, "/"))
 }
 
-pub(crate) fn inspect(input: &Input, _options: &InspectOptions) -> Result<Inspection, Failure> {
-    let data = input.bytes();
-    // Inspect shows what is there: a damaged CRC is `verify`'s business.
-    let header = Header::parse_with(data, Check::Structure)
-        .map_err(|e| Failure::diagnostic(input.path(), &e))?;
-    let mut json = serde_json::Map::new();
-    let mut text = String::new();
-    let entries = header.entries();
-    json.insert("count".into(), json!(entries.len()));
-    json.insert(
-        "entries".into(),
-        Value::Array(
-            entries
-                .as_slice()
-                .iter()
-                .map(|e| json!({"offset": e.offset, "length": e.length}))
-                .collect(),
-        ),
-    );
-    json.insert("crc32".into(), json!(header.crc32()));
-    json.insert("version_needed".into(), json!(header.version_needed()));
-    let _ = writeln!(
-        text,
-        "  header: {} entries, CRC-32 {:#010x}, version needed {}, modified {}",
-        entries.len(),
-        header.crc32(),
-        header.version_needed(),
-        header.modified()
-    );
-    for (i, e) in entries.as_slice().iter().enumerate() {
-        let _ = writeln!(text, "  entry {i}: offset {} length {}", e.offset, e.length);
+/// `taco update FILE`: the library's locked, crash-consistent in-place update.
+fn update_in_place(file: &Path, entries: &Entries, no_sync: bool) -> Result<ExitCode, Failure> {
+    if file.as_os_str() == "-" {
+        return Err(Failure::usage(
+            "standard input cannot be updated in place; use --output OUT (or - for standard output)",
+        ));
     }
-
-    match Archive::parse(data).and_then(|archive| {
-        let members = archive.members().collect::<Result<Vec<_>, _>>()?;
-        Ok((archive.directory().is_zip64(), members))
-    }) {
-        Ok((zip64, members)) => {
-            let _ = writeln!(
-                text,
-                "  members: {}{}",
-                members.len(),
-                if zip64 { " (ZIP64)" } else { "" }
-            );
-            let list = members
-                .iter()
-                .map(|m| {
-                    let name = String::from_utf8_lossy(m.name);
-                    let _ = writeln!(text, "    {name}: {} bytes at {}", m.size, m.data_offset);
-                    json!({"name": name, "size": m.size, "data_offset": m.data_offset})
-                })
-                .collect();
-            json.insert("members".into(), Value::Array(list));
-            json.insert("zip64".into(), json!(zip64));
-        }
-        Err(e) => {
-            let _ = writeln!(
-                text,
-                "  members: unavailable ({})",
-                Problem::from_diagnostic(&e)
-            );
-            json.insert("members".into(), Value::Null);
-            json.insert(
-                "members_error".into(),
-                json!(Problem::from_diagnostic(&e).to_string()),
-            );
-            json.insert("zip64".into(), Value::Null);
-        }
-    }
-    Ok(Inspection { json, text })
+    let options = UpdateOptions::new().sync(!no_sync);
+    taco_header::fs::update_with(file, entries, &options)
+        .map_err(|e| file_failure(&escape::path(file), &e))?;
+    Ok(ExitCode::SUCCESS)
 }
 
-pub(crate) fn verify(input: &Input) -> Vec<Problem> {
-    let mut problems = Vec::new();
-    match Archive::parse(input.bytes()) {
-        Ok(archive) => archive.validate_each(Level::Deep, &mut |e| {
-            problems.push(Problem::from_diagnostic(&e))
-        }),
-        Err(e) => problems.push(Problem::from_diagnostic(&e)),
+/// `taco update FILE --output OUT`: the same checks and patch, on a copy.
+fn update_copy(
+    file: &Path,
+    entries: &Entries,
+    out: &Path,
+    force: bool,
+) -> Result<ExitCode, Failure> {
+    let input = Input::open(file)?;
+    let mut data = input.bytes()?.to_vec();
+    taco_header::update_in_memory(&mut data, entries)
+        .map_err(|e| file_failure(input.name(), &e))?;
+    let inputs: Vec<&Path> = input.path().into_iter().collect();
+    let mut output = write::open(out, force, &inputs, false)?;
+    std::io::Write::write_all(&mut output, &data)
+        .map_err(|e| Failure::file(escape::path(out), e))?;
+    write::commit(output, out)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// A library error about the file the user named `name`: an I/O error without the path
+/// the library adds (the name is in front already), the rest as `byte N: message`.
+fn file_failure(name: &str, e: &Error) -> Failure {
+    match e.kind() {
+        ErrorKind::Io(io) => Failure::file(name, &io.source),
+        _ => Failure::diagnostic(name, e),
     }
-    problems
+}
+
+/// `binfmt inspect`: the header from the first bytes, the member list by ranges (the
+/// tail, the central directory, one batch of local headers): never the whole file.
+fn inspect(input: &Input, options: &InspectOptions) -> Result<Inspection, Failure> {
+    // The header as it is: a damaged CRC is `verify`'s business (and "members_error").
+    let header = Header::parse_with(input.head(), &ReadOptions::new().checksums(false))
+        .map_err(|e| Failure::diagnostic(input.name(), &e))?;
+    let mut facts = header_facts(&header);
+    // The members with every check, as the old `Archive::parse` listed them: a header
+    // whose CRC does not match (or a torn update) gives "members_error".
+    let reader = Reader::open_with(input.source(), &ReadOptions::new());
+    let error = |e: &Error| Problem::from_diagnostic(binfmt_core::Severity::Error, e).to_string();
+    if input.is_remote() {
+        // Over a network, a data offset costs a read of the member's local header (one
+        // request each, or the whole archive once merged): the listing comes from the
+        // central directory alone and `data_offset` is null (documented in --help).
+        let listed = reader
+            .as_ref()
+            .map_err(error)
+            .and_then(|r| r.central_directory().map_err(|e| error(&e)))
+            .and_then(|cd| directory_facts(&mut facts, &cd, options.json).map_err(|e| error(&e)));
+        if let Err(message) = listed {
+            facts
+                .value("members", Value::Null)
+                .value("members_error", message)
+                .value("zip64", Value::Null);
+        }
+        return Ok(Inspection {
+            facts,
+            warnings: Vec::new(),
+        });
+    }
+    let members = reader
+        .as_ref()
+        .map_err(error)
+        .and_then(|r| r.members().map_err(|e| error(&e)));
+    match members {
+        Ok(members) => member_facts(&mut facts, &members, options.json),
+        Err(message) => {
+            facts
+                .value("members", Value::Null)
+                .value("members_error", message)
+                .value("zip64", Value::Null);
+        }
+    }
+    Ok(Inspection {
+        facts,
+        warnings: Vec::new(),
+    })
+}
+
+/// The header's facts: `count`, `entries`, `crc32`, `version_needed`.
+fn header_facts(header: &Header<'_>) -> Facts {
+    let entries = header.entries();
+    let rows = entries
+        .as_slice()
+        .iter()
+        .map(|e| {
+            let mut row = Facts::new();
+            row.value("offset", e.offset).value("length", e.length);
+            row
+        })
+        .collect();
+    let mut facts = Facts::new();
+    facts
+        .value("count", entries.len())
+        .table("entries", rows)
+        .shown("crc32", header.crc32(), format!("{:#010x}", header.crc32()))
+        .value("version_needed", header.version_needed());
+    facts
+}
+
+/// The member table (every member for JSON, the first [`TEXT_MEMBERS`] for text: a
+/// 70,000-member listing builds a page of rows, not 70,000) and `zip64`.
+fn member_facts(facts: &mut Facts, members: &MemberList<'_>, json: bool) {
+    let shown = if json { usize::MAX } else { TEXT_MEMBERS };
+    let rows = members
+        .iter()
+        .take(shown)
+        .map(|m| {
+            let mut row = Facts::with_capacity(3);
+            row.value("name", m.name_lossy().into_owned())
+                .value("size", m.size())
+                .value("data_offset", m.data_offset());
+            row
+        })
+        .collect();
+    facts
+        .table_head("members", rows, members.len())
+        .value("zip64", members.directory().is_zip64());
+}
+
+/// The member table from the central directory alone (URLs): `data_offset` is null.
+fn directory_facts(
+    facts: &mut Facts,
+    cd: &taco_header::CentralDirectory<'_>,
+    json: bool,
+) -> Result<(), Error> {
+    let shown = if json { usize::MAX } else { TEXT_MEMBERS };
+    let mut rows = Vec::new();
+    let mut total = 0usize;
+    for entry in cd.entries() {
+        let entry = entry?;
+        total += 1;
+        if rows.len() < shown {
+            let mut row = Facts::with_capacity(3);
+            row.value("name", String::from_utf8_lossy(entry.name).into_owned())
+                .value("size", entry.size)
+                .value("data_offset", Value::Null);
+            rows.push(row);
+        }
+    }
+    facts
+        .table_head("members", rows, total)
+        .value("zip64", cd.directory().is_zip64());
+    Ok(())
+}
+
+fn verify(input: &Input, report: &mut Report<'_>) -> Result<Summary, Failure> {
+    let data = input.bytes()?;
+    Ok(taco_header::verify(
+        data,
+        &taco_header::ReadOptions::default(),
+        &mut registry::sink(report),
+    ))
+}
+
+/// The read paths of `inspect` and of `taco update --output` over one input, output
+/// discarded: the header under every reading, the member listing and its rendering, the
+/// bytes of a few members and header entries, and the update's checks on a copy.
+fn fuzz(input: &Input) {
+    let no_crc = ReadOptions::new().checksums(false);
+    for options in [
+        ReadOptions::new(),
+        no_crc,
+        ReadOptions::new().lenient(true).checksums(false),
+    ] {
+        if let Ok(header) = Header::parse_with(input.head(), &options) {
+            let _ = header_facts(&header).write_text(&mut std::io::sink(), 2);
+            for w in header.warnings() {
+                let _ = Problem::from_diagnostic(binfmt_core::Severity::Warning, &w).to_string();
+            }
+        }
+    }
+    if let Ok(reader) = Reader::open_with(input.source(), &no_crc) {
+        if let Ok(members) = reader.members() {
+            for json in [false, true] {
+                let mut facts = Facts::new();
+                member_facts(&mut facts, &members, json);
+                let _ = facts.write_json_members(&mut std::io::sink());
+                let _ = facts.write_text(&mut std::io::sink(), 2);
+            }
+            for m in members.iter().take(8) {
+                let _ = m.name_escaped().to_string();
+                let _ = reader.read_data(&m);
+            }
+        }
+        for &entry in reader.entries().as_slice() {
+            let _ = reader.read_entry(entry);
+        }
+    }
+    if let Ok(data) = input.bytes() {
+        let mut copy = data.to_vec();
+        let _ = taco_header::update_in_memory(&mut copy, &Entries::new());
+    }
 }

@@ -8,7 +8,9 @@
     clippy::panic
 )]
 
-use mldf::{Dataset, Error, FieldType, Text, Value};
+use core::ops::ControlFlow;
+
+use mldf::{Dataset, Error, ErrorKind, FieldType, ReadOptions, Severity, Text, Value};
 use serde_json::{Value as Json, json};
 
 fn blob(b: &[u8]) -> String {
@@ -50,12 +52,8 @@ pub fn value_json(v: &Value<'_>) -> Json {
 /// The dump `mldf_ref.py dump` prints for a valid file.
 pub fn dump(bytes: &[u8]) -> Json {
     let ds = Dataset::parse(bytes).unwrap();
-    let mut problems = Vec::new();
-    assert_eq!(
-        mldf::verify(bytes, |e| problems.push(e.to_string())),
-        0,
-        "{problems:?}"
-    );
+    let problems: Vec<String> = errors(bytes).iter().map(ToString::to_string).collect();
+    assert!(problems.is_empty(), "{problems:?}");
     let h = ds.header();
     let fields: Vec<Json> = ds
         .fields()
@@ -92,9 +90,23 @@ pub fn error_name(e: &Error) -> String {
             .unwrap()
             .to_string()
     };
-    match e {
-        Error::Layout(inner) => head(format!("{inner:?}")),
-        Error::BadValue { problem, .. } => format!("BadValue:{}", head(format!("{problem:?}"))),
+    match e.kind() {
+        ErrorKind::Layout(inner) => head(format!("{inner:?}")),
+        ErrorKind::BadValue { problem, .. } => {
+            format!("BadValue:{}", head(format!("{problem:?}")))
+        }
         other => head(format!("{other:?}")),
     }
+}
+
+/// The errors (not the warnings) whole-file verification reports, in order.
+pub fn errors(bytes: &[u8]) -> Vec<Error> {
+    let mut errors = Vec::new();
+    mldf::verify(bytes, &ReadOptions::new(), &mut |severity, e| {
+        if severity == Severity::Error {
+            errors.push(e);
+        }
+        ControlFlow::Continue(())
+    });
+    errors
 }

@@ -1,0 +1,237 @@
+//! Text from files (names, keys, metadata) made safe for a terminal.
+//!
+//! Every string that comes out of an input and goes to a terminal passes through here:
+//! control characters (C0, DEL, C1) and the controls that reorder text, which could move
+//! the cursor, change the terminal's state or disguise a name, become visible escapes,
+//! and bytes that are not UTF-8 become `\xNN`.
+//! Text is also cut to a bounded number of characters where a caller asks, so that a
+//! megabyte-long name cannot make one line a megabyte long.
+
+use std::fmt::Write as _;
+use std::io;
+
+/// `text` with control characters escaped (`\n`, `\t`, `\e`, `\u{9b}`, …).
+pub(crate) fn text(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    push_text(&mut out, text, usize::MAX);
+    out
+}
+
+/// `bytes` as text: UTF-8 where valid, `\xNN` elsewhere, control characters escaped.
+pub(crate) fn bytes(bytes: &[u8]) -> String {
+    bytes_cut(bytes, usize::MAX)
+}
+
+/// [`bytes`], at most `max_chars` characters of escaped text (escapes are never split),
+/// a cut marked with `…`.
+pub(crate) fn bytes_cut(bytes: &[u8], max_chars: usize) -> String {
+    let mut out = String::new();
+    let mut left = max_chars;
+    for chunk in bytes.utf8_chunks() {
+        let Some(written) = push_text(&mut out, chunk.valid(), left) else {
+            out.push('…');
+            return out;
+        };
+        left = left.saturating_sub(written);
+        for &b in chunk.invalid() {
+            // `\xNN`: four characters.
+            if left < 4 {
+                out.push('…');
+                return out;
+            }
+            let _ = write!(out, "\\x{b:02x}");
+            left -= 4;
+        }
+    }
+    out
+}
+
+/// [`text`], at most `max_chars` characters of escaped text (escapes are never split), a
+/// cut marked with `…`: the output is bounded whatever the input holds.
+pub(crate) fn text_cut(text: &str, max_chars: usize) -> String {
+    let mut out = String::new();
+    if push_text(&mut out, text, max_chars).is_none() {
+        out.push('…');
+    }
+    out
+}
+
+/// Already-escaped `text` cut to `max_chars` characters, a cut marked with `…`.
+pub(crate) fn cut(text: &str, max_chars: usize) -> String {
+    match text.char_indices().nth(max_chars) {
+        Some((at, _)) => format!("{}…", text.get(..at).unwrap_or(text)),
+        None => text.to_owned(),
+    }
+}
+
+/// Appends `text` escaped, at most `max_chars` characters of the escaped text (an escape
+/// is never split); the characters written, or `None` when cut.
+fn push_text(out: &mut String, text: &str, max_chars: usize) -> Option<usize> {
+    let mut written = 0usize;
+    let mut escaped = String::new();
+    for c in text.chars() {
+        escaped.clear();
+        match c {
+            '\n' => escaped.push_str("\\n"),
+            '\r' => escaped.push_str("\\r"),
+            '\t' => escaped.push_str("\\t"),
+            '\x1b' => escaped.push_str("\\e"),
+            '\\' => escaped.push_str("\\\\"),
+            c if c.is_control() || is_reordering(c) => {
+                let _ = write!(escaped, "\\u{{{:x}}}", u32::from(c));
+            }
+            c => escaped.push(c),
+        }
+        // Escapes are ASCII: their length in bytes is their length in characters.
+        let n = if escaped.starts_with('\\') {
+            escaped.len()
+        } else {
+            1
+        };
+        if n > max_chars.saturating_sub(written) {
+            return None;
+        }
+        out.push_str(&escaped);
+        written += n;
+    }
+    Some(written)
+}
+
+/// The Unicode controls that reorder displayed text (bidirectional embeddings,
+/// overrides, isolates and marks): not control characters, but they make a name display
+/// as something else ("Trojan Source"), so they are escaped too.
+fn is_reordering(c: char) -> bool {
+    matches!(c, '\u{61c}' | '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+}
+
+/// A path as text for messages, escaped.
+pub(crate) fn path(path: &std::path::Path) -> String {
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        bytes(path.as_os_str().as_bytes())
+    }
+    #[cfg(not(unix))]
+    {
+        text(&path.to_string_lossy())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn control_characters_never_reach_the_terminal() {
+        assert_eq!(text("a\x1b[2Jb\u{9b}c\n"), "a\\e[2Jb\\u{9b}c\\n");
+        assert_eq!(bytes(b"ok\xff\x07"), "ok\\xff\\u{7}");
+        assert_eq!(text("ñandú 日本"), "ñandú 日本");
+        assert_eq!(text("back\\slash"), "back\\\\slash");
+        assert_eq!(text("a\u{202e}b\u{2066}"), "a\\u{202e}b\\u{2066}");
+    }
+
+    #[test]
+    fn long_text_is_cut() {
+        assert_eq!(text_cut("abcdef", 3), "abc…");
+        assert_eq!(text_cut("abc", 3), "abc");
+        assert_eq!(bytes_cut(&[b'x'; 10], 4), "xxxx…");
+        assert_eq!(bytes_cut(b"\xff\xfe\xfd", 8), "\\xff\\xfe…");
+        assert_eq!(bytes_cut(b"\xff\xfe\xfd", 2), "…");
+        // The output is bounded, not the input: 13 000 control characters stay short.
+        assert_eq!(text_cut(&"\u{1}".repeat(13_000), 12), "\\u{1}\\u{1}…");
+    }
+}
+
+/// A writer of JSON text that is safe for a terminal: serde_json already escapes the C0
+/// controls, `"` and `\`; this also writes DEL, the C1 controls (U+0080 to U+009F, which
+/// some terminals obey as escape sequences) and the reordering controls as `\uXXXX`. They
+/// can only occur inside JSON strings, where the escape means the same character, so the
+/// text is the same JSON. Streams: a character split across writes waits for its end.
+pub(crate) struct JsonSafe<W: io::Write> {
+    inner: W,
+    /// The first bytes of a character whose last bytes have not been written yet.
+    pending: Vec<u8>,
+}
+
+impl<W: io::Write> JsonSafe<W> {
+    pub(crate) fn new(inner: W) -> Self {
+        JsonSafe {
+            inner,
+            pending: Vec::new(),
+        }
+    }
+
+    fn emit(&mut self, text: &str) -> io::Result<()> {
+        let mut start = 0;
+        for (i, c) in text.char_indices() {
+            // A raw newline is the line's end: serde_json escapes those inside strings.
+            if (c.is_control() && c != '\n') || is_reordering(c) {
+                self.inner
+                    .write_all(text.as_bytes().get(start..i).unwrap_or_default())?;
+                write!(self.inner, "\\u{:04x}", u32::from(c))?;
+                start = i + c.len_utf8();
+            }
+        }
+        self.inner
+            .write_all(text.as_bytes().get(start..).unwrap_or_default())
+    }
+}
+
+impl<W: io::Write> io::Write for JsonSafe<W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let mut bytes = std::mem::take(&mut self.pending);
+        bytes.extend_from_slice(buf);
+        let (valid, rest) = match std::str::from_utf8(&bytes) {
+            Ok(text) => (text, &[][..]),
+            Err(e) => {
+                let (valid, rest) = bytes.split_at(e.valid_up_to());
+                let valid = std::str::from_utf8(valid).unwrap_or_default();
+                if e.error_len().is_some() {
+                    // Not UTF-8 at all (serde_json never writes that): pass it through.
+                    self.emit(valid)?;
+                    self.inner.write_all(rest)?;
+                    return Ok(buf.len());
+                }
+                (valid, rest)
+            }
+        };
+        let rest = rest.to_vec();
+        self.emit(valid)?;
+        self.pending = rest;
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        let pending = std::mem::take(&mut self.pending);
+        self.inner.write_all(&pending)?;
+        self.inner.flush()
+    }
+}
+
+/// `value` as one line of terminal-safe JSON (see [`JsonSafe`]).
+pub(crate) fn json_line(value: &serde_json::Value) -> String {
+    let mut out = JsonSafe::new(Vec::new());
+    let _ = serde_json::to_writer(&mut out, value);
+    let _ = io::Write::flush(&mut out);
+    String::from_utf8(out.inner).unwrap_or_default()
+}
+
+#[cfg(test)]
+mod json_tests {
+    use super::*;
+
+    #[test]
+    fn json_escapes_c1_del_and_reordering_controls_even_when_split() {
+        let v = serde_json::json!({"a": "x\u{9b}31m\u{7f}\u{1b}\u{202e}é"});
+        let line = json_line(&v);
+        assert_eq!(line, r#"{"a":"x\u009b31m\u007f\u001b\u202eé"}"#);
+        assert_eq!(serde_json::from_str::<serde_json::Value>(&line).unwrap(), v);
+        // One byte at a time: the same.
+        let mut out = JsonSafe::new(Vec::new());
+        for b in v.to_string().as_bytes() {
+            io::Write::write_all(&mut out, &[*b]).unwrap();
+        }
+        io::Write::flush(&mut out).unwrap();
+        assert_eq!(String::from_utf8(out.inner).unwrap(), line);
+    }
+}

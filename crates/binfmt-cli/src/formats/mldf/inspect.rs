@@ -1,0 +1,69 @@
+//! `binfmt inspect` of an MLDF file: the header and the field descriptors, read by range
+//! (one request for a file of up to 314 fields), checksums left to `binfmt verify`.
+
+use binfmt_core::Severity;
+use mldf::{ReadOptions, Reader};
+
+use super::show;
+use crate::input::Input;
+use crate::model::{Facts, Key};
+use crate::registry::{InspectOptions, Inspection};
+use crate::report::{Failure, Problem};
+
+/// The documented `inspect --json` keys.
+pub(super) const KEYS: &[Key] = &[
+    Key::new("version", "\"MAJOR.MINOR\""),
+    Key::new(
+        "flags",
+        "the header flags: 1 LITTLE_ENDIAN, 4 CHECKSUMMED (inspect checks the structure, not the checksums; `binfmt verify` checks everything)",
+    ),
+    Key::new("num_samples", "the number of samples"),
+    Key::new("page_size", "the page size the data region is aligned to"),
+    Key::with(
+        "fields",
+        "one object per field, in descriptor order",
+        &[
+            Key::new("name", "the field's name"),
+            Key::new("type_id", "the stored type id (1 INT, 2 FLOAT, 3 BYTES, …)"),
+            Key::new("metadata_size", "bytes of the field's slot in each row"),
+        ],
+    ),
+];
+
+pub(super) fn inspect(input: &Input, _options: &InspectOptions) -> Result<Inspection, Failure> {
+    let options = ReadOptions::new().checksums(false);
+    let reader = Reader::open_with(input.source(), &options)
+        .map_err(|e| Failure::diagnostic(input.name(), &e))?;
+    let h = reader.header();
+    let fields = reader
+        .fields()
+        .iter()
+        .map(|f| {
+            let mut row = Facts::new();
+            row.value("name", f.name())
+                .shown(
+                    "type_id",
+                    f.type_id().0,
+                    format!("{} ({})", show::type_name(f), f.type_id().0),
+                )
+                .value("metadata_size", f.metadata_size());
+            row
+        })
+        .collect();
+    let mut facts = Facts::new();
+    facts
+        .value("version", h.version().to_string())
+        .shown(
+            "flags",
+            h.flags(),
+            format!("{:#x} ({})", h.flags(), show::flag_names(h.flags())),
+        )
+        .value("num_samples", h.num_samples())
+        .value("page_size", h.page_size())
+        .table("fields", fields);
+    let warnings = reader
+        .warnings()
+        .map(|w| Problem::from_diagnostic(Severity::Warning, &w))
+        .collect();
+    Ok(Inspection { facts, warnings })
+}

@@ -1,0 +1,48 @@
+//! The `binfmt` command: inspect, verify and edit TACO, Bloscpack, kastore, MLDF and
+//! .taridx files.
+//!
+//! This crate is the command; install it with `cargo install binfmt-cli` (the binary is
+//! `binfmt`). The command line is a contract with users' scripts: subcommand names, flags,
+//! exit codes and `--json` keys are documented in `--help` and in the README, and change
+//! only in a major release. The library target exists so that the command's code paths can
+//! be fuzzed ([`fuzzing`]); it is not an API.
+#![forbid(unsafe_code)]
+// A command-line program is std through and through; `core` paths would only add noise.
+#![allow(clippy::std_instead_of_core, clippy::alloc_instead_of_core)]
+
+mod cli;
+mod escape;
+mod formats;
+mod input;
+mod model;
+mod registry;
+mod report;
+#[cfg(unix)]
+mod signals;
+mod write;
+
+#[doc(hidden)]
+pub mod fuzzing;
+
+use std::process::ExitCode;
+
+/// Runs `binfmt` with the process's arguments.
+#[must_use]
+pub fn main() -> ExitCode {
+    #[cfg(unix)]
+    signals::install();
+    let matches = cli::command().get_matches();
+    let code = match cli::run(&matches) {
+        Ok(code) => code,
+        Err(failure) => {
+            report::say(format_args!("binfmt: {failure}"));
+            failure.exit_code()
+        }
+    };
+    if matches.get_flag("stats") {
+        for line in input::stats_lines() {
+            report::say(format_args!("binfmt: stats: {line}"));
+        }
+    }
+    code
+}

@@ -1,0 +1,433 @@
+//! The one inspect model: a file's facts, written once by its format and rendered both as
+//! JSON (`inspect --json`) and as text.
+//!
+//! A format builds [`Facts`], an ordered list of facts, each under its JSON key: a value,
+//! a group (a nested object), or a table (an array of objects). The JSON rendering is the
+//! command-line contract (keys documented in `--help` through [`Key`], checked against the
+//! output by a test); the text rendering is derived from the same facts: `key: value`
+//! lines, groups indented, tables with aligned columns. Everything from the file is
+//! escaped for the terminal and cut to a bounded width, and no width is ever passed to a
+//! formatting macro, so no key, name or value can panic the renderer or blow up its output.
+
+use std::io::{self, Write};
+
+use serde_json::{Map, Value};
+
+use crate::escape;
+
+/// Characters of a value shown in text before it is cut.
+const MAX_VALUE_CHARS: usize = 512;
+/// Characters of a table cell shown in text before it is cut.
+const MAX_CELL_CHARS: usize = 48;
+/// Items of a list of scalars shown in text before the rest is summarised.
+const MAX_LIST_ITEMS: usize = 32;
+
+/// The facts about one file (or one part of it), in order.
+#[derive(Debug, Default, Clone, PartialEq)]
+pub(crate) struct Facts {
+    items: Vec<(&'static str, Fact)>,
+}
+
+/// One fact.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Fact {
+    /// A value; `text` replaces the rendering derived from `json` in text output.
+    Value { json: Value, text: Option<String> },
+    /// A nested object.
+    Group(Facts),
+    /// An array of objects, a table in text; `total` is how many rows the table has,
+    /// of which `rows` are the first (equal unless built for text only).
+    Table { rows: Vec<Facts>, total: usize },
+}
+
+impl Facts {
+    pub(crate) fn new() -> Self {
+        Facts::default()
+    }
+
+    /// Room for `n` facts: for the rows of a long table, built once each.
+    pub(crate) fn with_capacity(n: usize) -> Self {
+        Facts {
+            items: Vec::with_capacity(n),
+        }
+    }
+
+    /// A value, rendered in text from its JSON.
+    pub(crate) fn value(&mut self, key: &'static str, json: impl Into<Value>) -> &mut Self {
+        self.items.push((
+            key,
+            Fact::Value {
+                json: json.into(),
+                text: None,
+            },
+        ));
+        self
+    }
+
+    /// A value with its own text rendering (a CRC in hex, a version as `1.0`).
+    pub(crate) fn shown(
+        &mut self,
+        key: &'static str,
+        json: impl Into<Value>,
+        text: impl Into<String>,
+    ) -> &mut Self {
+        self.items.push((
+            key,
+            Fact::Value {
+                json: json.into(),
+                text: Some(text.into()),
+            },
+        ));
+        self
+    }
+
+    /// A nested object.
+    #[cfg_attr(
+        not(test),
+        expect(
+            dead_code,
+            reason = "no format nests an object today; the renderings support it"
+        )
+    )]
+    pub(crate) fn group(&mut self, key: &'static str, facts: Facts) -> &mut Self {
+        self.items.push((key, Fact::Group(facts)));
+        self
+    }
+
+    /// An array of objects.
+    pub(crate) fn table(&mut self, key: &'static str, rows: Vec<Facts>) -> &mut Self {
+        let total = rows.len();
+        self.table_head(key, rows, total)
+    }
+
+    /// The first `rows` of a table of `total`, for text only (an inspection without
+    /// `--json`): text shows them and counts the rest in one line, so that a listing of
+    /// 70,000 members is a page of text built from a page of rows. Its JSON would hold
+    /// only these rows.
+    pub(crate) fn table_head(
+        &mut self,
+        key: &'static str,
+        rows: Vec<Facts>,
+        total: usize,
+    ) -> &mut Self {
+        self.items.push((key, Fact::Table { rows, total }));
+        self
+    }
+
+    /// The facts in order.
+    pub(crate) fn items(&self) -> &[(&'static str, Fact)] {
+        &self.items
+    }
+
+    /// The JSON object.
+    pub(crate) fn to_json(&self) -> Map<String, Value> {
+        self.items
+            .iter()
+            .map(|(key, fact)| ((*key).to_owned(), fact.to_json()))
+            .collect()
+    }
+
+    /// The JSON object's members, written as `"key":value` pairs separated by commas
+    /// (no braces), byte for byte what serializing [`Facts::to_json`] writes between
+    /// them, without building the object first: a listing of 70,000 members is written
+    /// as it is walked.
+    pub(crate) fn write_json_members(&self, out: &mut dyn Write) -> io::Result<()> {
+        for (i, (key, fact)) in self.items.iter().enumerate() {
+            if i > 0 {
+                out.write_all(b",")?;
+            }
+            serde_json::to_writer(&mut *out, key)?;
+            out.write_all(b":")?;
+            match fact {
+                Fact::Value { json, .. } => serde_json::to_writer(&mut *out, json)?,
+                Fact::Group(facts) => {
+                    out.write_all(b"{")?;
+                    facts.write_json_members(out)?;
+                    out.write_all(b"}")?;
+                }
+                Fact::Table { rows, .. } => {
+                    out.write_all(b"[")?;
+                    for (j, row) in rows.iter().enumerate() {
+                        out.write_all(if j > 0 { b",{" } else { b"{" })?;
+                        row.write_json_members(out)?;
+                        out.write_all(b"}")?;
+                    }
+                    out.write_all(b"]")?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The text rendering, each line indented by `indent` spaces.
+    pub(crate) fn write_text(&self, out: &mut dyn Write, indent: usize) -> io::Result<()> {
+        let pad = " ".repeat(indent);
+        for (key, fact) in &self.items {
+            match fact {
+                Fact::Value { json, text } => {
+                    let shown = match text {
+                        Some(t) => escape::text_cut(t, MAX_VALUE_CHARS),
+                        None => render(json),
+                    };
+                    writeln!(out, "{pad}{key}: {shown}")?;
+                }
+                Fact::Group(facts) => {
+                    writeln!(out, "{pad}{key}:")?;
+                    facts.write_text(out, indent + 2)?;
+                }
+                Fact::Table { rows, total } => {
+                    writeln!(out, "{pad}{key}: {total}")?;
+                    write_table(out, rows, indent + 2)?;
+                    let more = total.saturating_sub(rows.len());
+                    if more > 0 {
+                        writeln!(out, "{pad}  … and {more} more (--json lists every one)")?;
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Fact {
+    fn to_json(&self) -> Value {
+        match self {
+            Fact::Value { json, .. } => json.clone(),
+            Fact::Group(facts) => Value::Object(facts.to_json()),
+            Fact::Table { rows, .. } => Value::Array(
+                rows.iter()
+                    .map(|row| Value::Object(row.to_json()))
+                    .collect(),
+            ),
+        }
+    }
+}
+
+/// A JSON value as text: strings escaped, lists of scalars joined, the rest as compact
+/// JSON; everything cut to a bounded length.
+fn render(json: &Value) -> String {
+    match json {
+        Value::Null => "-".to_owned(),
+        Value::Bool(b) => if *b { "yes" } else { "no" }.to_owned(),
+        Value::Number(n) => n.to_string(),
+        Value::String(s) => escape::text_cut(s, MAX_VALUE_CHARS),
+        Value::Array(items) if items.iter().all(is_scalar) => {
+            let mut shown: Vec<String> = items
+                .iter()
+                .take(MAX_LIST_ITEMS)
+                .map(|item| escape::cut(&render(item), MAX_CELL_CHARS))
+                .collect();
+            if items.len() > MAX_LIST_ITEMS {
+                shown.push(format!("… ({} in all)", items.len()));
+            }
+            if shown.is_empty() {
+                "none".to_owned()
+            } else {
+                shown.join(", ")
+            }
+        }
+        other => escape::text_cut(&other.to_string(), MAX_VALUE_CHARS),
+    }
+}
+
+fn is_scalar(v: &Value) -> bool {
+    !matches!(v, Value::Array(_) | Value::Object(_))
+}
+
+/// Rows of facts as an aligned table: the first row's keys are the columns; values are
+/// escaped and cut to [`MAX_CELL_CHARS`]; padding is counted in characters by hand.
+fn write_table(out: &mut dyn Write, rows: &[Facts], indent: usize) -> io::Result<()> {
+    let Some(first) = rows.first() else {
+        return Ok(());
+    };
+    let columns: Vec<&'static str> = first.items.iter().map(|(k, _)| *k).collect();
+    let cells: Vec<Vec<String>> = rows
+        .iter()
+        .map(|row| {
+            columns
+                .iter()
+                .map(|col| {
+                    let fact = row.items.iter().find(|(k, _)| k == col).map(|(_, f)| f);
+                    match fact {
+                        Some(Fact::Value { text: Some(t), .. }) => {
+                            escape::text_cut(t, MAX_CELL_CHARS)
+                        }
+                        Some(Fact::Value { json, text: None }) => {
+                            escape::cut(&render(json), MAX_CELL_CHARS)
+                        }
+                        Some(other) => {
+                            escape::text_cut(&other.to_json().to_string(), MAX_CELL_CHARS)
+                        }
+                        None => String::new(),
+                    }
+                })
+                .collect()
+        })
+        .collect();
+    let mut widths: Vec<usize> = columns.iter().map(|c| c.chars().count()).collect();
+    for row in &cells {
+        for (w, cell) in widths.iter_mut().zip(row) {
+            *w = (*w).max(cell.chars().count());
+        }
+    }
+    let pad = " ".repeat(indent);
+    let header: Vec<String> = columns.iter().map(|c| (*c).to_owned()).collect();
+    for row in std::iter::once(&header).chain(&cells) {
+        let mut line = pad.clone();
+        for (i, (cell, width)) in row.iter().zip(&widths).enumerate() {
+            line.push_str(cell);
+            if i + 1 < row.len() {
+                let n = width.saturating_sub(cell.chars().count()) + 2;
+                line.extend(std::iter::repeat_n(' ', n));
+            }
+        }
+        writeln!(out, "{}", line.trim_end())?;
+    }
+    Ok(())
+}
+
+/// A documented `--json` key: its name, what it holds, and the keys of the objects it
+/// holds (a group, or each row of a table). A key without children is a value whose JSON
+/// is opaque to the documentation (a string, a number, a list, free-form metadata).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Key {
+    pub(crate) name: &'static str,
+    pub(crate) doc: &'static str,
+    pub(crate) children: &'static [Key],
+}
+
+impl Key {
+    pub(crate) const fn new(name: &'static str, doc: &'static str) -> Key {
+        Key {
+            name,
+            doc,
+            children: &[],
+        }
+    }
+
+    pub(crate) const fn with(
+        name: &'static str,
+        doc: &'static str,
+        children: &'static [Key],
+    ) -> Key {
+        Key {
+            name,
+            doc,
+            children,
+        }
+    }
+}
+
+/// The keys of one format, as `inspect --help` prints them.
+pub(crate) fn keys_help(format: &str, keys: &[Key]) -> String {
+    let mut out = format!("{format}:\n");
+    push_keys(&mut out, keys, 2);
+    out
+}
+
+fn push_keys(out: &mut String, keys: &[Key], indent: usize) {
+    for key in keys {
+        out.push_str(&" ".repeat(indent));
+        out.push_str(key.name);
+        out.push_str(": ");
+        out.push_str(key.doc);
+        out.push('\n');
+        push_keys(out, key.children, indent + 4);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn text(facts: &Facts) -> String {
+        let mut out = Vec::new();
+        facts.write_text(&mut out, 2).unwrap();
+        String::from_utf8(out).unwrap()
+    }
+
+    #[test]
+    fn one_model_two_renderings() {
+        let mut entry = Facts::new();
+        entry.value("offset", 157).value("length", 13);
+        let mut facts = Facts::new();
+        facts
+            .value("count", 1)
+            .shown("crc32", 0x70f3_f97c_u32, "0x70f3f97c")
+            .table("entries", vec![entry])
+            .value("zip64", false);
+        assert_eq!(
+            Value::Object(facts.to_json()),
+            json!({"count": 1, "crc32": 1_895_037_308, "entries": [{"offset": 157, "length": 13}], "zip64": false})
+        );
+        assert_eq!(
+            text(&facts),
+            "  count: 1\n  crc32: 0x70f3f97c\n  entries: 1\n    offset  length\n    157     13\n  zip64: no\n"
+        );
+    }
+
+    #[test]
+    fn streamed_json_is_the_serialized_object() {
+        let mut entry = Facts::new();
+        entry.value("offset", 157).value("name", "a\"\u{1b}é");
+        let mut inner = Facts::new();
+        inner.value("x", json!([1, "two", null]));
+        let mut facts = Facts::new();
+        facts
+            .value("count", 1)
+            .table("entries", vec![entry.clone(), entry])
+            .table("none", Vec::new())
+            .group("inner", inner)
+            .value("f", 1.5);
+        let mut out = b"{".to_vec();
+        facts.write_json_members(&mut out).unwrap();
+        out.push(b'}');
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            Value::Object(facts.to_json()).to_string()
+        );
+    }
+
+    #[test]
+    fn hostile_names_are_escaped_and_cut() {
+        let mut row = Facts::new();
+        row.value("key", "k".repeat(20_000) + "\x1b[31m");
+        let mut facts = Facts::new();
+        facts
+            .table("items", vec![row])
+            .value("name", "\x1b]0;pwned\x07");
+        let out = text(&facts);
+        assert!(!out.contains('\x1b'));
+        assert!(out.len() < 400, "{} bytes", out.len());
+        assert!(out.contains("\\e]0;pwned\\u{7}"));
+    }
+
+    #[test]
+    fn a_table_head_shows_its_rows_and_counts_the_rest() {
+        let rows: Vec<Facts> = (0..2)
+            .map(|i| {
+                let mut row = Facts::new();
+                row.value("n", i);
+                row
+            })
+            .collect();
+        let mut facts = Facts::new();
+        facts.table_head("items", rows, 5);
+        assert_eq!(
+            text(&facts),
+            "  items: 5\n    n\n    0\n    1\n    … and 3 more (--json lists every one)\n"
+        );
+    }
+
+    #[test]
+    fn long_lists_are_summarised() {
+        let mut facts = Facts::new();
+        facts.value(
+            "extensions",
+            (0..1000).map(|i| json!(i)).collect::<Vec<_>>(),
+        );
+        let out = text(&facts);
+        assert!(out.ends_with("… (1000 in all)\n"), "{out}");
+    }
+}

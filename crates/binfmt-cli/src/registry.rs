@@ -1,0 +1,102 @@
+//! The one list of formats `binfmt` reads, and what each provides.
+//!
+//! Everything format-independent (detection, `inspect`, `verify`, the subcommand grammar,
+//! `--help`, the JSON-keys test) iterates over [`FORMATS`]; adding a format is one module
+//! and one line here.
+
+use std::ops::ControlFlow;
+use std::process::ExitCode;
+
+use binfmt_core::{Diagnostic, Severity, Summary};
+
+use crate::formats;
+use crate::input::Input;
+use crate::model::{Facts, Key};
+use crate::report::{Failure, Problem};
+
+/// Flags of `binfmt inspect` that formats may use.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct InspectOptions {
+    /// `--rows`: list every row of a .taridx index.
+    pub(crate) rows: bool,
+    /// `--json`: the facts are rendered as JSON, so every row of a table is needed;
+    /// without it a format may build only the rows text shows (`Facts::table_head`).
+    pub(crate) json: bool,
+}
+
+/// What `inspect` found in one file.
+#[derive(Debug, Default)]
+pub(crate) struct Inspection {
+    /// The facts after `"file"` and `"format"`.
+    pub(crate) facts: Facts,
+    /// Things worth knowing that do not make the file invalid.
+    pub(crate) warnings: Vec<Problem>,
+}
+
+/// Where a format's `verify` sends what it finds (the CLI prints, counts and caps it).
+pub(crate) type Report<'a> = dyn FnMut(Problem) -> ControlFlow<()> + 'a;
+
+/// One format.
+pub(crate) struct Format {
+    /// The subcommand and the `"format"` JSON value.
+    pub(crate) name: &'static str,
+    /// One line for `--help`.
+    pub(crate) about: &'static str,
+    /// True when the first bytes of a file are this format's.
+    pub(crate) sniff: fn(&[u8]) -> bool,
+    /// The keys `inspect --json` emits after `"file"` and `"format"`.
+    pub(crate) keys: &'static [Key],
+    /// `binfmt inspect`.
+    pub(crate) inspect: fn(&Input, &InspectOptions) -> Result<Inspection, Failure>,
+    /// `binfmt verify`: the library's `verify`, every finding sent to the report.
+    pub(crate) verify: fn(&Input, &mut Report<'_>) -> Result<Summary, Failure>,
+    /// Adds the format's subcommands to `binfmt NAME`.
+    pub(crate) command: fn(clap::Command) -> clap::Command,
+    /// Runs `binfmt NAME …`.
+    pub(crate) run: fn(&clap::ArgMatches) -> Result<ExitCode, Failure>,
+    /// Drives the read paths of the format's own subcommands (`get`, `unpack`, listings,
+    /// their formatting) over one input, output discarded: the `cli_commands` fuzz target.
+    pub(crate) fuzz: fn(&Input),
+}
+
+impl std::fmt::Debug for Format {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name)
+    }
+}
+
+/// Every format, in the order `--help` lists them. Signatures are distinct: at most one
+/// format's `sniff` accepts a file.
+pub(crate) static FORMATS: [&Format; 5] = [
+    &formats::taco::FORMAT,
+    &formats::bloscpack::FORMAT,
+    &formats::kastore::FORMAT,
+    &formats::mldf::FORMAT,
+    &formats::taridx::FORMAT,
+];
+
+/// The format whose signature `head` starts with.
+pub(crate) fn detect(head: &[u8]) -> Option<&'static Format> {
+    FORMATS.iter().copied().find(|f| (f.sniff)(head))
+}
+
+/// The format named `name`.
+pub(crate) fn by_name(name: &str) -> Option<&'static Format> {
+    FORMATS.iter().copied().find(|f| f.name == name)
+}
+
+/// The formats' names, for messages: `"taco", "bloscpack", …`.
+pub(crate) fn names() -> String {
+    FORMATS
+        .iter()
+        .map(|f| format!("\"{}\"", f.name))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// A library sink that turns a crate's errors into [`Problem`]s for `report`.
+pub(crate) fn sink<'r, 'a, E: Diagnostic>(
+    report: &'r mut Report<'a>,
+) -> impl FnMut(Severity, E) -> ControlFlow<()> + 'r {
+    move |severity, err: E| report(Problem::from_diagnostic(severity, &err))
+}

@@ -1,0 +1,343 @@
+//! `binfmt` on URLs, against real servers on 127.0.0.1: nginx (Debian's package) for
+//! `http://`, moto's S3 server for `s3://`. Request counts come from the servers' own
+//! logs. The servers are started by the tests and skipped (saying so) when missing, unless
+//! `BINFMT_REQUIRE_SERVERS=1` (`tools/remote/install-servers.sh` installs them).
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing,
+    clippy::cast_possible_truncation,
+    missing_docs
+)]
+
+mod common;
+#[path = "../../../tools/remote/servers.rs"]
+mod servers;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use common::{s, stderr, stdout};
+use servers::{AccessLine, Moto, Nginx, TempDir};
+
+fn fixture(rel: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(rel)
+}
+
+/// A kastore file of three 1 MiB arrays, so that reading one shows what is not read.
+fn big_kastore() -> Vec<u8> {
+    let a: Vec<u64> = (0..131_072u64).collect();
+    let b: Vec<f64> = (0..131_072u32).map(f64::from).collect();
+    let c: Vec<u8> = (0..1_048_576u32).map(|i| (i % 251) as u8).collect();
+    let mut builder = kastore::Builder::new();
+    builder.insert("a", &a).unwrap();
+    builder.insert("b", &b).unwrap();
+    builder.insert("c", &c).unwrap();
+    builder.to_vec().unwrap()
+}
+
+const FILES: &[(&str, &str)] = &[
+    (
+        "three_entries.taco",
+        "taco-header/tests/fixtures/three_entries.taco",
+    ),
+    (
+        "ndarray_c.blp",
+        "bloscpack-header/tests/fixtures/ndarray_c.blp",
+    ),
+    ("control.kas", "kastore/tests/fixtures/valid/control.kas"),
+    ("golden_b.mldf", "mldf/tests/fixtures/golden_b.mldf"),
+    ("clean.taridx", "taridx/tests/fixtures/golden/clean.taridx"),
+    (
+        "clean_0000.tar",
+        "taridx/tests/fixtures/golden/clean_0000.tar",
+    ),
+    (
+        "clean_0001.tar",
+        "taridx/tests/fixtures/golden/clean_0001.tar",
+    ),
+];
+
+struct Site {
+    nginx: Nginx,
+    dir: TempDir,
+}
+
+fn site(test: &str) -> Option<Site> {
+    let dir = TempDir::new("cli-site");
+    for (name, rel) in FILES {
+        std::fs::copy(fixture(rel), dir.path().join(name)).unwrap();
+    }
+    std::fs::write(dir.path().join("big.kas"), big_kastore()).unwrap();
+    let nginx = Nginx::start(test, dir.path())?;
+    Some(Site { nginx, dir })
+}
+
+fn binfmt(args: &[&str], env: &[(&str, String)]) -> Output {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_binfmt"));
+    cmd.args(args);
+    for k in [
+        "AWS_PROFILE",
+        "AWS_CONFIG_FILE",
+        "AWS_SHARED_CREDENTIALS_FILE",
+    ] {
+        cmd.env_remove(k);
+    }
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    cmd.output().unwrap()
+}
+
+/// An `inspect --json` line without `"file"`, and with TACO members' `data_offset` null:
+/// for a URL the listing comes from the central directory alone (a data offset would
+/// cost a request per member), so only those differ from a local inspect.
+fn comparable(line: &str) -> serde_json::Value {
+    let mut v: serde_json::Value = serde_json::from_str(line).unwrap();
+    let object = v.as_object_mut().unwrap();
+    object.remove("file");
+    if let Some(members) = object.get_mut("members").and_then(|m| m.as_array_mut()) {
+        for m in members {
+            m["data_offset"] = serde_json::Value::Null;
+        }
+    }
+    v
+}
+
+fn ranges(log: &[AccessLine]) -> Vec<String> {
+    log.iter()
+        .map(|l| format!("{} {} {} {}", l.method, l.uri, l.status, l.range))
+        .collect()
+}
+
+#[test]
+fn inspect_and_verify_read_urls_as_they_read_files() {
+    let Some(site) = site("inspect_and_verify_read_urls_as_they_read_files") else {
+        return;
+    };
+    for (name, rel) in FILES.iter().filter(|(n, _)| !n.ends_with(".tar")) {
+        let url = site.nginx.url(name);
+        let local = binfmt(&["inspect", "--json", s(&fixture(rel))], &[]);
+        let remote = binfmt(&["inspect", "--json", &url], &[]);
+        assert!(remote.status.success(), "{name}: {}", stderr(&remote));
+        let strip = |o: &Output| comparable(&stdout(o));
+        assert_eq!(strip(&local), strip(&remote), "{name}");
+        let verify = binfmt(&["verify", &url], &[]);
+        assert!(verify.status.success(), "{name}: {}", stderr(&verify));
+        assert_eq!(
+            stdout(&verify),
+            format!(
+                "{url}: OK ({})\n",
+                strip(&local)["format"].as_str().unwrap()
+            )
+        );
+    }
+}
+
+#[test]
+fn a_taco_header_is_one_request_of_at_most_256_bytes() {
+    let Some(site) = site("a_taco_header_is_one_request_of_at_most_256_bytes") else {
+        return;
+    };
+    let url = site.nginx.url("three_entries.taco");
+    let out = binfmt(&["--stats", "inspect", "--json", &url], &[]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let log = site.nginx.settled_log(1);
+    // The header: the first request, 256 bytes at most (tacoreader's GET).
+    assert_eq!(log[0].range, "bytes=0-255", "{:?}", ranges(&log));
+    assert!(log[0].sent <= 256);
+    // The member listing: at most 2 more (the tail, then the directory if it is not in it).
+    assert!(log.len() <= 3, "{:?}", ranges(&log));
+    assert!(
+        stderr(&out).contains(&format!("binfmt: stats: {url}: {} requests", log.len())),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn kastore_get_of_one_array_fetches_that_array() {
+    let Some(site) = site("kastore_get_of_one_array_fetches_that_array") else {
+        return;
+    };
+    let url = site.nginx.url("big.kas");
+    let out = binfmt(&["kastore", "get", "--raw", &url, "c"], &[]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let expected: Vec<u8> = (0..1_048_576u32).map(|i| (i % 251) as u8).collect();
+    assert!(out.stdout == expected, "the array's bytes");
+    let log = site.nginx.settled_log(2);
+    // Open: header + descriptors (at most 2); the array: 1.
+    assert!(log.len() <= 3, "{:?}", ranges(&log));
+    let sent: u64 = log.iter().map(|l| l.sent).sum();
+    let size = std::fs::metadata(site.dir.path().join("big.kas"))
+        .unwrap()
+        .len();
+    // Detection's 256 bytes, the reader's first 64 KiB (header, descriptors, keys), the array.
+    assert!(
+        sent <= 1_048_576 + 65_536 + 256,
+        "{sent} of {size} bytes sent"
+    );
+}
+
+#[test]
+fn taridx_get_is_one_request_per_sample_on_the_shard() {
+    let Some(site) = site("taridx_get_is_one_request_per_sample_on_the_shard") else {
+        return;
+    };
+    let local = binfmt(
+        &[
+            "taridx",
+            "get",
+            s(&fixture("taridx/tests/fixtures/golden/clean.taridx")),
+            "sample000002",
+            "--ext",
+            "json",
+        ],
+        &[],
+    );
+    assert!(local.status.success(), "{}", stderr(&local));
+    let url = site.nginx.url("clean.taridx");
+    // A URL has no directory listing: the shards are named (a bucket listing would be a
+    // request of its own, and a prefix may hold other folds).
+    let shard0 = site.nginx.url("clean_0000.tar");
+    let shard1 = site.nginx.url("clean_0001.tar");
+    let out = binfmt(
+        &[
+            "taridx",
+            "get",
+            &url,
+            "sample000002",
+            "--ext",
+            "json",
+            "--shards",
+            &shard0,
+            &shard1,
+        ],
+        &[],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(out.stdout, local.stdout);
+    let log = site.nginx.settled_log(2);
+    let on_index = log.iter().filter(|l| l.uri.ends_with(".taridx")).count();
+    let on_shards = log.iter().filter(|l| l.uri.ends_with(".tar")).count();
+    assert_eq!((on_index, on_shards), (1, 1), "{:?}", ranges(&log));
+}
+
+#[test]
+fn bloscpack_unpack_of_a_url_writes_what_a_local_unpack_writes() {
+    let Some(site) = site("bloscpack_unpack_of_a_url") else {
+        return;
+    };
+    let dir = TempDir::new("cli-unpack");
+    let local_out = dir.path().join("local.bin");
+    let remote_out = dir.path().join("remote.bin");
+    let local = binfmt(
+        &[
+            "bloscpack",
+            "unpack",
+            s(&fixture("bloscpack-header/tests/fixtures/ndarray_c.blp")),
+            s(&local_out),
+        ],
+        &[],
+    );
+    assert!(local.status.success(), "{}", stderr(&local));
+    let url = site.nginx.url("ndarray_c.blp");
+    let out = binfmt(&["bloscpack", "unpack", &url, s(&remote_out)], &[]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(
+        std::fs::read(&remote_out).unwrap(),
+        std::fs::read(&local_out).unwrap()
+    );
+}
+
+#[test]
+fn failures_are_one_line_naming_the_url_and_leave_no_output() {
+    let Some(site) = site("failures_are_one_line_naming_the_url") else {
+        return;
+    };
+    let dir = TempDir::new("cli-failures");
+    let missing = site.nginx.url("missing.blp");
+    let out_file = dir.path().join("out.bin");
+    for args in [
+        vec!["inspect", missing.as_str()],
+        vec!["verify", missing.as_str()],
+        vec!["bloscpack", "unpack", missing.as_str(), s(&out_file)],
+    ] {
+        let out = binfmt(&args, &[]);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {}", stderr(&out));
+        let err = stderr(&out);
+        assert_eq!(err.lines().count(), 1, "{args:?}: one line: {err}");
+        assert!(
+            err.contains(&missing) && err.contains("not found"),
+            "{args:?}: {err}"
+        );
+        assert!(!out_file.exists(), "no output file");
+    }
+    // Nobody listens on this port.
+    let refused = format!("http://127.0.0.1:{}/x.taco", servers::free_port());
+    let out = binfmt(&["inspect", &refused], &[]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(stderr(&out).lines().count(), 1, "{}", stderr(&out));
+    assert!(stderr(&out).contains(&refused), "{}", stderr(&out));
+}
+
+#[test]
+fn s3_urls_through_the_usual_environment() {
+    let Some(moto) = Moto::start("s3_urls_through_the_usual_environment") else {
+        return;
+    };
+    moto.create_bucket("data");
+    let big = big_kastore();
+    moto.put("data", "trees/big.kas", &big);
+    moto.put(
+        "data",
+        "three_entries.taco",
+        &std::fs::read(fixture("taco-header/tests/fixtures/three_entries.taco")).unwrap(),
+    );
+    let env = moto.env();
+    let before = moto.log().len();
+    let out = binfmt(
+        &[
+            "--stats",
+            "kastore",
+            "get",
+            "--raw",
+            "s3://data/trees/big.kas",
+            "a",
+        ],
+        &env,
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let expected: Vec<u8> = (0..131_072u64).flat_map(u64::to_le_bytes).collect();
+    assert!(out.stdout == expected);
+    let log = moto.settled_log(before + 2);
+    let gets = log[before..].iter().filter(|l| l.method == "GET").count();
+    assert!(
+        (2..=3).contains(&gets),
+        "open ≤ 2 + the array 1: {:?}",
+        &log[before..]
+    );
+
+    let out = binfmt(&["inspect", "--json", "s3://data/three_entries.taco"], &env);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let local = binfmt(
+        &[
+            "inspect",
+            "--json",
+            s(&fixture("taco-header/tests/fixtures/three_entries.taco")),
+        ],
+        &[],
+    );
+    let strip = |o: &Output| comparable(&stdout(o));
+    assert_eq!(strip(&out), strip(&local));
+
+    let out = binfmt(&["inspect", "s3://data/nothing-here.taco"], &env);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("s3://data/nothing-here.taco"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(stderr(&out).lines().count(), 1, "{}", stderr(&out));
+}

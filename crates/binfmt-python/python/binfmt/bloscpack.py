@@ -1,0 +1,403 @@
+"""Bloscpack files: a drop-in for the ``bloscpack`` package's high-level functions.
+
+Works on every Python the wheel supports (``bloscpack`` 0.16 no longer imports on 3.10+).
+Compression and decompression run in the bundled c-blosc 1.21, chunks in parallel, with
+the GIL released. Files written are byte-identical to bloscpack 0.16's with the same
+options, except a zlib-compressed metadata section: its deflate stream comes from
+miniz_oxide, not zlib, so it may differ (both read each other's files; with
+``MetadataArgs(meta_codec="None")`` the bytes are identical). Format-2 files (bloscpack
+0.2), which bloscpack 0.16 refuses, are read too.
+
+* :func:`pack_ndarray_to_file` / :func:`unpack_ndarray_from_file` (and ``_bytes``):
+  numpy arrays, with dtype, shape and order stored as bloscpack stores them and restored
+  from the metadata (the dtype is parsed as a Python literal with :func:`ast.literal_eval`,
+  never evaluated); unpacked arrays are writable, in memory that numpy allocated and c-blosc filled
+  directly (no copy after decompression).
+* :func:`pack_file_to_file` / :func:`unpack_file_from_file`,
+  :func:`pack_bytes_to_file` / :func:`unpack_bytes_from_file`,
+  :func:`pack_bytes_to_bytes` / :func:`unpack_bytes_from_bytes`.
+* :func:`append`: in place, locked and crash-consistent.
+
+Errors: a malformed file raises :class:`binfmt.FormatError` (``str(e)`` is
+``byte N: message``), I/O :class:`OSError`.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import os
+from typing import Any, Callable
+
+import numpy as np
+
+from . import _binfmt
+from ._errors import FormatError
+
+__all__ = [
+    "BloscArgs",
+    "BloscpackArgs",
+    "MetadataArgs",
+    "pack_ndarray_to_file",
+    "pack_ndarray_to_bytes",
+    "unpack_ndarray_from_file",
+    "unpack_ndarray_from_bytes",
+    "pack_file_to_file",
+    "unpack_file_from_file",
+    "pack_bytes_to_file",
+    "pack_bytes_to_bytes",
+    "unpack_bytes_from_file",
+    "unpack_bytes_from_bytes",
+    "append",
+    "NotANumpyArray",
+    "ObjectNumpyArrayRejection",
+    "FormatError",
+]
+
+DEFAULT_CHUNK_SIZE = "1M"
+_SUFFIXES = {"B": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
+
+
+class NotANumpyArray(FormatError):
+    """The file's metadata does not describe a numpy array (``container`` is not
+    ``"numpy"``)."""
+
+
+class ObjectNumpyArrayRejection(ValueError):
+    """Arrays of Python objects cannot be packed."""
+
+
+class BloscArgs:
+    """How chunks are compressed (bloscpack's ``BloscArgs``): ``typesize`` 1..255,
+    ``clevel`` 0..9, ``shuffle`` (``True``/``1`` byte shuffle, ``2`` bit shuffle,
+    ``False``/``0`` none), ``cname`` (``blosclz``, ``lz4``, ``lz4hc``, ``zlib``, ``zstd``)."""
+
+    def __init__(self, typesize: int = 8, clevel: int = 7, shuffle: bool | int = True,
+                 cname: str = "blosclz") -> None:
+        self.typesize = typesize
+        self.clevel = clevel
+        self.shuffle = shuffle
+        self.cname = cname
+
+    def __repr__(self) -> str:
+        return (f"BloscArgs(typesize={self.typesize}, clevel={self.clevel}, "
+                f"shuffle={self.shuffle}, cname={self.cname!r})")
+
+
+class BloscpackArgs:
+    """The container's options (bloscpack's ``BloscpackArgs``): ``offsets`` (an offsets
+    section, needed to append), ``checksum`` (``None``/``"None"``, ``adler32``, ``crc32``,
+    ``md5``, ``sha1``, ``sha224``, ``sha256``, ``sha384``, ``sha512``), ``max_app_chunks``
+    (an int, or a function of the chunk count; default ``10 * n``)."""
+
+    def __init__(self, offsets: bool = True, checksum: str | None = "adler32",
+                 max_app_chunks: int | Callable[[int], int] = lambda n: 10 * n) -> None:
+        self.offsets = offsets
+        self.checksum = checksum
+        self.max_app_chunks = max_app_chunks
+
+
+class MetadataArgs:
+    """How the metadata section is stored (bloscpack's ``MetadataArgs``)."""
+
+    def __init__(self, magic_format: bytes = b"JSON", meta_checksum: str | None = "adler32",
+                 meta_codec: str | None = "zlib", meta_level: int = 6,
+                 max_meta_size: int | Callable[[int], int] = lambda s: 10 * s) -> None:
+        if magic_format != b"JSON":
+            raise ValueError("only the JSON metadata format is supported")
+        self.magic_format = magic_format
+        self.meta_checksum = meta_checksum
+        self.meta_codec = meta_codec
+        self.meta_level = meta_level
+        self.max_meta_size = max_meta_size
+
+
+def _chunk_size(chunk_size: int | str, length: int) -> int:
+    if isinstance(chunk_size, str):
+        text = chunk_size.strip()
+        if text == "max":
+            return max(1, min(length, 2147483631))
+        unit = _SUFFIXES.get(text[-1:].upper())
+        if unit is None:
+            raise ValueError(f"chunk_size {chunk_size!r}: use an int or a number with B, K, M, G or T")
+        return int(float(text[:-1]) * unit)
+    return int(chunk_size)
+
+
+def _name(value: str | None) -> str:
+    return "none" if value is None else str(value)
+
+
+def _shuffle(value: bool | int) -> int:
+    if value is True:
+        return 1
+    if value is False:
+        return 0
+    return int(value)
+
+
+def _pack(data: bytes | np.ndarray, path: str | None, chunk_size: int | str, metadata: Any,
+          blosc_args: BloscArgs | None, bloscpack_args: BloscpackArgs | None,
+          metadata_args: MetadataArgs | None) -> bytes | None:
+    blosc_args = blosc_args or BloscArgs()
+    bloscpack_args = bloscpack_args or BloscpackArgs()
+    metadata_args = metadata_args or MetadataArgs()
+    size = _chunk_size(chunk_size, len(data))
+    if size <= 0:
+        raise ValueError(f"chunk_size must be positive, not {size}")
+    nchunks = 1 if len(data) == 0 else -(-len(data) // min(size, len(data)))
+    max_app_arg = bloscpack_args.max_app_chunks
+    max_app = max_app_arg(nchunks) if callable(max_app_arg) else max_app_arg
+    meta_json = None
+    max_meta: int | None = None
+    if metadata is not None:
+        meta_json = json.dumps(metadata, separators=(",", ":")).encode()
+        max_meta_arg = metadata_args.max_meta_size
+        max_meta = max_meta_arg(len(meta_json)) if callable(max_meta_arg) else max_meta_arg
+    return _binfmt.blpk_pack(
+        data,
+        chunk_size=size,
+        typesize=int(blosc_args.typesize),
+        clevel=int(blosc_args.clevel),
+        shuffle=_shuffle(blosc_args.shuffle),
+        cname=str(blosc_args.cname),
+        offsets=bool(bloscpack_args.offsets),
+        checksum=_name(bloscpack_args.checksum),
+        max_app_chunks=int(max_app),
+        metadata=meta_json,
+        meta_checksum=_name(metadata_args.meta_checksum),
+        meta_codec=_name(metadata_args.meta_codec),
+        meta_level=int(metadata_args.meta_level),
+        max_meta_size=None if max_meta is None else int(max_meta),
+        path=path,
+    )
+
+
+def _decode_meta(text: str | None) -> Any:
+    return None if text is None else json.loads(text)
+
+
+def _as_bytes(data: Any) -> bytes:
+    return data if isinstance(data, bytes) else bytes(data)
+
+
+# --- bytes and files ---------------------------------------------------------------
+
+
+def pack_bytes_to_bytes(bytes_: bytes, chunk_size: int | str = DEFAULT_CHUNK_SIZE,
+                        metadata: Any = None, blosc_args: BloscArgs | None = None,
+                        bloscpack_args: BloscpackArgs | None = None,
+                        metadata_args: MetadataArgs | None = None) -> bytes:
+    """Packs ``bytes_`` and returns the Bloscpack file as bytes. ``metadata``: any
+    JSON-serialisable value, stored in a metadata section."""
+    out = _pack(_as_bytes(bytes_), None, chunk_size, metadata, blosc_args, bloscpack_args,
+                metadata_args)
+    assert out is not None
+    return out
+
+
+def pack_bytes_to_file(bytes_: bytes, out_file: str | os.PathLike,
+                       chunk_size: int | str = DEFAULT_CHUNK_SIZE, metadata: Any = None,
+                       blosc_args: BloscArgs | None = None,
+                       bloscpack_args: BloscpackArgs | None = None,
+                       metadata_args: MetadataArgs | None = None) -> None:
+    """Packs ``bytes_`` into the file ``out_file`` (replaced atomically)."""
+    _pack(_as_bytes(bytes_), os.fspath(out_file), chunk_size, metadata, blosc_args,
+          bloscpack_args, metadata_args)
+
+
+def pack_file_to_file(in_file: str | os.PathLike, out_file: str | os.PathLike,
+                      chunk_size: int | str = DEFAULT_CHUNK_SIZE, metadata: Any = None,
+                      blosc_args: BloscArgs | None = None,
+                      bloscpack_args: BloscpackArgs | None = None,
+                      metadata_args: MetadataArgs | None = None) -> None:
+    """Packs the file ``in_file`` into ``out_file`` (replaced atomically)."""
+    with open(in_file, "rb") as f:
+        data = f.read()
+    _pack(data, os.fspath(out_file), chunk_size, metadata, blosc_args, bloscpack_args,
+          metadata_args)
+
+
+def unpack_bytes_from_bytes(bytes_: bytes) -> tuple[bytes, Any]:
+    """Unpacks a Bloscpack file given as bytes: ``(data, metadata or None)``."""
+    data, meta = _binfmt.blpk_unpack(data=_as_bytes(bytes_))
+    assert data is not None
+    return data.tobytes(), _decode_meta(meta)
+
+
+def unpack_bytes_from_file(compressed_file: str | os.PathLike) -> tuple[bytes, Any]:
+    """Unpacks the file ``compressed_file``: ``(data, metadata or None)``."""
+    data, meta = _binfmt.blpk_unpack(path=os.fspath(compressed_file))
+    assert data is not None
+    return data.tobytes(), _decode_meta(meta)
+
+
+def unpack_file_from_file(in_file: str | os.PathLike, out_file: str | os.PathLike) -> Any:
+    """Unpacks ``in_file`` into ``out_file`` (replaced atomically; chunks decompressed in
+    parallel while it is written); returns the metadata or ``None``."""
+    _, meta = _binfmt.blpk_unpack(path=os.fspath(in_file), out_path=os.fspath(out_file))
+    return _decode_meta(meta)
+
+
+# --- numpy ---------------------------------------------------------------------------
+
+
+def _ndarray_meta(ndarray: np.ndarray) -> dict:
+    # Exactly what bloscpack 0.16 stores (key order included).
+    return {
+        "dtype": repr(ndarray.dtype.descr) if ndarray.dtype.names is not None
+        else repr(ndarray.dtype.str),
+        "shape": list(ndarray.shape),
+        "order": "F" if np.isfortran(ndarray) else "C",
+        "container": "numpy",
+    }
+
+
+def _ndarray_bytes(ndarray: np.ndarray) -> np.ndarray:
+    """The array's bytes in its memory order, as a 1-D uint8 view (no copy when the array
+    is contiguous): the native packer reads them in place."""
+    if np.isfortran(ndarray):
+        flat = np.asfortranarray(ndarray).ravel(order="F")
+    else:
+        flat = np.ascontiguousarray(ndarray).reshape(-1)
+    if flat.dtype.itemsize == 0 or flat.size == 0:
+        return np.empty(0, dtype=np.uint8)
+    return flat.view(np.uint8)
+
+
+def _lists_to_tuples(descr: Any) -> Any:
+    # Files of bloscpack < 0.7.2 stored a structured dtype's descr as nested JSON lists.
+    if isinstance(descr, list):
+        if descr and isinstance(descr[0], list):
+            return [_lists_to_tuples(d) for d in descr]
+        return tuple(_lists_to_tuples(d) for d in descr)
+    return descr
+
+
+def _dtype_of(text: Any) -> np.dtype:
+    """The dtype stored in the metadata: a Python literal (``"'<f8'"``, or a structured
+    dtype's ``descr`` list), parsed with :func:`ast.literal_eval`, which evaluates
+    nothing; older files' forms are accepted too."""
+    if isinstance(text, str):
+        try:
+            value = ast.literal_eval(text)
+        except (ValueError, SyntaxError):
+            value = text  # bloscpack < 0.7.2: the bare dtype string
+    else:
+        value = _lists_to_tuples(text)
+    try:
+        return np.dtype(value)
+    except (TypeError, ValueError) as e:
+        raise FormatError(f"the metadata's dtype {text!r} is not a numpy dtype: {e}",
+                          format="bloscpack", kind="BadDtype", fault="input") from None
+
+
+def _check_ndarray(ndarray: np.ndarray) -> None:
+    if ndarray.dtype.hasobject:
+        raise ObjectNumpyArrayRejection("cannot pack arrays of Python objects")
+
+
+def _ndarray_args(ndarray: np.ndarray, blosc_args: BloscArgs | None) -> BloscArgs:
+    if blosc_args is None:
+        return BloscArgs(typesize=ndarray.dtype.itemsize)
+    args = BloscArgs(blosc_args.typesize, blosc_args.clevel, blosc_args.shuffle, blosc_args.cname)
+    args.typesize = ndarray.dtype.itemsize
+    return args
+
+
+def pack_ndarray_to_bytes(ndarray: np.ndarray, chunk_size: int | str = DEFAULT_CHUNK_SIZE,
+                          blosc_args: BloscArgs | None = None,
+                          bloscpack_args: BloscpackArgs | None = None,
+                          metadata_args: MetadataArgs | None = None) -> bytes:
+    """Packs a numpy array (any shape, C or Fortran order, plain or structured dtype) into
+    bytes; ``typesize`` is the dtype's itemsize, as in bloscpack."""
+    ndarray = np.asanyarray(ndarray)
+    _check_ndarray(ndarray)
+    out = _pack(_ndarray_bytes(ndarray), None, chunk_size, _ndarray_meta(ndarray),
+                _ndarray_args(ndarray, blosc_args), bloscpack_args, metadata_args)
+    assert out is not None
+    return out
+
+
+def pack_ndarray_to_file(ndarray: np.ndarray, filename: str | os.PathLike,
+                         chunk_size: int | str = DEFAULT_CHUNK_SIZE,
+                         blosc_args: BloscArgs | None = None,
+                         bloscpack_args: BloscpackArgs | None = None,
+                         metadata_args: MetadataArgs | None = None) -> None:
+    """Packs a numpy array into the file ``filename`` (replaced atomically)."""
+    ndarray = np.asanyarray(ndarray)
+    _check_ndarray(ndarray)
+    _pack(_ndarray_bytes(ndarray), os.fspath(filename), chunk_size, _ndarray_meta(ndarray),
+          _ndarray_args(ndarray, blosc_args), bloscpack_args, metadata_args)
+
+
+def _to_ndarray(data: np.ndarray, meta_text: str | None) -> np.ndarray:
+    meta = _decode_meta(meta_text)
+    if not isinstance(meta, dict) or meta.get("container") != "numpy":
+        raise NotANumpyArray("the file's metadata does not describe a numpy array",
+                             format="bloscpack", kind="NotANumpyArray", fault="caller")
+    dtype = _dtype_of(meta.get("dtype"))
+    shape = tuple(int(n) for n in meta.get("shape", ()))
+    order = meta.get("order", "C")
+    if order not in ("C", "F"):
+        raise FormatError(f"the metadata's order {order!r} is neither 'C' nor 'F'",
+                          format="bloscpack", kind="BadOrder", fault="input")
+    expected = dtype.itemsize * int(np.prod(shape, dtype=np.int64))
+    if expected != len(data):
+        raise FormatError(
+            f"the metadata describes {expected} bytes ({dtype}, shape {shape}), "
+            f"but the chunks hold {len(data)}",
+            format="bloscpack", kind="ShapeMismatch", fault="input")
+    if expected == 0 or dtype.itemsize == 0:
+        return np.empty(shape, dtype=dtype, order=order)
+    return data.view(dtype).reshape(shape, order=order)
+
+
+def unpack_ndarray_from_bytes(bytes_: bytes) -> np.ndarray:
+    """The numpy array packed in ``bytes_``: dtype, shape and order from the metadata;
+    writable, owning its memory (a numpy allocation that c-blosc filled directly)."""
+    data, meta = _binfmt.blpk_unpack(data=_as_bytes(bytes_))
+    assert data is not None
+    return _to_ndarray(data, meta)
+
+
+def unpack_ndarray_from_file(filename: str | os.PathLike) -> np.ndarray:
+    """The numpy array packed in the file ``filename`` (see
+    :func:`unpack_ndarray_from_bytes`)."""
+    data, meta = _binfmt.blpk_unpack(path=os.fspath(filename))
+    assert data is not None
+    return _to_ndarray(data, meta)
+
+
+# --- append --------------------------------------------------------------------------
+
+
+def append(orig_file: str | os.PathLike, new_file: str | os.PathLike,
+           blosc_args: BloscArgs | None = None) -> None:
+    """Appends the contents of the file ``new_file`` to the Bloscpack file ``orig_file``,
+    in place (bloscpack's ``bloscpack.append.append``): the last chunk is topped up, new
+    chunks use the spare offset slots. Locked and crash-consistent; checked first (a file
+    without offsets or without enough spare slots is refused before anything is
+    written)."""
+    with open(new_file, "rb") as f:
+        data = f.read()
+    append_bytes(orig_file, data, blosc_args)
+
+
+def append_bytes(orig_file: str | os.PathLike, data: bytes,
+                 blosc_args: BloscArgs | None = None) -> None:
+    """Appends ``data`` to the Bloscpack file ``orig_file`` (see :func:`append`)."""
+    args = blosc_args or BloscArgs()
+    _binfmt.blpk_append(os.fspath(orig_file), _as_bytes(data), clevel=int(args.clevel),
+                        shuffle=_shuffle(args.shuffle), cname=str(args.cname))
+
+
+# bloscpack's older names.
+pack_file = pack_file_to_file
+unpack_file = unpack_file_from_file
+pack_bytes_file = pack_bytes_to_file
+unpack_bytes_file = unpack_bytes_from_file
+pack_ndarray_file = pack_ndarray_to_file
+unpack_ndarray_file = unpack_ndarray_from_file
+pack_ndarray_str = pack_ndarray_to_bytes
+unpack_ndarray_str = unpack_ndarray_from_bytes

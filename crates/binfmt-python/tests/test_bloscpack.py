@@ -1,0 +1,181 @@
+"""binfmt.bloscpack against bloscpack 0.16 (imported with its compatibility alias), on the
+bloscpack-header crate's fixtures (written by bloscpack) and on arrays made here."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+import threading
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import binfmt
+import binfmt.bloscpack as ob
+from helpers import cli_first_error, fixtures, reference
+
+DIR = fixtures("bloscpack-header")
+EXPECTED = json.loads((DIR / "expected.json").read_text())["fixtures"]
+GOOD = sorted(n for n, e in EXPECTED.items() if e["reference"].get("ok"))
+# version2 is a valid format-2 file (bloscpack 0.2) that bloscpack 0.16 refuses; we read it.
+BAD = sorted(n for n, e in EXPECTED.items() if not e["reference"].get("ok") and n != "version2")
+
+ARRAYS = {
+    "f8": np.linspace(0, 1, 100_000),
+    "i4_2d_be": np.arange(600, dtype=">i4").reshape(20, 30),
+    "fortran": np.asfortranarray(np.arange(600, dtype="<i4").reshape(20, 30)),
+    "struct": np.zeros(100, dtype=[("x", "<f4"), ("y", "<i2"), ("tag", "S3")]),
+    "empty": np.array([], dtype="u1"),
+    "bool_3d": np.ones((4, 5, 6), dtype=bool),
+    "complex": np.arange(10, dtype=np.complex128),
+    "unicode": np.array(["a", "bc"], dtype="<U2"),
+}
+
+
+@pytest.mark.parametrize("name", GOOD)
+def test_unpacks_every_reference_file(name: str) -> None:
+    ref = EXPECTED[name]["reference"]
+    data, meta = ob.unpack_bytes_from_file(DIR / EXPECTED[name]["file"])
+    assert len(data) == ref["unpacked_len"]
+    assert hashlib.sha256(data).hexdigest() == ref["unpacked_sha256"]
+    assert meta == ref["metadata"]
+
+
+@pytest.mark.parametrize("name", BAD)
+def test_refuses_what_the_reference_refuses(name: str) -> None:
+    path = DIR / EXPECTED[name]["file"]
+    with pytest.raises(binfmt.FormatError) as info:
+        ob.unpack_bytes_from_file(path)
+    e = info.value
+    assert e.format == "bloscpack"
+    if e.offset is not None:
+        assert str(e).startswith(f"byte {e.offset}: ")
+    line = cli_first_error(path)
+    if line is not None and "unknown format" not in line and e.kind != "Decompress":
+        # `verify` reports structure and digests in file order; unpack stops at the first.
+        assert line == f"{path}: {e}"
+
+
+@pytest.mark.parametrize("name", ["ndarray_c", "ndarray_f", "ndarray_struct"])
+def test_reference_ndarrays(name: str) -> None:
+    bp = reference("bloscpack")
+    path = DIR / f"{name}.blp"
+    ours = ob.unpack_ndarray_from_file(path)
+    ref = bp.unpack_ndarray_from_file(str(path))
+    assert ours.dtype == ref.dtype and ours.shape == ref.shape
+    assert ours.flags.f_contiguous == ref.flags.f_contiguous
+    assert ours.tobytes(order="A") == ref.tobytes(order="A")
+    assert ours.flags.writeable and ours.base is not None
+
+
+@pytest.mark.parametrize("name", sorted(ARRAYS))
+def test_ndarray_round_trips_both_ways(name: str, tmp_path: Path) -> None:
+    bp = reference("bloscpack")
+    array = ARRAYS[name]
+    ours = ob.pack_ndarray_to_bytes(array, chunk_size="4K")
+    ref = bp.pack_ndarray_to_bytes(array, chunk_size="4K")
+    for packed in (ours, ref):
+        got = ob.unpack_ndarray_from_bytes(packed)
+        assert got.dtype == array.dtype and got.shape == array.shape
+        assert got.tobytes(order="A") == np.asanyarray(array).tobytes(order="A")
+    back = bp.unpack_ndarray_from_bytes(ours)
+    assert back.dtype == array.dtype and np.array_equal(back, array)
+    # Byte-identical with raw metadata (zlib streams differ between zlib and miniz_oxide).
+    raw = dict(meta_codec="None", meta_level=0)
+    assert ob.pack_ndarray_to_bytes(array, chunk_size="4K", metadata_args=ob.MetadataArgs(**raw)) == \
+        bp.pack_ndarray_to_bytes(array, chunk_size="4K", metadata_args=bp.MetadataArgs(**raw))
+    # Files too.
+    ob.pack_ndarray_to_file(array, tmp_path / "a.blp")
+    assert np.array_equal(bp.unpack_ndarray_from_file(str(tmp_path / "a.blp")), array)
+
+
+@pytest.mark.parametrize("checksum", ["None", "adler32", "crc32", "md5", "sha512"])
+@pytest.mark.parametrize("cname", ["blosclz", "lz4", "zstd", "zlib"])
+def test_bytes_identical_to_the_reference(checksum: str, cname: str) -> None:
+    bp = reference("bloscpack")
+    data = (DIR / "ramp.bin").read_bytes()
+    kw = dict(chunk_size=4096)
+    ours = ob.pack_bytes_to_bytes(data, blosc_args=ob.BloscArgs(cname=cname),
+                                  bloscpack_args=ob.BloscpackArgs(checksum=checksum), **kw)
+    ref = bp.pack_bytes_to_bytes(data, blosc_args=bp.BloscArgs(cname=cname),
+                                 bloscpack_args=bp.BloscpackArgs(checksum=checksum), **kw)
+    assert ours == ref
+    assert ob.unpack_bytes_from_bytes(ref) == (data, None)
+
+
+def test_file_to_file(tmp_path: Path) -> None:
+    bp = reference("bloscpack")
+    src = DIR / "ramp_100000.bin"
+    ob.pack_file_to_file(src, tmp_path / "o.blp", chunk_size="32K")
+    bp.pack_file_to_file(str(src), str(tmp_path / "r.blp"), chunk_size="32K")
+    assert (tmp_path / "o.blp").read_bytes() == (tmp_path / "r.blp").read_bytes()
+    ob.unpack_file_from_file(tmp_path / "r.blp", tmp_path / "out.bin")
+    assert (tmp_path / "out.bin").read_bytes() == src.read_bytes()
+
+
+@pytest.mark.parametrize("name", ["append_fits", "append_chunks"])
+def test_append_like_the_reference(name: str, tmp_path: Path) -> None:
+    bp = reference("bloscpack")
+    import bloscpack.append as bpa
+
+    ramp = (DIR / "ramp.bin").read_bytes()
+    extra = tmp_path / "extra.bin"
+    extra.write_bytes((DIR / EXPECTED[name]["input"]).read_bytes()[len(ramp):])
+    ours, ref = tmp_path / "ours.blp", tmp_path / "ref.blp"
+    bp.pack_bytes_to_file(ramp, str(ours), chunk_size=4096)
+    shutil.copy(ours, ref)
+    ob.append(ours, extra)
+    bpa.append(str(ref), str(extra))
+    assert ob.unpack_bytes_from_file(ours)[0] == ob.unpack_bytes_from_file(ref)[0] == \
+        (DIR / EXPECTED[name]["input"]).read_bytes()
+    assert bp.unpack_bytes_from_file(str(ours))[0] == ramp + extra.read_bytes()
+
+
+def test_append_refused_without_offsets(tmp_path: Path) -> None:
+    path = tmp_path / "n.blp"
+    ob.pack_bytes_to_file(b"x" * 100, path, bloscpack_args=ob.BloscpackArgs(offsets=False))
+    before = path.read_bytes()
+    with pytest.raises(binfmt.FormatError):
+        ob.append_bytes(path, b"more")
+    assert path.read_bytes() == before
+
+
+def test_dtype_is_parsed_not_evaluated() -> None:
+    packed = ob.pack_bytes_to_bytes(
+        b"\0" * 8, metadata={"dtype": "__import__('os').getcwd()", "shape": [1],
+                             "order": "C", "container": "numpy"})
+    with pytest.raises(binfmt.FormatError):
+        ob.unpack_ndarray_from_bytes(packed)
+    with pytest.raises(ob.NotANumpyArray):
+        ob.unpack_ndarray_from_bytes(ob.pack_bytes_to_bytes(b"abc"))
+
+
+def test_gil_released_while_unpacking() -> None:
+    array = np.random.default_rng(1).random(4 << 20)  # 32 MiB, poorly compressible
+    packed = ob.pack_ndarray_to_bytes(array)
+    ticks = 0
+    done = threading.Event()
+
+    def count() -> None:
+        nonlocal ticks
+        while not done.is_set():
+            ticks += 1
+
+    thread = threading.Thread(target=count)
+    thread.start()
+    try:
+        before = ticks
+        out = ob.unpack_ndarray_from_bytes(packed)
+        during = ticks - before
+    finally:
+        done.set()
+        thread.join()
+    assert np.array_equal(out, array)
+    assert during > 0
+
+
+def test_reads_format_2_which_the_reference_refuses() -> None:
+    v2, _ = ob.unpack_bytes_from_file(DIR / "version2.blp")
+    assert v2 == ob.unpack_bytes_from_file(DIR / "max_app_0.blp")[0] == (DIR / "ramp.bin").read_bytes()

@@ -1,0 +1,206 @@
+"""binfmt.kastore against the kastore package and tskit, on the kastore crate's fixtures
+(written by the reference writers) and on stores made here."""
+
+from __future__ import annotations
+
+import gc
+import mmap
+import os
+import tracemalloc
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import binfmt
+import binfmt.kastore as bk
+from helpers import cli_first_error, fixtures, reference
+
+VALID = sorted((fixtures("kastore") / "valid").glob("*"))
+MALFORMED = sorted((fixtures("kastore") / "malformed").glob("*.kas"))
+
+
+def same_array(a: np.ndarray, b: np.ndarray) -> None:
+    assert a.dtype == b.dtype
+    assert a.shape == b.shape
+    assert a.tobytes() == b.tobytes()  # bit for bit (NaN payloads included)
+
+
+def base_chain(array: np.ndarray) -> list:
+    chain, obj = [], array
+    while obj is not None:
+        chain.append(obj)
+        obj = getattr(obj, "base", None) if isinstance(obj, np.ndarray) else getattr(obj, "obj", None)
+    return chain
+
+
+@pytest.mark.parametrize("path", VALID, ids=lambda p: p.name)
+@pytest.mark.parametrize("read_all", [False, True])
+def test_reads_what_the_reference_reads(path: Path, read_all: bool) -> None:
+    kastore = reference("kastore")
+    ref = kastore.load(str(path), read_all=True)
+    ours = bk.load(path, read_all=read_all)
+    assert list(ours.keys()) == sorted(ref.keys()) == list(ref.keys())
+    for key in ref:
+        same_array(ours[key], ref[key])
+        assert not ours[key].flags.writeable
+        info = ours.info(key)
+        assert (info.dtype, info.shape, info.size) == (ours[key].dtype, ours[key].shape, ours[key].nbytes)
+
+
+@pytest.mark.parametrize("path", VALID, ids=lambda p: p.name)
+def test_writes_the_reference_bytes(path: Path) -> None:
+    kastore = reference("kastore")
+    data = {k: np.array(v) for k, v in kastore.load(str(path), read_all=True).items()}
+    assert bk.dumps(data) == kastore.dumps(data)
+
+
+def test_tskit_file_round_trips_byte_for_byte(tmp_path: Path) -> None:
+    tskit = reference("tskit")
+    trees = fixtures("kastore") / "valid" / "tree.trees"
+    store = bk.load(trees)
+    out = tmp_path / "copy.trees"
+    bk.dump(dict(store), out)
+    assert out.read_bytes() == trees.read_bytes()
+    ts = tskit.load(out)  # and tskit reads what we wrote
+    assert ts.num_nodes == len(store["nodes/time"])
+
+
+def test_tskit_written_store(tmp_path: Path) -> None:
+    tskit = reference("tskit")
+    tables = tskit.TableCollection(sequence_length=10)
+    for t in range(100):
+        tables.nodes.add_row(flags=1, time=float(t))
+    path = tmp_path / "t.trees"
+    tables.dump(path)
+    store = bk.load(path)
+    same_array(store["nodes/time"], tables.nodes.time)
+    same_array(store["nodes/flags"], tables.nodes.flags)
+
+
+def test_zero_copy_views_of_the_map(tmp_path: Path) -> None:
+    path = tmp_path / "big.kas"
+    n = 50 * 1024 * 1024 // 8 // 4
+    data = {f"col{i}": np.arange(n, dtype=np.float64) + i for i in range(4)}  # 50 MiB
+    bk.dump(data, path)
+    del data
+    gc.collect()
+    tracemalloc.start()
+    store = bk.load(path)
+    total = 0.0
+    for key in store:
+        array = store[key]
+        total += float(array[-1])  # touch every array
+        chain = base_chain(array)
+        assert isinstance(chain[-1], mmap.mmap), chain
+        assert not array.flags.writeable
+        assert not array.flags.owndata
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    assert peak < 1 << 20, f"{peak} bytes allocated: something copied the 50 MiB store"
+    # The arrays outlive the store and keep the map alive.
+    col = store["col3"]
+    store.close()
+    with pytest.raises(bk.StoreClosedError):
+        store["col0"]
+    del store
+    gc.collect()
+    assert col[7] == 7 + 3
+
+
+def test_read_all_copies_and_closes(tmp_path: Path) -> None:
+    path = tmp_path / "a.kas"
+    bk.dump({"a": np.arange(10)}, path)
+    store = bk.load(path, read_all=True)
+    assert isinstance(base_chain(store["a"])[-1], bytes)
+    os.unlink(path)  # nothing keeps the file open
+    same_array(store["a"], np.arange(10))
+
+
+def test_accepts_paths_files_descriptors_and_bytes(tmp_path: Path) -> None:
+    data = {"x": np.arange(5, dtype=np.int32), "y": np.zeros(3)}
+    path = tmp_path / "s.kas"
+    bk.dump(data, path)
+    raw = path.read_bytes()
+    loaded = [bk.load(str(path)), bk.load(path), bk.load(os.fsencode(path)), bk.loads(raw),
+              bk.loads(bytearray(raw)), bk.loads(memoryview(raw))]
+    with open(path, "rb") as f:
+        loaded.append(bk.load(f))
+        assert f.tell() == len(raw)
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        loaded.append(bk.load(fd))
+    finally:
+        os.close(fd)
+    for store in loaded:
+        assert sorted(store) == ["x", "y"]
+        same_array(store["x"], data["x"])
+
+
+@pytest.mark.parametrize("path", MALFORMED, ids=lambda p: p.name)
+def test_malformed_like_the_reference_and_the_cli(path: Path) -> None:
+    kastore = reference("kastore")
+    try:
+        dict(kastore.load(str(path), read_all=True))
+        reference_ok = True
+    except Exception:
+        reference_ok = False
+    try:
+        dict(bk.load(path))
+    except EOFError as e:
+        assert path.stat().st_size == 0
+        assert isinstance(e, binfmt.FormatError)
+        return
+    except binfmt.FormatError as e:
+        assert isinstance(e, bk.FileFormatError) and isinstance(e, ValueError)
+        assert e.format == "kastore"
+        if e.offset is not None:
+            assert str(e).startswith(f"byte {e.offset}: ")
+        line = cli_first_error(path)
+        if line is not None and "unknown format" not in line:  # the CLI detects by magic
+            assert line == f"{path}: {e}"
+        return
+    except UnicodeDecodeError:
+        # A valid store whose key is not UTF-8: the reference fails to decode it too.
+        assert not reference_ok
+        return
+    # We accept it: then so does the reference (we are never laxer).
+    assert reference_ok, "binfmt accepted a store the reference rejects"
+
+
+def test_error_attributes() -> None:
+    with pytest.raises(binfmt.FormatError) as info:
+        bk.loads(b"x" * 1024)
+    e = info.value
+    assert (e.offset, e.format, e.kind, e.fault) == (0, "kastore", "BadMagic", "input")
+    assert str(e).startswith("byte 0: bad magic")
+    assert isinstance(e, bk.KastoreException) and isinstance(e, ValueError)
+
+
+def test_os_errors() -> None:
+    with pytest.raises(FileNotFoundError):
+        bk.load("/no/such/file.kas")
+
+
+def test_dump_rejects_before_writing(tmp_path: Path) -> None:
+    path = tmp_path / "out.kas"
+    with pytest.raises(ValueError):
+        bk.dump({"a": np.zeros((2, 2))}, path)
+    with pytest.raises(ValueError):
+        bk.dump({"a": np.array(["text"])}, path)
+    assert not path.exists()
+
+
+def test_big_endian_input_is_converted() -> None:
+    kastore = reference("kastore")
+    be = np.arange(5, dtype=">i4")
+    assert bk.dumps({"a": be}) == kastore.dumps({"a": be.astype("<i4")})
+
+
+def test_help_reads_well() -> None:
+    doc = bk.load.__doc__
+    assert doc and "Args:" in doc and "Returns:" in doc and "Raises:" in doc
+    for name in bk.__all__:
+        obj = getattr(bk, name)
+        if callable(obj):
+            assert obj.__doc__, name

@@ -1,0 +1,64 @@
+#![doc = include_str!("../README.md")]
+#![forbid(unsafe_code)]
+#![cfg_attr(docsrs, feature(doc_cfg))]
+//!
+//! # Request policy
+//!
+//! | call | requests |
+//! |---|---|
+//! | `read_head(n)` | one GET `bytes=0-(max(n, read_ahead)-1)`; short at the end of the object is fine; no HEAD first |
+//! | `read_tail(n)` | one GET `bytes=-max(n, read_ahead)` (a suffix range); the length comes from `Content-Range` (Azure, which has no suffix ranges: a HEAD, then a bounded GET) |
+//! | `len()` | none once any response came; otherwise one HEAD |
+//! | `read_range(r)` | one GET of exactly `r` (never widened), or none when a read-ahead block holds it |
+//! | `read_ranges(rs)` | ranges held by a read-ahead block: none; the others sorted and merged when the hole between them is smaller than the coalesce gap ([`DEFAULT_COALESCE_GAP`], 64 KiB; never growing a request past 16 MiB by merging), one GET per merged group, up to [`DEFAULT_CONCURRENCY`] (8) in flight |
+//!
+//! The read-ahead ([`DEFAULT_READ_AHEAD`], off by default; a size when set) applies to `read_head` and
+//! `read_tail` only: their blocks (up to [`CACHE_BLOCK_MAX`], 1 MiB) are kept for later
+//! reads, which is where a format's next structure usually is (the descriptors after a
+//! header, the directory before a trailer). A 1-KB `read_range` of a 100-GB object
+//! downloads 1 KB.
+//!
+//! # Version pinning
+//!
+//! The first response's ETag (and version ID, length, Last-Modified) pins the object:
+//! every later request sends `If-Match` (or `If-Unmodified-Since` when the server sent no
+//! ETag, and the version ID on stores with versions), and a response of another version,
+//! or of another length, is [`Problem::Changed`]: the read fails instead of mixing two
+//! versions.
+//!
+//! # Failures
+//!
+//! Every error is an `io::Error` whose message is one line, `URL: cause`, and whose
+//! payload is a [`RemoteError`] (get it with [`RemoteError::from_io`]); its kind follows
+//! the [`Problem`]: `NotFound` for 404, `PermissionDenied` for 403 and 401,
+//! `HostUnreachable` for DNS failures, `ConnectionRefused`, `TimedOut`, `Unsupported` for
+//! a server that ignores `Range`, `UnexpectedEof` for a short body, `InvalidData` for an
+//! over-long body or a wrong range, `StaleNetworkFileHandle` for an object that changed,
+//! `InvalidInput` for a bad URL or setting. A range past the end of the object is
+//! `binfmt_core::source::past_end` (`UnexpectedEof` with a `PastEnd` payload), which
+//! format readers turn into their `Truncated` error.
+
+mod error;
+mod location;
+mod options;
+mod plan;
+mod runtime;
+mod source;
+mod store;
+
+pub use error::{Problem, RemoteError};
+pub use location::{SCHEMES, is_url};
+pub use options::{
+    DEFAULT_COALESCE_GAP, DEFAULT_CONCURRENCY, DEFAULT_CONNECT_TIMEOUT, DEFAULT_READ_AHEAD,
+    DEFAULT_RETRIES, DEFAULT_RETRY_TIMEOUT, DEFAULT_TIMEOUT, ENV_VARS, Options,
+};
+pub use source::{CACHE_BLOCK_MAX, Pinned, RemoteSource, Stats};
+
+/// The object_store crate this one is built on, for [`RemoteSource::from_store`] and
+/// [`Options::with_dns_resolver`].
+pub use object_store;
+
+/// `data.len()` as `u64` (lossless on every platform Rust supports).
+pub(crate) fn bytes_len(data: &[u8]) -> u64 {
+    u64::try_from(data.len()).unwrap_or(u64::MAX)
+}

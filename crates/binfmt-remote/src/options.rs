@@ -1,0 +1,439 @@
+//! How a [`RemoteSource`](crate::RemoteSource) reads: range merging, read-ahead,
+//! concurrency, timeouts and retries, and extra object-store settings.
+
+use core::fmt;
+use core::time::Duration;
+use std::io;
+use std::string::String;
+use std::sync::Arc;
+use std::vec::Vec;
+
+use object_store::client::DnsResolver;
+
+/// Ranges of one [`read_ranges`](binfmt_core::source::ByteSource::read_ranges) call whose
+/// hole is smaller than this are fetched by one request: 64 KiB.
+///
+/// At 50–100 MB/s, 64 KiB is 0.6–1.3 ms of transfer, far below one request's round trip
+/// on an object store (20–200 ms to the first byte), so a merge never costs noticeable
+/// time; and it is above the price at which S3 charges as much for the bytes as for a
+/// request (a GET costs what about 4.4 KB of egress does), so it merges what is cheaper
+/// merged. object_store's own default (1 MiB) suits column chunks of megabytes; our
+/// readers read headers, directories and index records, where 1 MiB holes would be most
+/// of the download.
+pub const DEFAULT_COALESCE_GAP: u64 = 64 * 1024;
+
+/// `read_head` and `read_tail` fetch at least this many bytes and keep them, so that the
+/// structures right after a header (or right before a trailer) can be read from memory.
+/// Off (0) by default: every format's `Reader` asks for exactly the head or tail it needs
+/// (a TACO header is one GET of 256 bytes, as tacoreader's), and a widened first request
+/// would only add bytes. Turn it on (`with_read_ahead`, `BINFMT_REMOTE_READ_AHEAD`) for
+/// readers of your own that discover sizes one small read at a time. Plain range reads
+/// are never widened.
+pub const DEFAULT_READ_AHEAD: u64 = 0;
+
+/// At most this many requests of one `read_ranges` call are in flight at once: 8.
+pub const DEFAULT_CONCURRENCY: usize = 8;
+
+/// A request fails when no byte comes for this long, waiting for the headers or in the
+/// middle of a body: 30 s. (There is no limit on a whole request, which a large range on
+/// a slow link may need, unless the store's own setting, such as `AWS_TIMEOUT`, sets one.)
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// Connecting takes at most this long: 5 s.
+pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// A failed request (connection error, timeout, HTTP 5xx, 429) is retried this many
+/// times, with exponential backoff from 100 ms: 3.
+pub const DEFAULT_RETRIES: usize = 3;
+
+/// No retry starts after this long since the first attempt: 30 s.
+pub const DEFAULT_RETRY_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// The environment variables [`Options::from_env`] reads, with what each sets.
+pub const ENV_VARS: &[(&str, &str)] = &[
+    (
+        "BINFMT_REMOTE_COALESCE",
+        "coalesce gap in bytes (K/M/KiB/MiB suffixes allowed)",
+    ),
+    (
+        "BINFMT_REMOTE_READ_AHEAD",
+        "read-ahead of read_head/read_tail in bytes; 0 turns it off",
+    ),
+    (
+        "BINFMT_REMOTE_CONCURRENCY",
+        "requests in flight at once (at least 1)",
+    ),
+    (
+        "BINFMT_REMOTE_TIMEOUT",
+        "per-request timeout (`30`, `30s`, `500ms`, `2m`)",
+    ),
+    ("BINFMT_REMOTE_CONNECT_TIMEOUT", "connect timeout"),
+    (
+        "BINFMT_REMOTE_RETRIES",
+        "retries of a failed request; 0 turns them off",
+    ),
+    (
+        "BINFMT_REMOTE_RETRY_TIMEOUT",
+        "no retry after this long since the first attempt",
+    ),
+];
+
+/// How a [`RemoteSource`](crate::RemoteSource) reads.
+///
+/// [`Options::new`] has the defaults (`DEFAULT_*` constants); [`Options::from_env`]
+/// starts from them and applies the `BINFMT_REMOTE_*` variables of [`ENV_VARS`]. The
+/// credentials, region and endpoint come from the object store's own variables
+/// (`AWS_*`, `GOOGLE_*`, `AZURE_*`; see `docs/remote.md`), or from
+/// [`with_store_option`](Options::with_store_option).
+///
+/// Timeouts: a value set here (or by `BINFMT_REMOTE_*`) wins; otherwise a store's own
+/// variable (`AWS_TIMEOUT`, `AWS_CONNECT_TIMEOUT`, …) is kept; otherwise the default.
+#[derive(Clone, Default)]
+pub struct Options {
+    pub(crate) coalesce_gap: Option<u64>,
+    pub(crate) read_ahead: Option<u64>,
+    pub(crate) concurrency: Option<usize>,
+    pub(crate) timeout: Option<Duration>,
+    pub(crate) connect_timeout: Option<Duration>,
+    pub(crate) retries: Option<usize>,
+    pub(crate) retry_timeout: Option<Duration>,
+    pub(crate) if_match: Option<bool>,
+    pub(crate) store_options: Vec<(String, String)>,
+    pub(crate) dns_resolver: Option<Arc<dyn DnsResolver>>,
+}
+
+impl fmt::Debug for Options {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // Store options may hold secrets: show their keys only.
+        let keys: Vec<&str> = self.store_options.iter().map(|(k, _)| k.as_str()).collect();
+        f.debug_struct("Options")
+            .field("coalesce_gap", &self.coalesce_gap())
+            .field("read_ahead", &self.read_ahead())
+            .field("concurrency", &self.concurrency())
+            .field("timeout", &self.timeout)
+            .field("connect_timeout", &self.connect_timeout)
+            .field("retries", &self.retries())
+            .field("retry_timeout", &self.retry_timeout())
+            .field("if_match", &self.if_match())
+            .field("store_options", &keys)
+            .field("dns_resolver", &self.dns_resolver.is_some())
+            .finish()
+    }
+}
+
+impl Options {
+    /// The defaults.
+    #[must_use]
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The defaults with the `BINFMT_REMOTE_*` environment variables applied.
+    ///
+    /// # Errors
+    /// `InvalidInput`, naming the variable, when one holds a value that does not parse.
+    pub fn from_env() -> io::Result<Self> {
+        Self::from_lookup(|name| std::env::var(name).ok())
+    }
+
+    /// As [`from_env`](Options::from_env), reading variables through `lookup`.
+    pub(crate) fn from_lookup(lookup: impl Fn(&str) -> Option<String>) -> io::Result<Self> {
+        let mut o = Self::new();
+        let get = |name: &str| lookup(name).filter(|v| !v.trim().is_empty());
+        if let Some(v) = get("BINFMT_REMOTE_COALESCE") {
+            o.coalesce_gap = Some(parse_size("BINFMT_REMOTE_COALESCE", &v)?);
+        }
+        if let Some(v) = get("BINFMT_REMOTE_READ_AHEAD") {
+            o.read_ahead = Some(parse_size("BINFMT_REMOTE_READ_AHEAD", &v)?);
+        }
+        if let Some(v) = get("BINFMT_REMOTE_CONCURRENCY") {
+            let n = parse_count("BINFMT_REMOTE_CONCURRENCY", &v)?;
+            if n == 0 {
+                return Err(bad_var(
+                    "BINFMT_REMOTE_CONCURRENCY",
+                    &v,
+                    "must be at least 1",
+                ));
+            }
+            o.concurrency = Some(n);
+        }
+        if let Some(v) = get("BINFMT_REMOTE_TIMEOUT") {
+            o.timeout = Some(parse_duration("BINFMT_REMOTE_TIMEOUT", &v)?);
+        }
+        if let Some(v) = get("BINFMT_REMOTE_CONNECT_TIMEOUT") {
+            o.connect_timeout = Some(parse_duration("BINFMT_REMOTE_CONNECT_TIMEOUT", &v)?);
+        }
+        if let Some(v) = get("BINFMT_REMOTE_RETRIES") {
+            o.retries = Some(parse_count("BINFMT_REMOTE_RETRIES", &v)?);
+        }
+        if let Some(v) = get("BINFMT_REMOTE_RETRY_TIMEOUT") {
+            o.retry_timeout = Some(parse_duration("BINFMT_REMOTE_RETRY_TIMEOUT", &v)?);
+        }
+        if let Some(v) = get("BINFMT_REMOTE_IF_MATCH") {
+            o.if_match = Some(match v.trim().to_ascii_lowercase().as_str() {
+                "1" | "true" | "yes" | "on" => true,
+                "0" | "false" | "no" | "off" => false,
+                _ => return Err(bad_var("BINFMT_REMOTE_IF_MATCH", &v, "expected 0 or 1")),
+            });
+        }
+        Ok(o)
+    }
+
+    /// Ranges of one `read_ranges` call whose hole is smaller than `bytes` are fetched by
+    /// one request; 0 merges only overlapping ranges. Default [`DEFAULT_COALESCE_GAP`].
+    #[must_use]
+    pub fn with_coalesce_gap(mut self, bytes: u64) -> Self {
+        self.coalesce_gap = Some(bytes);
+        self
+    }
+
+    /// `read_head(n)` and `read_tail(n)` fetch `max(n, bytes)` and keep the block (when it
+    /// is at most 1 MiB) for later reads inside it; 0 turns read-ahead off. Default
+    /// [`DEFAULT_READ_AHEAD`].
+    #[must_use]
+    pub fn with_read_ahead(mut self, bytes: u64) -> Self {
+        self.read_ahead = Some(bytes);
+        self
+    }
+
+    /// At most `n` requests in flight at once (at least 1). Default
+    /// [`DEFAULT_CONCURRENCY`].
+    #[must_use]
+    pub fn with_concurrency(mut self, n: usize) -> Self {
+        self.concurrency = Some(n.max(1));
+        self
+    }
+
+    /// A request fails (and may be retried) when no byte comes for this long. Default
+    /// [`DEFAULT_TIMEOUT`].
+    #[must_use]
+    pub fn with_timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = Some(timeout);
+        self
+    }
+
+    /// Connecting takes at most this long. Default [`DEFAULT_CONNECT_TIMEOUT`].
+    #[must_use]
+    pub fn with_connect_timeout(mut self, timeout: Duration) -> Self {
+        self.connect_timeout = Some(timeout);
+        self
+    }
+
+    /// A failed request is retried up to `n` times (0: never). Default
+    /// [`DEFAULT_RETRIES`].
+    #[must_use]
+    pub fn with_retries(mut self, n: usize) -> Self {
+        self.retries = Some(n);
+        self
+    }
+
+    /// No retry starts after this long since the first attempt. Default
+    /// [`DEFAULT_RETRY_TIMEOUT`].
+    #[must_use]
+    pub fn with_retry_timeout(mut self, timeout: Duration) -> Self {
+        self.retry_timeout = Some(timeout);
+        self
+    }
+
+    /// Whether requests after the first carry `If-Match` (default: yes). Turn it off only
+    /// for a server that answers 412 wrongly (a host that redirects to a CDN and compares
+    /// the condition with an ETag of its own); every response is still checked against
+    /// the pinned ETag and length, so two versions are never mixed.
+    #[must_use]
+    pub fn with_if_match(mut self, on: bool) -> Self {
+        self.if_match = Some(on);
+        self
+    }
+
+    /// One object-store setting, by object_store's key for the URL's store
+    /// (`aws_region`, `aws_endpoint`, `google_service_account`, `azure_storage_account_name`,
+    /// `allow_http`, …). These win over the environment.
+    #[must_use]
+    pub fn with_store_option(mut self, key: impl Into<String>, value: impl Into<String>) -> Self {
+        self.store_options.push((key.into(), value.into()));
+        self
+    }
+
+    /// Resolves host names with `resolver` instead of the system's (tests; pinning a host
+    /// to an address). Applies to every store that speaks HTTP.
+    #[must_use]
+    pub fn with_dns_resolver(mut self, resolver: Arc<dyn DnsResolver>) -> Self {
+        self.dns_resolver = Some(resolver);
+        self
+    }
+
+    /// The coalesce gap in force.
+    #[must_use]
+    pub fn coalesce_gap(&self) -> u64 {
+        self.coalesce_gap.unwrap_or(DEFAULT_COALESCE_GAP)
+    }
+
+    /// The read-ahead in force.
+    #[must_use]
+    pub fn read_ahead(&self) -> u64 {
+        self.read_ahead.unwrap_or(DEFAULT_READ_AHEAD)
+    }
+
+    /// The concurrency in force.
+    #[must_use]
+    pub fn concurrency(&self) -> usize {
+        self.concurrency.unwrap_or(DEFAULT_CONCURRENCY).max(1)
+    }
+
+    /// The retries in force.
+    #[must_use]
+    pub fn retries(&self) -> usize {
+        self.retries.unwrap_or(DEFAULT_RETRIES)
+    }
+
+    /// The retry timeout in force.
+    #[must_use]
+    pub fn retry_timeout(&self) -> Duration {
+        self.retry_timeout.unwrap_or(DEFAULT_RETRY_TIMEOUT)
+    }
+
+    /// Whether later requests carry `If-Match`.
+    #[must_use]
+    pub fn if_match(&self) -> bool {
+        self.if_match.unwrap_or(true)
+    }
+
+    /// The request timeout set here or by `BINFMT_REMOTE_TIMEOUT`; `None` when it comes
+    /// from the store's own variable or the default.
+    #[must_use]
+    pub fn timeout(&self) -> Option<Duration> {
+        self.timeout
+    }
+
+    /// The connect timeout set here or by `BINFMT_REMOTE_CONNECT_TIMEOUT`, as
+    /// [`timeout`](Options::timeout).
+    #[must_use]
+    pub fn connect_timeout(&self) -> Option<Duration> {
+        self.connect_timeout
+    }
+}
+
+fn bad_var(name: &str, value: &str, why: &str) -> io::Error {
+    io::Error::new(
+        io::ErrorKind::InvalidInput,
+        std::format!("{name}={value:?}: {why}"),
+    )
+}
+
+/// `65536`, `64K`, `64KiB`, `1M`, `1MiB`, `0`.
+pub(crate) fn parse_size(name: &str, value: &str) -> io::Result<u64> {
+    let v = value.trim();
+    let split = v.find(|c: char| !c.is_ascii_digit()).unwrap_or(v.len());
+    let (digits, unit) = v.split_at(split);
+    let unit_mult: u64 = match unit.trim().to_ascii_lowercase().as_str() {
+        "" | "b" => 1,
+        "k" | "kb" | "kib" => 1024,
+        "m" | "mb" | "mib" => 1024 * 1024,
+        "g" | "gb" | "gib" => 1024 * 1024 * 1024,
+        _ => {
+            return Err(bad_var(
+                name,
+                value,
+                "expected bytes, e.g. 65536, 64K or 1MiB",
+            ));
+        }
+    };
+    digits
+        .parse::<u64>()
+        .ok()
+        .and_then(|n| n.checked_mul(unit_mult))
+        .ok_or_else(|| bad_var(name, value, "expected bytes, e.g. 65536, 64K or 1MiB"))
+}
+
+fn parse_count(name: &str, value: &str) -> io::Result<usize> {
+    value
+        .trim()
+        .parse::<usize>()
+        .map_err(|_| bad_var(name, value, "expected a whole number"))
+}
+
+/// `30` (seconds), `30s`, `500ms`, `2m`.
+pub(crate) fn parse_duration(name: &str, value: &str) -> io::Result<Duration> {
+    let v = value.trim();
+    let split = v.find(|c: char| !c.is_ascii_digit()).unwrap_or(v.len());
+    let (digits, unit) = v.split_at(split);
+    let n: u64 = digits.parse().map_err(|_| {
+        bad_var(
+            name,
+            value,
+            "expected a duration, e.g. 30, 30s, 500ms or 2m",
+        )
+    })?;
+    match unit.trim() {
+        "" | "s" => Ok(Duration::from_secs(n)),
+        "ms" => Ok(Duration::from_millis(n)),
+        "m" | "min" => n
+            .checked_mul(60)
+            .map(Duration::from_secs)
+            .ok_or_else(|| bad_var(name, value, "too long")),
+        _ => Err(bad_var(
+            name,
+            value,
+            "expected a duration, e.g. 30, 30s, 500ms or 2m",
+        )),
+    }
+}
+
+/// `bytes` as people read it: `65536 bytes` → `64 KiB`.
+pub(crate) fn human_bytes(bytes: u64) -> String {
+    if bytes >= 1024 * 1024 && bytes.is_multiple_of(1024 * 1024) {
+        std::format!("{} MiB", bytes / (1024 * 1024))
+    } else if bytes >= 1024 && bytes.is_multiple_of(1024) {
+        std::format!("{} KiB", bytes / 1024)
+    } else {
+        std::format!("{bytes} bytes")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_and_durations_parse() {
+        assert_eq!(parse_size("X", "65536").unwrap(), 65536);
+        assert_eq!(parse_size("X", "64K").unwrap(), 65536);
+        assert_eq!(parse_size("X", "64 KiB").unwrap(), 65536);
+        assert_eq!(parse_size("X", "1MiB").unwrap(), 1 << 20);
+        assert_eq!(parse_size("X", "0").unwrap(), 0);
+        let e = parse_size("BINFMT_REMOTE_COALESCE", "lots").unwrap_err();
+        assert_eq!(e.kind(), io::ErrorKind::InvalidInput);
+        assert!(
+            e.to_string()
+                .starts_with("BINFMT_REMOTE_COALESCE=\"lots\": "),
+            "{e}"
+        );
+        assert_eq!(parse_duration("X", "30").unwrap(), Duration::from_secs(30));
+        assert_eq!(
+            parse_duration("X", "500ms").unwrap(),
+            Duration::from_millis(500)
+        );
+        assert_eq!(parse_duration("X", "2m").unwrap(), Duration::from_secs(120));
+        assert!(parse_duration("X", "soon").is_err());
+        assert_eq!(human_bytes(65536), "64 KiB");
+        assert_eq!(human_bytes(100), "100 bytes");
+    }
+
+    #[test]
+    fn env_lookup_applies_and_rejects() {
+        let o = Options::from_lookup(|k| match k {
+            "BINFMT_REMOTE_COALESCE" => Some("0".into()),
+            "BINFMT_REMOTE_RETRIES" => Some("1".into()),
+            "BINFMT_REMOTE_TIMEOUT" => Some("2s".into()),
+            _ => None,
+        })
+        .unwrap();
+        assert_eq!(o.coalesce_gap(), 0);
+        assert_eq!(o.retries(), 1);
+        assert_eq!(o.timeout, Some(Duration::from_secs(2)));
+        assert_eq!(o.read_ahead(), DEFAULT_READ_AHEAD);
+        let e = Options::from_lookup(|k| (k == "BINFMT_REMOTE_CONCURRENCY").then(|| "0".into()))
+            .unwrap_err();
+        assert!(e.to_string().contains("BINFMT_REMOTE_CONCURRENCY"), "{e}");
+    }
+}

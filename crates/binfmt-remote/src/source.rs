@@ -1,0 +1,784 @@
+//! [`RemoteSource`]: a [`ByteSource`] over an object store.
+
+use core::fmt;
+use core::ops::Range;
+use core::sync::atomic::{AtomicU64, Ordering};
+use core::time::Duration;
+use std::borrow::Cow;
+use std::io;
+use std::string::String;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::vec::Vec;
+
+use binfmt_core::source::{ByteSource, past_end};
+use futures_util::{StreamExt, TryStreamExt};
+use object_store::path::Path;
+use object_store::{GetOptions, GetRange, ObjectMeta, ObjectStore};
+use url::Url;
+
+use crate::error::{Problem, RemoteError, classify, is_unsatisfiable};
+use crate::options::Options;
+use crate::plan::plan;
+use crate::runtime::run;
+
+/// Blocks fetched by `read_head`/`read_tail` are kept for later reads when at most this
+/// long (1 MiB), so a source holds at most 2 MiB of them.
+pub const CACHE_BLOCK_MAX: u64 = 1024 * 1024;
+
+/// The largest range length asked of a server: `i64::MAX`, which every server parses.
+const MAX_RANGE_END: u64 = i64::MAX as u64;
+
+/// What a [`RemoteSource`] has sent and received so far.
+///
+/// `requests` counts the requests this source made (GET and HEAD); object_store's
+/// retries of a failed request are not counted (the server's log shows them). `bytes`
+/// counts body bytes received.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub struct Stats {
+    /// Requests made (GET and HEAD).
+    pub requests: u64,
+    /// Of `requests`, the HEAD requests (to learn the length).
+    pub head_requests: u64,
+    /// Body bytes received.
+    pub bytes: u64,
+    /// Ranges served from the read-ahead blocks, with no request.
+    pub cache_hits: u64,
+    /// HTTP requests the store's client sent: `requests` plus object_store's retries
+    /// (and credential requests: instance metadata, STS, OAuth tokens). What the server's
+    /// log counts. 0 for `file://` and for [`RemoteSource::from_store`].
+    pub http_requests: u64,
+}
+
+impl From<Stats> for binfmt_core::source::Stats {
+    fn from(s: Stats) -> Self {
+        binfmt_core::source::Stats {
+            requests: s.requests,
+            bytes: s.bytes,
+        }
+    }
+}
+
+/// The version of the object a [`RemoteSource`] reads, pinned by its first response.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Pinned {
+    /// The object's length.
+    pub len: u64,
+    /// Its ETag, where the store sent one.
+    pub e_tag: Option<String>,
+    /// Its version (S3 version ID, GCS generation, Azure version), where the store has
+    /// versions.
+    pub version: Option<String>,
+}
+
+/// A [`ByteSource`] over an object in S3, GCS, Azure Blob Storage, on an HTTP(S) server,
+/// or in a local file (`file://`), through object_store.
+///
+/// Every read is a blocking call that works from any thread; the requests run on a
+/// tokio runtime shared by all sources of the process. The request policy (one ranged
+/// GET per `read_head`/`read_tail`, concurrent merged GETs for `read_ranges`, a
+/// read-ahead block at each end, a HEAD only when the length is asked before any
+/// response) and the failure messages are in the crate documentation and
+/// `docs/remote.md`.
+///
+/// The first response pins the object's version (ETag, version ID, length); every later
+/// request asks for that version (`If-Match`), and a response of another version is an
+/// error ([`Problem::Changed`]) rather than a mix of two versions.
+pub struct RemoteSource {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    shown: String,
+    store: Arc<dyn ObjectStore>,
+    path: Path,
+    suffix_ranges: bool,
+    timeout: Option<Duration>,
+    gap: u64,
+    read_ahead: u64,
+    concurrency: usize,
+    if_match: bool,
+    state: Mutex<State>,
+    requests: AtomicU64,
+    heads: AtomicU64,
+    bytes: AtomicU64,
+    hits: AtomicU64,
+    http_requests: Arc<AtomicU64>,
+}
+
+#[derive(Default)]
+struct State {
+    pin: Option<ObjectMeta>,
+    head: Option<Block>,
+    tail: Option<Block>,
+}
+
+struct Block {
+    start: u64,
+    data: Vec<u8>,
+}
+
+impl Block {
+    fn get(&self, r: &Range<u64>) -> Option<&[u8]> {
+        let from = usize::try_from(r.start.checked_sub(self.start)?).ok()?;
+        let to = usize::try_from(r.end.checked_sub(self.start)?).ok()?;
+        self.data.get(from..to)
+    }
+}
+
+/// One response.
+struct Fetched {
+    range: Range<u64>,
+    data: Vec<u8>,
+    meta: ObjectMeta,
+}
+
+/// Why a GET gave no bytes.
+enum Fail {
+    /// The answer says nothing of the object's bytes, and an empty object would explain
+    /// it: HTTP 416 (`None`), or a 200 to a range request (the error to report when the
+    /// object is not empty after all): nginx, for one, ignores ranges of an empty file.
+    NoBytes(Option<RemoteError>),
+    /// Anything else.
+    Error(RemoteError),
+}
+
+/// A response without bytes: [`Fail::NoBytes`] on the blocking side.
+struct NoBytes(Option<RemoteError>);
+
+impl From<RemoteError> for Fail {
+    fn from(e: RemoteError) -> Self {
+        Fail::Error(e)
+    }
+}
+
+fn invalid(what: &str) -> io::Error {
+    io::Error::new(io::ErrorKind::InvalidInput, String::from(what))
+}
+
+impl RemoteSource {
+    /// Opens `url` with [`Options::from_env`]. No request is made until the first read.
+    ///
+    /// # Errors
+    /// `InvalidInput` when the URL is not one of [`SCHEMES`](crate::SCHEMES), a
+    /// `BINFMT_REMOTE_*` variable does not parse, or the store cannot be configured (a
+    /// missing bucket, a bad option); the message names the URL.
+    pub fn open(url: &str) -> io::Result<Self> {
+        Self::open_with(url, &Options::from_env()?)
+    }
+
+    /// Opens `url` with `options`. No request is made until the first read.
+    ///
+    /// # Errors
+    /// As [`open`](RemoteSource::open).
+    pub fn open_with(url: &str, options: &Options) -> io::Result<Self> {
+        let parsed = Url::parse(url).map_err(|e| {
+            RemoteError::new(
+                crate::error::one_line(url),
+                Problem::Config(std::format!("not a URL ({e})")),
+            )
+        })?;
+        let shown = crate::location::shown(&parsed);
+        let built = crate::store::build(&parsed, options, &shown)?;
+        let mut source = Self::new(
+            shown,
+            built.store,
+            built.path,
+            built.suffix_ranges,
+            built.timeout,
+            options,
+        );
+        if let Some(inner) = Arc::get_mut(&mut source.inner) {
+            inner.http_requests = built.http_requests;
+        }
+        Ok(source)
+    }
+
+    /// Reads `path` of an object store that the caller built (an `InMemory` store in
+    /// tests, a store shared with DataFusion, …); `url` names it in messages. Suffix
+    /// ranges are assumed to work (all of object_store's stores but Azure have them).
+    #[must_use]
+    pub fn from_store(
+        store: Arc<dyn ObjectStore>,
+        path: Path,
+        url: impl Into<String>,
+        options: &Options,
+    ) -> Self {
+        Self::new(url.into(), store, path, true, options.timeout(), options)
+    }
+
+    fn new(
+        shown: String,
+        store: Arc<dyn ObjectStore>,
+        path: Path,
+        suffix_ranges: bool,
+        timeout: Option<Duration>,
+        options: &Options,
+    ) -> Self {
+        RemoteSource {
+            inner: Arc::new(Inner {
+                shown,
+                store,
+                path,
+                suffix_ranges,
+                timeout,
+                gap: options.coalesce_gap(),
+                read_ahead: options.read_ahead(),
+                concurrency: options.concurrency(),
+                if_match: options.if_match(),
+                state: Mutex::new(State::default()),
+                requests: AtomicU64::new(0),
+                heads: AtomicU64::new(0),
+                bytes: AtomicU64::new(0),
+                hits: AtomicU64::new(0),
+                http_requests: Arc::new(AtomicU64::new(0)),
+            }),
+        }
+    }
+
+    /// The URL as messages show it (no credentials, no query string).
+    #[must_use]
+    pub fn url(&self) -> &str {
+        &self.inner.shown
+    }
+
+    /// Requests and bytes so far; cheap, callable at any time from any thread.
+    #[must_use]
+    pub fn stats(&self) -> Stats {
+        let i = &self.inner;
+        Stats {
+            requests: i.requests.load(Ordering::Relaxed),
+            head_requests: i.heads.load(Ordering::Relaxed),
+            bytes: i.bytes.load(Ordering::Relaxed),
+            cache_hits: i.hits.load(Ordering::Relaxed),
+            http_requests: i.http_requests.load(Ordering::Relaxed),
+        }
+    }
+
+    /// The pinned version, once a response has come.
+    #[must_use]
+    pub fn pinned(&self) -> Option<Pinned> {
+        self.inner.lock().pin.as_ref().map(|m| Pinned {
+            len: m.size,
+            e_tag: m.e_tag.clone(),
+            version: m.version.clone(),
+        })
+    }
+
+    fn block_on<T: Send + 'static>(
+        &self,
+        fut: impl core::future::Future<Output = Result<T, RemoteError>> + Send + 'static,
+    ) -> io::Result<T> {
+        run(fut)?.map_err(io::Error::from)
+    }
+
+    /// A GET, blocking; `Err(NoBytes)` as [`Fail::NoBytes`].
+    fn get_blocking(&self, range: GetRange) -> io::Result<Result<Fetched, NoBytes>> {
+        let inner = Arc::clone(&self.inner);
+        let out = run(async move { inner.get(range).await })?;
+        match out {
+            Ok(f) => Ok(Ok(f)),
+            Err(Fail::NoBytes(e)) => Ok(Err(NoBytes(e))),
+            Err(Fail::Error(e)) => Err(e.into()),
+        }
+    }
+
+    /// The error for a response without bytes (`none`) to `range` of an object of `len`
+    /// bytes, `len` > 0: a 416 for a range that should have been satisfiable, or the
+    /// server's ignoring of ranges.
+    fn no_bytes_error(&self, none: NoBytes, range: &Range<u64>, len: u64) -> io::Error {
+        match none.0 {
+            Some(e) => e.into(),
+            None => RemoteError::new(
+                self.inner.shown.clone(),
+                Problem::WrongRange(std::format!(
+                    "HTTP 416 for bytes {}..{} of an object of {len} bytes",
+                    range.start,
+                    range.end
+                )),
+            )
+            .into(),
+        }
+    }
+
+    fn hit(&self, range: &Range<u64>) -> Option<Vec<u8>> {
+        let found = self.inner.cached(range);
+        if found.is_some() {
+            self.inner.hits.fetch_add(1, Ordering::Relaxed);
+        }
+        found
+    }
+}
+
+impl fmt::Debug for RemoteSource {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("RemoteSource")
+            .field("url", &self.inner.shown)
+            .field("stats", &self.stats())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Inner {
+    fn lock(&self) -> MutexGuard<'_, State> {
+        // The state is a few values that are always consistent; a panic elsewhere does
+        // not make them wrong.
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn known_len(&self) -> Option<u64> {
+        self.lock().pin.as_ref().map(|m| m.size)
+    }
+
+    fn cached(&self, r: &Range<u64>) -> Option<Vec<u8>> {
+        let st = self.lock();
+        [&st.head, &st.tail]
+            .into_iter()
+            .flatten()
+            .find_map(|b| b.get(r))
+            .map(<[u8]>::to_vec)
+    }
+
+    fn keep(&self, at_head: bool, start: u64, data: &[u8]) {
+        if crate::bytes_len(data) > CACHE_BLOCK_MAX || data.is_empty() {
+            return;
+        }
+        let block = Some(Block {
+            start,
+            data: data.to_vec(),
+        });
+        let mut st = self.lock();
+        if at_head {
+            st.head = block;
+        } else {
+            st.tail = block;
+        }
+    }
+
+    fn error(&self, e: &object_store::Error) -> RemoteError {
+        let problem = classify(e, self.timeout);
+        RemoteError::new(self.shown.clone(), problem)
+            .with_source(crate::error::one_line(&e.to_string()))
+    }
+
+    fn fail(&self, problem: Problem) -> RemoteError {
+        RemoteError::new(self.shown.clone(), problem)
+    }
+
+    /// The conditions that pin later requests to the first response's version.
+    fn conditions(&self) -> GetOptions {
+        let mut o = GetOptions::default();
+        let st = self.lock();
+        if let Some(p) = &st.pin {
+            match &p.e_tag {
+                // A weak ETag never matches `If-Match` (strong comparison): compare it
+                // ourselves instead.
+                Some(t) if t.starts_with("W/") => {}
+                Some(_) if !self.if_match => {}
+                Some(t) => o.if_match = Some(t.clone()),
+                None if !self.if_match => {}
+                None if p.last_modified.timestamp() != 0 => {
+                    o.if_unmodified_since = Some(p.last_modified);
+                }
+                None => {}
+            }
+            o.version.clone_from(&p.version);
+        }
+        o
+    }
+
+    /// Pins the version of the first response; checks every later one against it.
+    fn pin_or_check(&self, meta: &ObjectMeta) -> Result<(), RemoteError> {
+        let mut st = self.lock();
+        let Some(p) = &st.pin else {
+            st.pin = Some(meta.clone());
+            return Ok(());
+        };
+        let changed = if p.size != meta.size {
+            Some(std::format!("it was {} bytes, now {}", p.size, meta.size))
+        } else if let (Some(a), Some(b)) = (&p.e_tag, &meta.e_tag)
+            && a != b
+        {
+            Some(std::format!("ETag {a} became {b}"))
+        } else if let (Some(a), Some(b)) = (&p.version, &meta.version)
+            && a != b
+        {
+            Some(std::format!("version {a} became {b}"))
+        } else if p.e_tag.is_none()
+            && meta.e_tag.is_none()
+            && p.last_modified.timestamp() != 0
+            && meta.last_modified.timestamp() != 0
+            && p.last_modified != meta.last_modified
+        {
+            Some(std::format!(
+                "Last-Modified {} became {}",
+                p.last_modified.to_rfc2822(),
+                meta.last_modified.to_rfc2822()
+            ))
+        } else {
+            None
+        };
+        drop(st);
+        match changed {
+            Some(c) => Err(self.fail(Problem::Changed(c))),
+            None => Ok(()),
+        }
+    }
+
+    /// One ranged GET, reading at most the bytes asked for.
+    async fn get(self: Arc<Self>, range: GetRange) -> Result<Fetched, Fail> {
+        let (asked_start, asked_len) = match &range {
+            GetRange::Bounded(r) => (Some(r.start), r.end.saturating_sub(r.start)),
+            GetRange::Suffix(n) => (None, *n),
+            GetRange::Offset(o) => (Some(*o), u64::MAX),
+        };
+        let mut opts = self.conditions();
+        opts.range = Some(range);
+        self.requests.fetch_add(1, Ordering::Relaxed);
+        let res = match self.store.get_opts(&self.path, opts).await {
+            Ok(r) => r,
+            Err(e) if is_unsatisfiable(&e) => return Err(Fail::NoBytes(None)),
+            Err(e) => {
+                let err = self.error(&e);
+                return Err(if matches!(err.problem(), Problem::RangeIgnored) {
+                    Fail::NoBytes(Some(err))
+                } else {
+                    Fail::Error(err)
+                });
+            }
+        };
+        let got = res.range.clone();
+        let meta = res.meta.clone();
+        // A response of another version is not read at all.
+        self.pin_or_check(&meta)?;
+        let want = got.end.saturating_sub(got.start);
+        if want > asked_len || asked_start.is_some_and(|s| s != got.start) {
+            return Err(self
+                .fail(Problem::WrongRange(std::format!(
+                    "asked for {asked_len} bytes at {}, got bytes {}..{}",
+                    asked_start
+                        .map_or_else(|| String::from("the end"), |s| std::format!("byte {s}")),
+                    got.start,
+                    got.end
+                )))
+                .into());
+        }
+        let cap = usize::try_from(want).map_err(|_| {
+            self.fail(Problem::Other(std::format!(
+                "a range of {want} bytes does not fit in memory"
+            )))
+        })?;
+        // Reserve what the response announced, up to 16 MiB; past that, grow as bytes
+        // come, so that a server announcing much and sending little costs nothing.
+        let mut data = Vec::with_capacity(cap.min(16 << 20));
+        let mut stream = res.into_stream();
+        while let Some(chunk) = stream.next().await {
+            match chunk {
+                Ok(c) => {
+                    self.bytes
+                        .fetch_add(crate::bytes_len(&c), Ordering::Relaxed);
+                    if data.len().saturating_add(c.len()) > cap {
+                        // Dropping the stream closes the connection: nothing more is read.
+                        return Err(self.fail(Problem::LongBody { range: got }).into());
+                    }
+                    data.extend_from_slice(&c);
+                }
+                Err(e) => {
+                    let problem = match classify(&e, self.timeout) {
+                        p @ Problem::TimedOut { .. } => p,
+                        _ => Problem::ShortBody {
+                            range: got,
+                            received: crate::bytes_len(&data),
+                        },
+                    };
+                    return Err(self
+                        .fail(problem)
+                        .with_source(crate::error::one_line(&e.to_string()))
+                        .into());
+                }
+            }
+        }
+        if data.len() < cap {
+            return Err(self
+                .fail(Problem::ShortBody {
+                    range: got,
+                    received: crate::bytes_len(&data),
+                })
+                .into());
+        }
+        Ok(Fetched {
+            range: got,
+            data,
+            meta,
+        })
+    }
+
+    /// One HEAD (with the pinning conditions): the length.
+    async fn head(self: Arc<Self>) -> Result<u64, RemoteError> {
+        let mut opts = self.conditions();
+        opts.head = true;
+        self.requests.fetch_add(1, Ordering::Relaxed);
+        self.heads.fetch_add(1, Ordering::Relaxed);
+        let res = self
+            .store
+            .get_opts(&self.path, opts)
+            .await
+            .map_err(|e| self.error(&e))?;
+        self.pin_or_check(&res.meta)?;
+        Ok(res.meta.size)
+    }
+}
+
+impl ByteSource for RemoteSource {
+    fn len(&self) -> io::Result<u64> {
+        if let Some(n) = self.inner.known_len() {
+            return Ok(n);
+        }
+        let inner = Arc::clone(&self.inner);
+        self.block_on(async move { inner.head().await })
+    }
+
+    fn read_range(&self, range: Range<u64>) -> io::Result<Cow<'_, [u8]>> {
+        if range.start > range.end {
+            return Err(invalid("a range that ends before it starts"));
+        }
+        if range.is_empty() {
+            let len = self.len()?;
+            return if range.end <= len {
+                Ok(Cow::Owned(Vec::new()))
+            } else {
+                Err(past_end(range, len))
+            };
+        }
+        if let Some(len) = self.inner.known_len()
+            && range.end > len
+        {
+            return Err(past_end(range, len));
+        }
+        if let Some(data) = self.hit(&range) {
+            return Ok(Cow::Owned(data));
+        }
+        match self.get_blocking(GetRange::Bounded(range.clone()))? {
+            Ok(f) if f.range.end >= range.end => Ok(Cow::Owned(f.data)),
+            Ok(f) => Err(past_end(range, f.meta.size)),
+            Err(none) => {
+                let len = self.len()?;
+                if range.end > len {
+                    Err(past_end(range, len))
+                } else {
+                    Err(self.no_bytes_error(none, &range, len))
+                }
+            }
+        }
+    }
+
+    fn read_ranges(&self, ranges: &[Range<u64>]) -> io::Result<Vec<Cow<'_, [u8]>>> {
+        let mut out: Vec<Option<Vec<u8>>> = std::vec![None; ranges.len()];
+        let known = self.inner.known_len();
+        let mut pending = Vec::new();
+        let mut empties = Vec::new();
+        for (i, r) in ranges.iter().enumerate() {
+            if r.start > r.end {
+                return Err(invalid("a range that ends before it starts"));
+            }
+            if let Some(len) = known
+                && r.end > len
+            {
+                return Err(past_end(r.clone(), len));
+            }
+            if r.is_empty() {
+                empties.push(i);
+            } else if let Some(data) = self.hit(r) {
+                if let Some(slot) = out.get_mut(i) {
+                    *slot = Some(data);
+                }
+            } else {
+                pending.push((i, r.clone()));
+            }
+        }
+        let groups = plan(&pending, self.inner.gap);
+        if !groups.is_empty() {
+            let inner = Arc::clone(&self.inner);
+            let concurrency = inner.concurrency;
+            let spans: Vec<Range<u64>> = groups.iter().map(|g| g.span.clone()).collect();
+            let fetched = run(async move {
+                futures_util::stream::iter(spans.into_iter().enumerate().map(|(gi, span)| {
+                    let inner = Arc::clone(&inner);
+                    async move {
+                        match inner.get(GetRange::Bounded(span)).await {
+                            Ok(f) => Ok((gi, Ok(f))),
+                            Err(Fail::NoBytes(e)) => Ok((gi, Err(NoBytes(e)))),
+                            Err(Fail::Error(e)) => Err(e),
+                        }
+                    }
+                }))
+                .buffer_unordered(concurrency)
+                .try_collect::<Vec<_>>()
+                .await
+            })?
+            .map_err(io::Error::from)?;
+            // Errors are reported for the first range, in the caller's order, that has one.
+            let mut first_past: Option<(usize, io::Error)> = None;
+            let mut no_bytes: Option<(usize, NoBytes)> = None;
+            for (gi, f) in fetched {
+                let Some(group) = groups.get(gi) else {
+                    continue;
+                };
+                let f = match f {
+                    Ok(f) => f,
+                    Err(none) => {
+                        if let Some(&i) = group.members.iter().min()
+                            && no_bytes.as_ref().is_none_or(|(j, _)| i < *j)
+                        {
+                            no_bytes = Some((i, none));
+                        }
+                        continue;
+                    }
+                };
+                for &i in &group.members {
+                    let Some(r) = ranges.get(i) else { continue };
+                    if r.end > f.range.end {
+                        if first_past.as_ref().is_none_or(|(j, _)| i < *j) {
+                            first_past = Some((i, past_end(r.clone(), f.meta.size)));
+                        }
+                        continue;
+                    }
+                    let from = r
+                        .start
+                        .checked_sub(f.range.start)
+                        .and_then(|d| usize::try_from(d).ok());
+                    let to = r
+                        .end
+                        .checked_sub(f.range.start)
+                        .and_then(|d| usize::try_from(d).ok());
+                    let part = from
+                        .zip(to)
+                        .and_then(|(a, b)| f.data.get(a..b))
+                        .map(<[u8]>::to_vec);
+                    if let (Some(slot), Some(part)) = (out.get_mut(i), part) {
+                        *slot = Some(part);
+                    }
+                }
+            }
+            match (first_past, no_bytes) {
+                (Some((i, e)), Some((j, _))) if i < j => return Err(e),
+                (Some((_, e)), None) => return Err(e),
+                (_, Some((j, none))) => {
+                    let r = ranges.get(j).cloned().unwrap_or_default();
+                    let len = self.len()?;
+                    return Err(if r.end > len {
+                        past_end(r, len)
+                    } else {
+                        self.no_bytes_error(none, &r, len)
+                    });
+                }
+                (None, None) => {}
+            }
+        }
+        if !empties.is_empty() {
+            let len = self.len()?;
+            for i in empties {
+                let Some(r) = ranges.get(i) else { continue };
+                if r.end > len {
+                    return Err(past_end(r.clone(), len));
+                }
+                if let Some(slot) = out.get_mut(i) {
+                    *slot = Some(Vec::new());
+                }
+            }
+        }
+        out.into_iter()
+            .map(|o| {
+                o.map(Cow::Owned)
+                    .ok_or_else(|| io::Error::other("binfmt-remote: a range was not served"))
+            })
+            .collect()
+    }
+
+    fn read_head(&self, max_len: u64) -> io::Result<Cow<'_, [u8]>> {
+        if max_len == 0 {
+            return Ok(Cow::Owned(Vec::new()));
+        }
+        let known = self.inner.known_len();
+        let want = known.map_or(max_len, |len| max_len.min(len));
+        if want == 0 {
+            return Ok(Cow::Owned(Vec::new()));
+        }
+        if let Some(data) = self.hit(&(0..want)) {
+            return Ok(Cow::Owned(data));
+        }
+        // Servers parse range ends as signed 64-bit numbers (nginx answers 416 past
+        // that): "the whole object" (`u64::MAX`) is asked as its largest form.
+        let mut fetch = max_len.max(self.inner.read_ahead).min(MAX_RANGE_END);
+        if let Some(len) = known {
+            fetch = fetch.min(len);
+        }
+        match self.get_blocking(GetRange::Bounded(0..fetch))? {
+            Ok(f) => {
+                self.inner.keep(true, 0, &f.data);
+                let n = usize::try_from(max_len)
+                    .unwrap_or(usize::MAX)
+                    .min(f.data.len());
+                let mut data = f.data;
+                data.truncate(n);
+                Ok(Cow::Owned(data))
+            }
+            Err(none) => {
+                let len = self.len()?;
+                if len == 0 {
+                    Ok(Cow::Owned(Vec::new()))
+                } else {
+                    Err(self.no_bytes_error(none, &(0..fetch), len))
+                }
+            }
+        }
+    }
+
+    fn read_tail(&self, max_len: u64) -> io::Result<(u64, Cow<'_, [u8]>)> {
+        if max_len == 0 {
+            let len = self.len()?;
+            return Ok((len, Cow::Owned(Vec::new())));
+        }
+        if let Some(len) = self.inner.known_len() {
+            let start = len.saturating_sub(max_len);
+            if start == len {
+                return Ok((len, Cow::Owned(Vec::new())));
+            }
+            if let Some(data) = self.hit(&(start..len)) {
+                return Ok((start, Cow::Owned(data)));
+            }
+        }
+        let fetch = max_len.max(self.inner.read_ahead).min(MAX_RANGE_END);
+        let got = if self.inner.suffix_ranges {
+            self.get_blocking(GetRange::Suffix(fetch))?
+        } else {
+            // Azure has no suffix ranges: learn the length first.
+            let len = self.len()?;
+            if len == 0 {
+                return Ok((0, Cow::Owned(Vec::new())));
+            }
+            self.get_blocking(GetRange::Bounded(len.saturating_sub(fetch)..len))?
+        };
+        match got {
+            Ok(f) => {
+                self.inner.keep(false, f.range.start, &f.data);
+                let size = f.range.end;
+                let n = max_len.min(crate::bytes_len(&f.data));
+                let skip =
+                    usize::try_from(crate::bytes_len(&f.data).saturating_sub(n)).unwrap_or(0);
+                let mut data = f.data;
+                data.drain(..skip);
+                Ok((size.saturating_sub(n), Cow::Owned(data)))
+            }
+            Err(none) => {
+                let len = self.len()?;
+                if len == 0 {
+                    Ok((0, Cow::Owned(Vec::new())))
+                } else {
+                    Err(self.no_bytes_error(none, &(len.saturating_sub(fetch)..len), len))
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,530 @@
+//! Failures no well-behaved server produces, from a misbehaving server on 127.0.0.1 (a
+//! thread of this test), and connection failures: each is one line naming the URL and
+//! the cause, with its `io::ErrorKind`, and none panics or buffers what it should not.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing,
+    clippy::cast_possible_truncation,
+    missing_docs
+)]
+
+#[path = "../../../tools/remote/servers.rs"]
+mod servers;
+
+use core::time::Duration;
+use std::io;
+use std::sync::Arc;
+use std::time::Instant;
+
+use binfmt_core::source::ByteSource;
+use binfmt_remote::object_store::client::{DnsFuture, DnsResolver};
+use binfmt_remote::{Options, Problem, RemoteError, RemoteSource};
+use servers::{Body, Reply, Request, Rogue, pattern, serve_object};
+
+/// Fast retries for tests: one retry, short timeouts.
+fn quick() -> Options {
+    Options::new()
+        .with_retries(1)
+        .with_timeout(Duration::from_millis(800))
+        .with_connect_timeout(Duration::from_millis(800))
+        .with_read_ahead(0)
+}
+
+fn open(server: &Rogue, options: &Options) -> RemoteSource {
+    RemoteSource::open_with(&server.url("obj.bin"), options).unwrap()
+}
+
+fn problem(e: &io::Error) -> &Problem {
+    RemoteError::from_io(e)
+        .unwrap_or_else(|| panic!("not a RemoteError: {e:?}"))
+        .problem()
+}
+
+fn reply(status: u16, headers: &[(&str, &str)], body: Vec<u8>) -> Reply {
+    Reply::Send {
+        status,
+        headers: headers
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect(),
+        body: Body::Bytes(body),
+    }
+}
+
+#[test]
+fn range_ignored_on_a_large_object_downloads_nothing() {
+    // 200 with a 4 GiB body, to any request (HEAD: the headers only).
+    let server = Rogue::start(|_, _: &Request| Reply::Send {
+        status: 200,
+        headers: vec![("ETag".into(), "\"big\"".into())],
+        body: Body::Large(4 << 30),
+    });
+    let src = open(&server, &quick());
+    let started = Instant::now();
+    let e = src.read_head(256).unwrap_err();
+    assert_eq!(e.kind(), io::ErrorKind::Unsupported);
+    assert_eq!(*problem(&e), Problem::RangeIgnored);
+    assert_eq!(
+        e.to_string(),
+        format!(
+            "{}: the server ignored the Range header and answered 200 with the whole object; nothing was downloaded (binfmt reads objects by range)",
+            server.url("obj.bin")
+        )
+    );
+    assert!(started.elapsed() < Duration::from_secs(5));
+    assert_eq!(src.stats().bytes, 0);
+    // The server could write what the socket buffers hold, and no more.
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(
+        server.written() < 64 << 20,
+        "{} bytes went out",
+        server.written()
+    );
+    let methods: Vec<String> = server.requests().iter().map(|r| r.method.clone()).collect();
+    assert_eq!(methods, ["GET", "HEAD"]);
+}
+
+#[test]
+fn read_ranges_runs_requests_concurrently_up_to_the_limit() {
+    use core::sync::atomic::{AtomicUsize, Ordering};
+    let data = Arc::new(pattern(100_000, 6));
+    let in_flight = Arc::new(AtomicUsize::new(0));
+    let most = Arc::new(AtomicUsize::new(0));
+    let server = {
+        let (data, in_flight, most) = (data.clone(), in_flight.clone(), most.clone());
+        Rogue::start(move |_, req: &Request| {
+            let now = in_flight.fetch_add(1, Ordering::SeqCst) + 1;
+            most.fetch_max(now, Ordering::SeqCst);
+            std::thread::sleep(Duration::from_millis(300));
+            in_flight.fetch_sub(1, Ordering::SeqCst);
+            serve_object(req, &data, "\"c\"")
+        })
+    };
+    // Six ranges far apart: six requests, at most three at once.
+    let ranges: Vec<_> = (0..6u64).map(|i| i * 15_000..i * 15_000 + 10).collect();
+    let src = open(&server, &quick().with_concurrency(3).with_coalesce_gap(0));
+    let started = Instant::now();
+    let parts = src.read_ranges(&ranges).unwrap();
+    let took = started.elapsed();
+    for (r, p) in ranges.iter().zip(&parts) {
+        assert_eq!(&**p, &data[r.start as usize..r.end as usize]);
+    }
+    assert_eq!(server.requests().len(), 6);
+    assert_eq!(
+        most.load(Ordering::SeqCst),
+        3,
+        "three in flight at once, never more"
+    );
+    // Two waves of 300 ms, not six.
+    assert!(took < Duration::from_millis(1500), "{took:?}");
+}
+
+#[test]
+fn short_body() {
+    // Content-Range announces 100 bytes; Content-Length and the body are 40.
+    let server = Rogue::start(|_, _: &Request| {
+        reply(
+            206,
+            &[("Content-Range", "bytes 0-99/1000"), ("ETag", "\"a\"")],
+            pattern(40, 1),
+        )
+    });
+    let src = open(&server, &quick());
+    let e = src.read_range(0..100).unwrap_err();
+    assert_eq!(e.kind(), io::ErrorKind::UnexpectedEof);
+    assert_eq!(
+        e.to_string(),
+        format!(
+            "{}: the server announced bytes 0-99 but sent only 40 bytes (a short body)",
+            server.url("obj.bin")
+        )
+    );
+    assert_eq!(server.requests().len(), 1);
+}
+
+#[test]
+fn connection_closed_in_the_middle_of_the_body() {
+    // Content-Length says 100, 40 come, then the connection closes: object_store retries
+    // the rest once (our retry budget), which breaks the same way.
+    let server = Rogue::start(|_, req: &Request| {
+        let range = req.header("Range").unwrap_or_default().to_string();
+        let (start, end) = range
+            .trim_start_matches("bytes=")
+            .split_once('-')
+            .map(|(a, b)| (a.parse::<u64>().unwrap(), b.parse::<u64>().unwrap()))
+            .unwrap();
+        reply(
+            206,
+            &[
+                ("Content-Range", &format!("bytes {start}-{end}/1000")),
+                ("Content-Length", &(end - start + 1).to_string()),
+                ("ETag", "\"a\""),
+            ],
+            pattern(40, 1),
+        )
+    });
+    let src = open(&server, &quick());
+    let e = src.read_range(0..100).unwrap_err();
+    assert_eq!(e.kind(), io::ErrorKind::UnexpectedEof, "{e}");
+    assert!(
+        e.to_string().starts_with(&format!(
+            "{}: the server announced bytes 0-99 but sent only",
+            server.url("obj.bin")
+        )),
+        "{e}"
+    );
+    assert!(!e.to_string().contains('\n'));
+    assert_eq!(server.requests().len(), 2, "one retry of the rest");
+}
+
+#[test]
+fn over_long_body() {
+    // Content-Range announces 100 bytes; 5000 come.
+    let server = Rogue::start(|_, _: &Request| {
+        reply(
+            206,
+            &[("Content-Range", "bytes 0-99/100000"), ("ETag", "\"a\"")],
+            pattern(5000, 1),
+        )
+    });
+    let src = open(&server, &quick());
+    let e = src.read_range(0..100).unwrap_err();
+    assert_eq!(e.kind(), io::ErrorKind::InvalidData);
+    assert_eq!(
+        e.to_string(),
+        format!(
+            "{}: the server sent more than the 100 bytes of bytes 0-99 asked for; the rest was not read",
+            server.url("obj.bin")
+        )
+    );
+}
+
+#[test]
+fn wrong_range() {
+    let server = Rogue::start(|_, _: &Request| {
+        reply(
+            206,
+            &[("Content-Range", "bytes 500-599/100000"), ("ETag", "\"a\"")],
+            pattern(100, 1),
+        )
+    });
+    let src = open(&server, &quick());
+    let e = src.read_range(0..100).unwrap_err();
+    assert_eq!(e.kind(), io::ErrorKind::InvalidData, "{e}");
+    assert!(
+        e.to_string().starts_with(&format!(
+            "{}: the server answered another range",
+            server.url("obj.bin")
+        )),
+        "{e}"
+    );
+}
+
+#[test]
+fn etag_changing_between_requests_is_refused() {
+    let v1 = pattern(10_000, 1);
+    let v2 = pattern(10_000, 2);
+    // A server that ignores If-Match and serves a new version from the second request.
+    let server = Rogue::start(move |n, req: &Request| {
+        let mut plain = req.clone();
+        plain
+            .headers
+            .retain(|(k, _)| !k.eq_ignore_ascii_case("if-match"));
+        if n == 0 {
+            serve_object(&plain, &v1, "\"v1\"")
+        } else {
+            serve_object(&plain, &v2, "\"v2\"")
+        }
+    });
+    let src = open(&server, &quick());
+    src.read_range(0..10).unwrap();
+    let e = src.read_range(5000..5010).unwrap_err();
+    assert_eq!(e.kind(), io::ErrorKind::StaleNetworkFileHandle);
+    assert_eq!(
+        e.to_string(),
+        format!(
+            "{}: the object changed while it was being read (ETag \"v1\" became \"v2\"); nothing was mixed, read it again",
+            server.url("obj.bin")
+        )
+    );
+    // It asked for the pinned version.
+    assert_eq!(server.requests()[1].header("If-Match"), Some("\"v1\""));
+
+    // A server that honours If-Match answers 412.
+    let v1 = pattern(10_000, 1);
+    let v2 = pattern(10_000, 2);
+    let server = Rogue::start(move |n, req: &Request| {
+        if n == 0 {
+            serve_object(req, &v1, "\"v1\"")
+        } else {
+            serve_object(req, &v2, "\"v2\"")
+        }
+    });
+    let src = open(&server, &quick());
+    src.read_head(10).unwrap();
+    let e = src.read_ranges(&[5000..5010, 9000..9010]).unwrap_err();
+    assert_eq!(e.kind(), io::ErrorKind::StaleNetworkFileHandle);
+    assert!(e.to_string().contains("HTTP 412"), "{e}");
+}
+
+#[test]
+fn if_match_can_be_turned_off_but_changes_are_still_caught() {
+    let v1 = pattern(10_000, 1);
+    let v2 = pattern(10_000, 2);
+    let server = Rogue::start(move |n, req: &Request| {
+        if n < 2 {
+            serve_object(req, &v1, "\"v1\"")
+        } else {
+            serve_object(req, &v2, "\"v2\"")
+        }
+    });
+    let src = open(&server, &quick().with_if_match(false));
+    src.read_range(0..10).unwrap();
+    src.read_range(100..110).unwrap();
+    let e = src.read_range(200..210).unwrap_err();
+    assert_eq!(e.kind(), io::ErrorKind::StaleNetworkFileHandle, "{e}");
+    assert!(e.to_string().contains("ETag \"v1\" became \"v2\""), "{e}");
+    assert!(
+        server
+            .requests()
+            .iter()
+            .all(|r| r.header("If-Match").is_none())
+    );
+}
+
+#[test]
+fn weak_etags_are_compared_not_sent() {
+    let data = pattern(10_000, 3);
+    let server = Rogue::start(move |_, req: &Request| serve_object(req, &data, "W/\"weak\""));
+    let src = open(&server, &quick());
+    src.read_range(0..10).unwrap();
+    src.read_range(100..110).unwrap();
+    // `If-Match` compares strongly: a weak ETag would never match, so it is not sent.
+    assert!(
+        server
+            .requests()
+            .iter()
+            .all(|r| r.header("If-Match").is_none())
+    );
+}
+
+#[test]
+fn without_an_etag_last_modified_pins_the_version() {
+    let data = pattern(10_000, 4);
+    let server = Rogue::start(
+        move |_, req: &Request| match serve_object(req, &data, "x") {
+            Reply::Send {
+                status,
+                mut headers,
+                body,
+            } => {
+                headers.retain(|(k, _)| k != "ETag");
+                Reply::Send {
+                    status,
+                    headers,
+                    body,
+                }
+            }
+            other => other,
+        },
+    );
+    let src = open(&server, &quick());
+    src.read_range(0..10).unwrap();
+    src.read_range(100..110).unwrap();
+    let second = &server.requests()[1];
+    assert_eq!(
+        second.header("If-Unmodified-Since"),
+        Some("Tue, 01 Sep 2026 10:00:00 GMT")
+    );
+    assert_eq!(src.pinned().unwrap().e_tag, None);
+}
+
+#[test]
+fn forbidden_and_not_found_are_not_retried() {
+    for (status, kind, text) in [
+        (
+            403,
+            io::ErrorKind::PermissionDenied,
+            "access denied (HTTP 403 AccessDenied): check the credentials and the object's permissions",
+        ),
+        (
+            401,
+            io::ErrorKind::PermissionDenied,
+            "not authenticated (HTTP 401): check the credentials and the object's permissions",
+        ),
+        (404, io::ErrorKind::NotFound, "not found (HTTP 404)"),
+        (400, io::ErrorKind::InvalidInput, "HTTP 400 Bad Request"),
+    ] {
+        let server = Rogue::start(move |_, _: &Request| {
+            let body = if status == 403 {
+                b"<Error><Code>AccessDenied</Code><Message>Access Denied</Message></Error>".to_vec()
+            } else {
+                Vec::new()
+            };
+            reply(status, &[], body)
+        });
+        let src = open(&server, &quick());
+        let e = src.read_head(10).unwrap_err();
+        assert_eq!(e.kind(), kind, "{status}: {e}");
+        assert_eq!(e.to_string(), format!("{}: {text}", server.url("obj.bin")));
+        assert_eq!(server.requests().len(), 1, "{status} is not retried");
+    }
+}
+
+#[test]
+fn server_errors_are_retried_then_reported() {
+    // 500, then a good answer: one retry, success.
+    let data = pattern(1000, 5);
+    let server = Rogue::start(move |n, req: &Request| {
+        if n == 0 {
+            reply(500, &[], b"oops".to_vec())
+        } else {
+            serve_object(req, &data, "\"e\"")
+        }
+    });
+    let src = open(&server, &quick());
+    assert_eq!(&*src.read_head(10).unwrap(), &pattern(1000, 5)[..10]);
+    assert_eq!(server.requests().len(), 2);
+    assert_eq!(
+        src.stats().requests,
+        1,
+        "retries are object_store's, not ours"
+    );
+    assert_eq!(src.stats().http_requests, 2, "but they are counted");
+
+    // 503 SlowDown every time: the retries, then the status and the store's code.
+    let server = Rogue::start(|_, _: &Request| {
+        reply(503, &[], b"<Error><Code>SlowDown</Code></Error>".to_vec())
+    });
+    let src = open(&server, &quick().with_retries(2));
+    let e = src.read_head(10).unwrap_err();
+    assert_eq!(e.kind(), io::ErrorKind::Other);
+    assert_eq!(
+        e.to_string(),
+        format!(
+            "{}: HTTP 503 Service Unavailable (SlowDown) (after 2 retries)",
+            server.url("obj.bin")
+        )
+    );
+    assert_eq!(server.requests().len(), 3);
+    assert_eq!(src.stats().http_requests, 3);
+}
+
+#[test]
+fn a_server_that_never_answers_times_out() {
+    let server = Rogue::start(|_, _: &Request| Reply::Silence(Duration::from_secs(20)));
+    let options = quick().with_timeout(Duration::from_millis(500));
+    let src = open(&server, &options);
+    let started = Instant::now();
+    let e = src.read_head(10).unwrap_err();
+    assert_eq!(e.kind(), io::ErrorKind::TimedOut, "{e}");
+    assert_eq!(
+        e.to_string(),
+        format!(
+            "{}: no answer within 500 ms (after 1 retry)",
+            server.url("obj.bin")
+        )
+    );
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        started.elapsed()
+    );
+    assert_eq!(server.requests().len(), 2);
+}
+
+#[test]
+fn the_timeout_is_for_silence_not_for_slow_bodies() {
+    // 2 s in all, a piece every 200 ms: slower than the 500 ms timeout in total, never
+    // silent that long. It succeeds.
+    let data = pattern(1000, 8);
+    let server = {
+        let data = data.clone();
+        Rogue::start(move |_, _: &Request| Reply::Send {
+            status: 206,
+            headers: vec![
+                ("Content-Range".into(), "bytes 0-999/5000".into()),
+                ("ETag".into(), "\"s\"".into()),
+            ],
+            body: Body::Slow {
+                data: data.clone(),
+                pieces: 10,
+                pause: Duration::from_millis(200),
+            },
+        })
+    };
+    let src = open(&server, &quick().with_timeout(Duration::from_millis(500)));
+    assert_eq!(&*src.read_range(0..1000).unwrap(), &data[..]);
+
+    // Half the body, then a stall: the timeout, not a hang.
+    let server = Rogue::start(move |_, _: &Request| Reply::Send {
+        status: 206,
+        headers: vec![
+            ("Content-Range".into(), "bytes 0-999/5000".into()),
+            ("ETag".into(), "\"s\"".into()),
+        ],
+        body: Body::Slow {
+            data: pattern(1000, 8),
+            pieces: 2,
+            pause: Duration::from_millis(1500),
+        },
+    });
+    let src = open(
+        &server,
+        &quick()
+            .with_retries(0)
+            .with_timeout(Duration::from_millis(500)),
+    );
+    let started = Instant::now();
+    let e = src.read_range(0..1000).unwrap_err();
+    assert_eq!(e.kind(), io::ErrorKind::TimedOut, "{e}");
+    assert_eq!(
+        e.to_string(),
+        format!("{}: no answer within 500 ms", server.url("obj.bin"))
+    );
+    assert!(
+        started.elapsed() < Duration::from_millis(1400),
+        "{:?}",
+        started.elapsed()
+    );
+}
+
+#[test]
+fn connection_refused() {
+    let port = servers::free_port();
+    let url = format!("http://127.0.0.1:{port}/obj.bin");
+    let src = RemoteSource::open_with(&url, &quick()).unwrap();
+    let e = src.read_head(10).unwrap_err();
+    assert_eq!(e.kind(), io::ErrorKind::ConnectionRefused, "{e}");
+    assert_eq!(
+        e.to_string(),
+        format!("{url}: cannot connect: connection refused")
+    );
+}
+
+/// A resolver that knows no host: a DNS failure without sending a DNS query anywhere.
+#[derive(Debug)]
+struct NoSuchHost;
+
+impl DnsResolver for NoSuchHost {
+    fn resolve(&self, host: &str) -> DnsFuture {
+        let msg =
+            format!("failed to lookup address information: {host}: Name or service not known");
+        Box::pin(async move { Err(msg.into()) })
+    }
+}
+
+#[test]
+fn dns_failure() {
+    let url = "http://no-such-host.binfmt.test/obj.bin";
+    let options = quick().with_dns_resolver(Arc::new(NoSuchHost));
+    let src = RemoteSource::open_with(url, &options).unwrap();
+    let e = src.read_head(10).unwrap_err();
+    assert_eq!(e.kind(), io::ErrorKind::HostUnreachable, "{e}");
+    assert_eq!(
+        e.to_string(),
+        format!("{url}: cannot resolve host no-such-host.binfmt.test")
+    );
+}

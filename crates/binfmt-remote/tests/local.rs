@@ -1,0 +1,293 @@
+//! `file://` and in-memory stores: the `ByteSource` contract, pinning, threads, and
+//! configuration errors. No server needed.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing,
+    clippy::cast_possible_truncation,
+    missing_docs
+)]
+
+#[path = "../../../tools/remote/servers.rs"]
+mod servers;
+
+use std::io;
+use std::sync::Arc;
+
+use binfmt_core::source::{ByteSource, PastEnd};
+use binfmt_remote::object_store::memory::InMemory;
+use binfmt_remote::object_store::path::Path as StorePath;
+use binfmt_remote::object_store::{ObjectStore, ObjectStoreExt};
+use binfmt_remote::{Options, Problem, RemoteError, RemoteSource};
+use servers::{TempDir, pattern};
+
+fn file_url(path: &std::path::Path) -> String {
+    format!("file://{}", path.display())
+}
+
+fn past_end_len(e: &io::Error) -> Option<u64> {
+    e.get_ref()?.downcast_ref::<PastEnd>().map(|p| p.len)
+}
+
+/// A tiny deterministic generator for ranges.
+struct Rng(u64);
+impl Rng {
+    fn below(&mut self, n: u64) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        if n == 0 { 0 } else { self.0 % n }
+    }
+}
+
+#[test]
+fn file_url_behaves_like_the_bytes_themselves() {
+    let dir = TempDir::new("local");
+    let data = pattern(300_000, 11);
+    let path = dir.path().join("sample.bin");
+    std::fs::write(&path, &data).unwrap();
+    let len = data.len() as u64;
+    let mut rng = Rng(0x5eed);
+    for read_ahead in [0, 4096, 65536] {
+        let src = RemoteSource::open_with(
+            &file_url(&path),
+            &Options::new().with_read_ahead(read_ahead),
+        )
+        .unwrap();
+        let reference: &[u8] = &data;
+        assert_eq!(
+            src.read_head(1000).unwrap(),
+            reference.read_head(1000).unwrap()
+        );
+        assert_eq!(
+            src.read_tail(777).unwrap(),
+            reference.read_tail(777).unwrap()
+        );
+        assert_eq!(src.len().unwrap(), len);
+        for _ in 0..200 {
+            let start = rng.below(len + 10);
+            let end = start + rng.below(5000);
+            let ours = src.read_range(start..end);
+            let want = reference.read_range(start..end);
+            match (ours, want) {
+                (Ok(a), Ok(b)) => assert_eq!(a, b, "{start}..{end}"),
+                (Err(a), Err(b)) => {
+                    assert_eq!(a.kind(), b.kind(), "{start}..{end}");
+                    assert_eq!(past_end_len(&a), Some(len), "{start}..{end}: {a}");
+                }
+                (a, b) => panic!("{start}..{end}: {a:?} vs {b:?}"),
+            }
+        }
+        let ranges: Vec<_> = (0..50)
+            .map(|_| {
+                let s = rng.below(len - 100);
+                s..s + rng.below(100)
+            })
+            .collect();
+        assert_eq!(
+            src.read_ranges(&ranges).unwrap(),
+            reference.read_ranges(&ranges).unwrap()
+        );
+        // Past the end: the first range past the end is reported with the length.
+        let e = src.read_ranges(&[0..10, len - 5..len + 5]).unwrap_err();
+        assert_eq!(past_end_len(&e), Some(len));
+    }
+}
+
+#[test]
+fn read_ranges_reports_the_first_failing_range_in_the_callers_order() {
+    let dir = TempDir::new("order");
+    let path = dir.path().join("f.bin");
+    std::fs::write(&path, pattern(1000, 3)).unwrap();
+    let url = file_url(&path);
+    // Nothing known yet: the ranges are fetched, then checked in the caller's order.
+    let src = RemoteSource::open_with(&url, &Options::new().with_coalesce_gap(0)).unwrap();
+    let e = src
+        .read_ranges(&[995..1010, 10..20, 2000..2010])
+        .unwrap_err();
+    let past = e.get_ref().unwrap().downcast_ref::<PastEnd>().unwrap();
+    assert_eq!((past.range.clone(), past.len), (995..1010, 1000));
+    let src = RemoteSource::open_with(&url, &Options::new().with_coalesce_gap(0)).unwrap();
+    let e = src.read_ranges(&[2000..2010, 995..1010]).unwrap_err();
+    let past = e.get_ref().unwrap().downcast_ref::<PastEnd>().unwrap();
+    assert_eq!(past.range, 2000..2010);
+}
+
+#[test]
+fn head_and_tail_of_short_and_empty_objects() {
+    let dir = TempDir::new("short");
+    let short = dir.path().join("short.bin");
+    std::fs::write(&short, b"abc").unwrap();
+    let src = RemoteSource::open_with(&file_url(&short), &Options::new()).unwrap();
+    assert_eq!(&*src.read_head(256).unwrap(), b"abc");
+    let (at, tail) = src.read_tail(256).unwrap();
+    assert_eq!((at, &*tail), (0, &b"abc"[..]));
+
+    let empty = dir.path().join("empty.bin");
+    std::fs::write(&empty, b"").unwrap();
+    let src = RemoteSource::open_with(&file_url(&empty), &Options::new()).unwrap();
+    assert!(src.read_head(256).unwrap().is_empty());
+    assert_eq!(src.len().unwrap(), 0);
+    let src = RemoteSource::open_with(&file_url(&empty), &Options::new()).unwrap();
+    let (at, tail) = src.read_tail(256).unwrap();
+    assert_eq!((at, tail.len()), (0, 0));
+    assert!(src.is_empty().unwrap());
+    assert_eq!(past_end_len(&src.read_range(0..1).unwrap_err()), Some(0));
+}
+
+#[test]
+fn read_ahead_serves_the_next_structure_from_memory() {
+    let dir = TempDir::new("ahead");
+    let data = pattern(200_000, 5);
+    let path = dir.path().join("f.bin");
+    std::fs::write(&path, &data).unwrap();
+    let options = Options::new().with_read_ahead(65536);
+    let src = RemoteSource::open_with(&file_url(&path), &options).unwrap();
+    src.read_head(64).unwrap();
+    // The "descriptors" right after the header, and the length: no request.
+    assert_eq!(&*src.read_range(64..64 + 640).unwrap(), &data[64..704]);
+    assert_eq!(src.len().unwrap(), 200_000);
+    let s = src.stats();
+    assert_eq!((s.requests, s.bytes, s.cache_hits), (1, 65536, 1));
+    // The trailer, then the directory before it.
+    src.read_tail(22).unwrap();
+    let parts = src
+        .read_ranges(&[199_000..199_100, 100_000..100_010])
+        .unwrap();
+    assert_eq!(&*parts[0], &data[199_000..199_100]);
+    assert_eq!(&*parts[1], &data[100_000..100_010]);
+    let s = src.stats();
+    assert_eq!((s.requests, s.cache_hits), (3, 2), "{s:?}");
+    assert_eq!(binfmt_core::source::Stats::from(s).requests, 3);
+    assert_eq!(s.http_requests, 0, "no HTTP for file://");
+}
+
+#[test]
+fn a_changed_object_is_refused_not_mixed() {
+    let store = Arc::new(InMemory::new());
+    let path = StorePath::from("obj");
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(store.put(&path, pattern(1000, 1).into()))
+        .unwrap();
+    let src = RemoteSource::from_store(
+        store.clone() as Arc<dyn ObjectStore>,
+        path.clone(),
+        "memory:///obj",
+        &Options::new().with_read_ahead(0),
+    );
+    assert_eq!(&*src.read_head(10).unwrap(), &pattern(1000, 1)[..10]);
+    let pinned = src.pinned().unwrap();
+    assert_eq!(pinned.len, 1000);
+    assert!(pinned.e_tag.is_some());
+    rt.block_on(store.put(&path, pattern(1000, 2).into()))
+        .unwrap();
+    let e = src.read_range(500..510).unwrap_err();
+    assert_eq!(e.kind(), io::ErrorKind::StaleNetworkFileHandle);
+    let r = RemoteError::from_io(&e).unwrap();
+    assert!(matches!(r.problem(), Problem::Changed(_)), "{r:?}");
+    assert!(
+        e.to_string()
+            .starts_with("memory:///obj: the object changed while it was being read"),
+        "{e}"
+    );
+    assert!(!e.to_string().contains('\n'));
+}
+
+#[test]
+fn usable_from_plain_threads_and_inside_a_runtime() {
+    let dir = TempDir::new("threads");
+    let data = pattern(500_000, 9);
+    let path = dir.path().join("f.bin");
+    std::fs::write(&path, &data).unwrap();
+    let src = Arc::new(RemoteSource::open_with(&file_url(&path), &Options::new()).unwrap());
+    let handles: Vec<_> = (0..8u64)
+        .map(|t| {
+            let src = Arc::clone(&src);
+            let data = data.clone();
+            std::thread::spawn(move || {
+                for i in 0..20u64 {
+                    let start = (t * 60_000 + i * 1000) % 490_000;
+                    let got = src.read_range(start..start + 1000).unwrap();
+                    assert_eq!(&*got, &data[start as usize..start as usize + 1000]);
+                }
+            })
+        })
+        .collect();
+    for h in handles {
+        h.join().unwrap();
+    }
+    // From a thread of another tokio runtime: blocks it, but neither panics nor deadlocks.
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let inside = rt.block_on(async { src.read_range(10..20).map(|c| c.into_owned()) });
+    assert_eq!(inside.unwrap(), &data[10..20]);
+}
+
+#[test]
+fn bad_urls_and_settings_are_one_line_invalid_input() {
+    for (url, options, want) in [
+        (
+            "ftp://example.com/x",
+            Options::new(),
+            "ftp://example.com/x: not a URL binfmt can read",
+        ),
+        (
+            "no scheme at all",
+            Options::new(),
+            "no scheme at all: not a URL",
+        ),
+        (
+            "s3://bucket/key",
+            Options::new().with_store_option("no_such_setting", "1"),
+            "s3://bucket/key: \"no_such_setting\" is not a setting of this store",
+        ),
+        (
+            "https://example.com/x.bin?X-Amz-Signature=abc",
+            Options::new(),
+            "https://example.com/x.bin?…: URLs with a query string (presigned URLs) cannot be read",
+        ),
+        (
+            "file:///tmp/x",
+            Options::new().with_store_option("aws_region", "x"),
+            "file:///tmp/x: file:// URLs take no store options",
+        ),
+    ] {
+        let e = RemoteSource::open_with(url, &options).unwrap_err();
+        assert_eq!(e.kind(), io::ErrorKind::InvalidInput, "{e}");
+        assert!(e.to_string().starts_with(want), "{e}");
+        assert!(!e.to_string().contains('\n'), "{e}");
+    }
+    let e = RemoteSource::open_with(
+        "https://user:pw@example.com/a?sig=1",
+        &Options::new().with_store_option("nope", "1"),
+    )
+    .unwrap_err();
+    assert!(
+        e.to_string().starts_with("https://example.com/a?…: "),
+        "{e}"
+    );
+}
+
+#[test]
+fn sources_and_errors_cross_threads() {
+    fn send_sync<T: Send + Sync + 'static>() {}
+    send_sync::<RemoteSource>();
+    send_sync::<RemoteError>();
+    send_sync::<Options>();
+}
+
+#[test]
+fn missing_local_file_is_not_found() {
+    let dir = TempDir::new("missing");
+    let url = file_url(&dir.path().join("nope.bin"));
+    let src = RemoteSource::open_with(&url, &Options::new()).unwrap();
+    let e = src.read_head(10).unwrap_err();
+    assert_eq!(e.kind(), io::ErrorKind::NotFound);
+    assert_eq!(e.to_string(), format!("{url}: not found"));
+}

@@ -1,0 +1,308 @@
+//! Unpacking: chunks decompressed in parallel (scoped threads), written in order while
+//! the next ones decompress (feature `blosc`).
+
+use alloc::collections::BTreeMap;
+use alloc::vec::Vec;
+use core::sync::atomic::{AtomicUsize, Ordering};
+use std::io::Write;
+use std::path::Path;
+use std::sync::{Mutex, mpsc};
+
+use binfmt_core::Kind;
+use binfmt_core::output::{Output, OutputOptions};
+
+use crate::blosc::{self, Refusal};
+use crate::chunk::{Chunk, Codec};
+use crate::error::{Error, ErrorKind, Result, io, io_at};
+use crate::file::Bloscpack;
+use crate::pack::{default_threads, out_of_memory};
+
+/// How [`Bloscpack::unpack_to_vec`] and friends decompress.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub struct UnpackOptions {
+    /// Check each chunk's digest (and the metadata's) before decompressing (default
+    /// true, as bloscpack does).
+    pub verify: bool,
+    /// Chunks decompressed at once, each by one c-blosc thread; 0 (the default) uses the
+    /// machine's cores, at most 8.
+    pub threads: u16,
+    /// The most uncompressed bytes to produce (default: no limit); a larger file is
+    /// refused before anything is decompressed.
+    pub max_len: u64,
+}
+
+impl Default for UnpackOptions {
+    fn default() -> Self {
+        UnpackOptions::DEFAULT
+    }
+}
+
+impl UnpackOptions {
+    /// Verify digests, the machine's threads, no limit.
+    pub const DEFAULT: UnpackOptions = UnpackOptions {
+        verify: true,
+        threads: 0,
+        max_len: u64::MAX,
+    };
+
+    /// With a limit on the uncompressed length.
+    #[must_use]
+    pub const fn max_len(mut self, max_len: u64) -> Self {
+        self.max_len = max_len;
+        self
+    }
+
+    /// With `threads` chunks decompressed at once (0: the machine's cores).
+    #[must_use]
+    pub const fn threads(mut self, threads: u16) -> Self {
+        self.threads = threads;
+        self
+    }
+
+    /// With or without digest checks.
+    #[must_use]
+    pub const fn verify(mut self, verify: bool) -> Self {
+        self.verify = verify;
+        self
+    }
+
+    fn thread_count(&self) -> usize {
+        if self.threads == 0 {
+            default_threads()
+        } else {
+            usize::from(self.threads)
+        }
+    }
+}
+
+/// What an unpack wrote.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub struct UnpackReport {
+    /// Bytes written: what the chunks hold.
+    pub written: u64,
+    /// Bytes the header (and metadata) promise but the chunks do not hold: one element
+    /// for files of bloscpack 0.11 and 0.13 whose last chunk is short, otherwise 0. A tool
+    /// should tell its user (bloscpack 0.16 unpacks such files short without a word).
+    pub shortfall: u64,
+}
+
+impl Chunk<'_> {
+    /// Decompresses the chunk into the start of `out` (at least `nbytes` long) and
+    /// returns `nbytes`. Neither the digest nor the block table is checked here: see
+    /// [`Chunk::verify`] and [`Chunk::check_blocks`].
+    ///
+    /// # Errors
+    /// [`ErrorKind::UnsupportedCodec`] for snappy or an unknown codec,
+    /// [`ErrorKind::InvalidArgument`] when `out` is too short, [`ErrorKind::Decompress`]
+    /// when c-blosc finds the chunk corrupt.
+    #[cfg_attr(docsrs, doc(cfg(feature = "blosc")))]
+    pub fn decompress_into(&self, out: &mut [u8]) -> Result<usize> {
+        let codec = self.header.flags.codec();
+        if self.header.nbytes > 0
+            && !self.header.flags.memcpyed()
+            && matches!(codec, Codec::Snappy | Codec::Unknown(_))
+        {
+            return Err(ErrorKind::UnsupportedCodec {
+                index: self.index,
+                codec: codec.name(),
+            }
+            .at(self.offset + 2));
+        }
+        blosc::decompress(self.bytes, out, 1).map_err(|r| match r {
+            Refusal::OutputTooSmall => ErrorKind::InvalidArgument {
+                what: "output buffer",
+                reason: "it is smaller than the chunk's nbytes",
+            }
+            .unlocated(),
+            Refusal::Invalid => ErrorKind::Decompress {
+                index: self.index,
+                code: -1,
+            }
+            .at(self.offset),
+            Refusal::Code(code) => ErrorKind::Decompress {
+                index: self.index,
+                code,
+            }
+            .at(self.offset),
+        })
+    }
+
+    /// Checks (digest when `verify`, block table always) and decompresses into `buffer`,
+    /// which is resized to exactly `nbytes`.
+    fn unpack(&self, verify: bool, buffer: &mut Vec<u8>) -> Result<()> {
+        if verify {
+            self.verify()?;
+        }
+        self.check_blocks()?;
+        let n = usize::try_from(self.header.nbytes).unwrap_or(usize::MAX);
+        if n > buffer.len() {
+            buffer
+                .try_reserve_exact(n - buffer.len())
+                .map_err(|_| out_of_memory(n))?;
+        }
+        buffer.resize(n, 0);
+        self.decompress_into(buffer)?;
+        Ok(())
+    }
+}
+
+impl Bloscpack<'_> {
+    /// Decompresses every chunk, in order, into `write`; the common path of every unpack.
+    fn unpack_with(
+        &self,
+        options: &UnpackOptions,
+        write: &mut dyn FnMut(&[u8]) -> Result<()>,
+    ) -> Result<UnpackReport> {
+        if self.uncompressed_len() > options.max_len {
+            return Err(ErrorKind::TooLarge {
+                bytes: self.uncompressed_len(),
+                limit: options.max_len,
+            }
+            .unlocated());
+        }
+        if options.verify
+            && let Some(m) = self.metadata()
+        {
+            m.verify()?;
+        }
+        let threads = options.thread_count();
+        if threads <= 1 || self.nchunks() <= 1 {
+            let mut buffer = Vec::new();
+            for chunk in self.chunks() {
+                chunk.unpack(options.verify, &mut buffer)?;
+                write(&buffer)?;
+            }
+        } else {
+            let chunks: Vec<Chunk<'_>> = self.chunks().collect();
+            pipeline(&chunks, threads, options.verify, write)?;
+        }
+        Ok(UnpackReport {
+            written: self.uncompressed_len(),
+            shortfall: self.shortfall(),
+        })
+    }
+
+    /// Decompresses the whole file into a new `Vec`, which grows as chunks arrive.
+    ///
+    /// # Errors
+    /// [`ErrorKind::TooLarge`] beyond `options.max_len`, [`ErrorKind::OutOfMemory`],
+    /// digest mismatches (when verifying), [`ErrorKind::BadBloscHeader`] for a chunk
+    /// whose block table c-blosc would refuse, [`ErrorKind::UnsupportedCodec`] and
+    /// [`ErrorKind::Decompress`].
+    #[cfg_attr(docsrs, doc(cfg(feature = "blosc")))]
+    pub fn unpack_to_vec(&self, options: &UnpackOptions) -> Result<Vec<u8>> {
+        let mut out: Vec<u8> = Vec::new();
+        self.unpack_with(options, &mut |bytes| {
+            out.try_reserve(bytes.len())
+                .map_err(|_| out_of_memory(out.len().saturating_add(bytes.len())))?;
+            out.extend_from_slice(bytes);
+            Ok(())
+        })?;
+        Ok(out)
+    }
+
+    /// Decompresses into `out` while the next chunks decompress, and says what was
+    /// written. Memory: a few chunks (two per thread).
+    ///
+    /// # Errors
+    /// As for [`unpack_to_vec`](Self::unpack_to_vec), and [`ErrorKind::Io`].
+    #[cfg_attr(docsrs, doc(cfg(feature = "blosc")))]
+    pub fn unpack_to_writer<W: Write>(
+        &self,
+        mut out: W,
+        options: &UnpackOptions,
+    ) -> Result<UnpackReport> {
+        let report = self.unpack_with(options, &mut |bytes| out.write_all(bytes).map_err(io))?;
+        out.flush().map_err(io)?;
+        Ok(report)
+    }
+
+    /// Decompresses into the file at `path`, replacing it atomically (through
+    /// `binfmt_core::output::Output`: a temporary file, synced and renamed).
+    ///
+    /// # Errors
+    /// As for [`unpack_to_writer`](Self::unpack_to_writer); `path` is untouched on error.
+    #[cfg_attr(docsrs, doc(cfg(feature = "blosc")))]
+    pub fn unpack_to_path(
+        &self,
+        path: impl AsRef<Path>,
+        options: &UnpackOptions,
+    ) -> Result<UnpackReport> {
+        let path = path.as_ref();
+        let mut out =
+            Output::create(path, &OutputOptions::new().replace(true)).map_err(io_at(path))?;
+        let report = self.unpack_to_writer(
+            std::io::BufWriter::with_capacity(1 << 20, &mut out),
+            options,
+        )?;
+        out.commit().map_err(io_at(path))?;
+        Ok(report)
+    }
+}
+
+/// Workers take a free buffer, then the next chunk index, and decompress; the caller's
+/// thread writes the results in order and hands buffers back. Because a worker holds a
+/// buffer before it takes an index, the chunk to be written next is always in some
+/// worker's hands: at most `2 × threads` chunks are in memory, and the pipeline cannot
+/// stall.
+fn pipeline(
+    chunks: &[Chunk<'_>],
+    threads: usize,
+    verify: bool,
+    write: &mut dyn FnMut(&[u8]) -> Result<()>,
+) -> Result<()> {
+    let threads = threads.min(chunks.len()).max(1);
+    let (free_tx, free_rx) = mpsc::channel::<Vec<u8>>();
+    for _ in 0..2 * threads {
+        let _ = free_tx.send(Vec::new());
+    }
+    let free_rx = Mutex::new(free_rx);
+    let (done_tx, done_rx) = mpsc::channel::<(usize, Result<Vec<u8>>)>();
+    let next = AtomicUsize::new(0);
+    std::thread::scope(|s| {
+        for _ in 0..threads {
+            let done_tx = done_tx.clone();
+            let (free_rx, next) = (&free_rx, &next);
+            s.spawn(move || {
+                loop {
+                    let buffer = match free_rx.lock() {
+                        Ok(rx) => rx.recv(),
+                        Err(_) => return,
+                    };
+                    let Ok(mut buffer) = buffer else { return };
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(chunk) = chunks.get(i) else { return };
+                    let result = chunk.unpack(verify, &mut buffer).map(|()| buffer);
+                    if done_tx.send((i, result)).is_err() {
+                        return;
+                    }
+                }
+            });
+        }
+        drop(done_tx);
+        // Owned here, so that returning (on success or error) drops them and every
+        // worker's next `recv` or `send` fails: the scope then joins.
+        let (free_tx, done_rx) = (free_tx, done_rx);
+        let mut pending: BTreeMap<usize, Result<Vec<u8>>> = BTreeMap::new();
+        let mut written = 0usize;
+        while written < chunks.len() {
+            let Ok((i, result)) = done_rx.recv() else {
+                return Err(worker_died());
+            };
+            pending.insert(i, result);
+            while let Some(result) = pending.remove(&written) {
+                let buffer = result?;
+                write(&buffer)?;
+                let _ = free_tx.send(buffer);
+                written += 1;
+            }
+        }
+        Ok(())
+    })
+}
+
+fn worker_died() -> Error {
+    ErrorKind::Decompress { index: 0, code: -1 }.unlocated()
+}

@@ -1,0 +1,72 @@
+//! Full verification: every problem, not just the first.
+
+use binfmt_core::verify::{Sink, Summary, Tally};
+use binfmt_core::{Kind, bytes};
+
+use crate::check;
+use crate::error::{Error, ErrorKind};
+use crate::options::ReadOptions;
+use crate::trailing::{self, After, Warnings};
+
+/// Checks everything in `data` and reports every problem to `sink`: errors at
+/// `Severity::Error`, the warnings of [`Store::warnings`](crate::Store::warnings) at
+/// `Severity::Warning`.
+///
+/// `data` is one store, possibly followed by further stores (each checked too) and then by
+/// trailing bytes (a warning, as the reference readers accept them; see
+/// [`stores`](crate::stores) for what counts as a further store). The rules are the ones
+/// [`Store::parse`](crate::Store::parse) applies, in the same order, through the same
+/// code: the first error reported is the one `parse` stops at. Problems in the items of a
+/// store do not stop the check, as long as the store's header tells where it ends. Empty
+/// input is [`ErrorKind::Eof`]. Offsets count from the start of `data`.
+///
+/// Nothing is stored: memory does not grow with the number of problems. The sink may stop
+/// the walk (the summary then says so).
+///
+/// ```
+/// # #[cfg(feature = "alloc")] {
+/// use binfmt_core::verify::Findings;
+/// use kastore::{ErrorKind, ReadOptions};
+///
+/// let mut data = kastore::Builder::new().insert("a", &[1u8])?.to_vec()?;
+/// data[64] = 12; // item 0's type code
+/// data.extend_from_slice(&[0; 3]);
+/// let mut findings = Findings::new(10);
+/// let summary = kastore::verify(&data, &ReadOptions::new(), &mut findings);
+/// assert_eq!((summary.errors(), summary.warnings()), (1, 1));
+/// assert!(matches!(findings.errors()[0].kind(), ErrorKind::BadType { index: 0, code: 12 }));
+/// assert!(matches!(findings.warnings()[0].kind(), ErrorKind::TrailingBytes { len: 3, .. }));
+/// # }
+/// # Ok::<(), kastore::Error>(())
+/// ```
+pub fn verify(data: &[u8], options: &ReadOptions, sink: &mut dyn Sink<Error>) -> Summary {
+    let mut tally = Tally::new(sink);
+    if data.is_empty() {
+        let _ = tally.error(ErrorKind::Eof.at(0));
+        return tally.finish();
+    }
+    // The first store: every problem is an error.
+    let Some(first) = check::check(data, bytes::len_u64(data), options, &mut |e| tally.error(e))
+    else {
+        return tally.finish();
+    };
+    // What follows: further stores (valid by definition, so checked once), then at most
+    // trailing bytes.
+    let mut offset = first.info.file_size;
+    loop {
+        let rest = bytes::rest(data, offset, "store").unwrap_or(&[]);
+        match trailing::classify(rest, options) {
+            After::Nothing => break,
+            After::Store(size) => offset = offset.saturating_add(size),
+            trailing @ After::Trailing { .. } => {
+                for warning in Warnings::of(trailing, offset) {
+                    if tally.warning(warning).is_break() {
+                        break;
+                    }
+                }
+                break;
+            }
+        }
+    }
+    tally.finish()
+}

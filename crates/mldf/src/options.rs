@@ -1,0 +1,79 @@
+//! What a reader checks beyond what it must.
+
+/// Which optional checks [`Dataset::parse_with`](crate::Dataset::parse_with),
+/// [`Reader::open_with`](crate::Reader::open_with) and [`verify`](crate::verify) run on a
+/// checksummed file.
+///
+/// The default runs every check. The header CRC of a checksummed file is always
+/// checked (it covers 69 bytes that every read needs anyway). Turning the other two off
+/// makes opening O(F) and access free of CRC work; [`verify`](crate::verify) then checks
+/// the structure and every rule but no CRC beyond the header's.
+///
+/// ```
+/// use mldf::ReadOptions;
+/// // What `binfmt inspect` uses: structure only.
+/// const STRUCTURE: ReadOptions = ReadOptions::new().checksums(false);
+/// assert!(!STRUCTURE.checks_items() && !STRUCTURE.checks_index());
+/// // Check each item as it is read, but do not read the whole index at open.
+/// let lazy = ReadOptions::new().index_checksum(false);
+/// assert!(lazy.checks_items() && !lazy.checks_index());
+/// assert_eq!(ReadOptions::default(), ReadOptions::new());
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct ReadOptions {
+    index_checksum: bool,
+    item_checksums: bool,
+}
+
+impl Default for ReadOptions {
+    fn default() -> Self {
+        ReadOptions::new()
+    }
+}
+
+impl ReadOptions {
+    /// Every check on.
+    #[must_use]
+    pub const fn new() -> Self {
+        ReadOptions {
+            index_checksum: true,
+            item_checksums: true,
+        }
+    }
+
+    /// Both optional CRC checks, the index CRC and the item CRCs, on or off.
+    #[must_use]
+    pub const fn checksums(self, on: bool) -> Self {
+        self.index_checksum(on).item_checksums(on)
+    }
+
+    /// Whether opening checks the index CRC. It covers the descriptors, the metadata
+    /// table and the allocation table, so opening reads all three once.
+    #[must_use]
+    pub const fn index_checksum(mut self, on: bool) -> Self {
+        self.index_checksum = on;
+        self
+    }
+
+    /// Whether each access checks the CRC of the item it returns (a binary search of
+    /// the allocation table and one pass over the payload). Opening then also checks the
+    /// allocation table's order, which the search relies on, and a [`crate::Reader`]
+    /// fetches the table at open.
+    #[must_use]
+    pub const fn item_checksums(mut self, on: bool) -> Self {
+        self.item_checksums = on;
+        self
+    }
+
+    /// Whether the index CRC is checked.
+    #[must_use]
+    pub const fn checks_index(&self) -> bool {
+        self.index_checksum
+    }
+
+    /// Whether item CRCs are checked.
+    #[must_use]
+    pub const fn checks_items(&self) -> bool {
+        self.item_checksums
+    }
+}

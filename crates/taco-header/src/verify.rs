@@ -1,0 +1,607 @@
+//! Whole-archive verification: every rule, every problem reported.
+
+use core::ops::ControlFlow;
+
+use binfmt_core::verify::{Sink, Summary, Tally};
+use binfmt_core::{Kind, bytes};
+
+use crate::central::{CentralEntries, CentralEntry, LocalEntry};
+use crate::error::{Error, ErrorKind};
+use crate::header::{self, FLAG_DATA_DESCRIPTOR, RULES};
+use crate::options::ReadOptions;
+use crate::{raw, walk};
+
+type Findings<'t, 's> = Tally<'s, dyn Sink<Error> + 't>;
+
+/// Checks the whole archive `data` against every rule and reports each problem to
+/// `sink`: errors at [`Severity::Error`](crate::Severity::Error), and under
+/// [`ReadOptions::lenient`] what the strict header rules say at
+/// [`Severity::Warning`](crate::Severity::Warning). The sink may stop the walk.
+///
+/// The rules are those of [`Archive::parse`](crate::Archive::parse) (the same functions)
+/// and, for every member: its central-directory entry parses; its local header has the
+/// same signature, name, method and CRC-32 (unless it uses a data descriptor) as its
+/// entry; its data ends before the central directory; no two members share bytes or a
+/// name; the declared count fills the central directory exactly; and, with
+/// [`ReadOptions::checksums`], the CRC-32 of every stored member's data. Compressed
+/// members (which tacozip never writes, but `zip` can append) are not inflated.
+///
+/// Structure is reported in central-directory order, then overlaps and member CRCs in
+/// data order, then duplicate names. Each distinct payload is hashed once, whatever the
+/// number of entries that point at it, and no byte is hashed for a member that overlaps
+/// another; memory grows with the number of members (with `alloc`, a few dozen bytes
+/// each), never with the number of problems. Without `alloc`, duplicates and overlaps
+/// are not looked for, and the CRC of a member whose data precedes data already hashed
+/// is skipped with an [`ErrorKind::CrcNotChecked`] warning.
+///
+/// ```
+/// use binfmt_core::verify::Findings;
+/// use taco_header::{ArchiveBuilder, Entries, ReadOptions};
+/// let mut builder = ArchiveBuilder::new(Entries::new());
+/// builder.add_bytes("a.txt", b"hello".to_vec());
+/// let mut bytes = builder.to_vec()?;
+/// let at = bytes.windows(5).position(|w| w == b"hello").unwrap();
+/// bytes[at] = b'j'; // damage the member's data
+///
+/// let mut findings = Findings::new(10);
+/// let summary = taco_header::verify(&bytes, &ReadOptions::new(), &mut findings);
+/// assert!(!summary.is_valid());
+/// assert_eq!(
+///     findings.errors()[0].to_string(),
+///     format!("byte {at}: member 1's data hashes to 0x4cd0f5e6, but its CRC-32 is 0x3610a686")
+/// );
+/// # Ok::<(), taco_header::Error>(())
+/// ```
+pub fn verify(data: &[u8], options: &ReadOptions, sink: &mut dyn Sink<Error>) -> Summary {
+    let mut tally = Tally::new(sink);
+    // A `Break` means the sink stopped the walk; the summary records it.
+    let _ = walk_archive(data, options, &mut tally);
+    tally.finish()
+}
+
+fn walk_archive(
+    data: &[u8],
+    options: &ReadOptions,
+    tally: &mut Findings<'_, '_>,
+) -> ControlFlow<()> {
+    let checksums = options.checks_checksums();
+    // The header: nothing else makes sense unless it is a TACO header at all.
+    let raw = match header::identify(data) {
+        Ok(raw) => raw,
+        Err(e) => return tally.error(e),
+    };
+    for (strict_only, rule) in RULES {
+        if let Some(e) = rule(raw) {
+            if strict_only && options.is_lenient() {
+                tally.warning(e)?;
+            } else {
+                tally.error(e)?;
+            }
+        }
+    }
+
+    // The directory.
+    let located = walk::find_directory(data).and_then(|(directory, tail)| {
+        let cd = walk::central_directory(data, &directory, tail)?;
+        Ok((directory, cd.bytes))
+    });
+    let (directory, cd) = match located {
+        Ok(found) => found,
+        Err(e) => {
+            if let Err(crc) = header::crc_rule(raw, None, checksums) {
+                tally.error(crc)?;
+            }
+            return tally.error(e);
+        }
+    };
+
+    // The members, in central-directory order.
+    let mut payloads = Payloads::new(data, checksums);
+    let mut entries = CentralEntries::new(cd, directory.cd_offset, directory.entries);
+    let mut header_crc_checked = false;
+    for entry in entries.by_ref() {
+        let entry = match entry {
+            Ok(entry) => entry,
+            Err(e) => {
+                if !header_crc_checked && let Err(crc) = header::crc_rule(raw, None, checksums) {
+                    tally.error(crc)?;
+                }
+                // Without this entry's length the walk cannot find the next one.
+                return tally.error(e);
+            }
+        };
+        if entry.index == 0 {
+            if let Err(e) = walk::check_header_entry(&entry) {
+                tally.error(e)?;
+            }
+            header_crc_checked = true;
+            if let Err(e) = header::crc_rule(raw, Some(entry.crc32()), checksums) {
+                tally.error(e)?;
+            }
+        }
+        match check_member(data, &entry, directory.cd_offset) {
+            Ok(local) => payloads.add(&entry, &local, tally)?,
+            Err(e) => tally.error(e)?,
+        }
+    }
+    if !header_crc_checked {
+        tally.error(ErrorKind::HeaderNotFirst.at(directory.cd_offset))?;
+        if let Err(crc) = header::crc_rule(raw, None, checksums) {
+            tally.error(crc)?;
+        }
+    }
+    if let Err(e) = entries.check_end() {
+        tally.error(e)?;
+    }
+    payloads.finish(tally)?;
+    #[cfg(feature = "alloc")]
+    duplicates(cd, &directory, tally)?;
+    ControlFlow::Continue(())
+}
+
+/// A member's local header against its central-directory entry.
+fn check_member<'a>(
+    data: &'a [u8],
+    entry: &CentralEntry<'a>,
+    data_limit: u64,
+) -> Result<LocalEntry<'a>, Error> {
+    let at = entry.local_header_offset;
+    let local = LocalEntry::parse(bytes::rest(data, at, "local file header")?, at)?;
+    let mismatch = |field, central: u64, local: u64| {
+        ErrorKind::LocalMismatch {
+            index: entry.index,
+            field,
+            central,
+            local,
+        }
+        .at(at)
+    };
+    if local.name != entry.name {
+        let name_at = at.saturating_add(bytes::to_u64(raw::LOCAL_HEADER_SIZE));
+        return Err(ErrorKind::LocalNameMismatch { index: entry.index }.at(name_at));
+    }
+    if local.raw.method.get() != entry.method() {
+        return Err(mismatch(
+            "compression method",
+            u64::from(entry.method()),
+            u64::from(local.raw.method.get()),
+        ));
+    }
+    // With a data descriptor the local CRC and sizes are zero by design. The header's
+    // two CRCs are the CRC rule's business (a difference there is a torn update).
+    if entry.index != 0
+        && local.raw.flags.get() & FLAG_DATA_DESCRIPTOR == 0
+        && local.raw.crc32.get() != entry.crc32()
+    {
+        return Err(mismatch(
+            "CRC-32",
+            u64::from(entry.crc32()),
+            u64::from(local.raw.crc32.get()),
+        ));
+    }
+    let end = bytes::end(local.data_offset, entry.compressed_size, "member data")?;
+    if end > data_limit {
+        return Err(ErrorKind::MemberBounds {
+            index: entry.index,
+            end,
+            limit: data_limit,
+        }
+        .at(local.data_offset));
+    }
+    Ok(local)
+}
+
+/// What the payload checks need of one member.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+struct Span {
+    /// Where the member's record (local header) starts.
+    start: u64,
+    /// Where its data starts.
+    data: u64,
+    /// Its stored size.
+    size: u64,
+    /// Its compression method.
+    method: u16,
+    /// Its position in the central directory.
+    index: u64,
+    /// The CRC-32 its entry states.
+    crc: u32,
+}
+
+impl Span {
+    /// The payload's identity for the CRC cache.
+    fn key(&self) -> (u64, u64, u16) {
+        (self.data, self.size, self.method)
+    }
+
+    /// Hashes the payload if it is one whose CRC we check.
+    fn computed_crc(&self, data: &[u8], checksums: bool) -> Option<u32> {
+        // The header's payload CRC is the CRC rule's; compressed members are not inflated.
+        if !checksums || self.index == 0 || self.method != 0 {
+            return None;
+        }
+        // In bounds: `check_member` found the data before the central directory.
+        bytes::slice(data, self.data, self.size, "member data")
+            .ok()
+            .map(crate::crc::crc32)
+    }
+
+    fn check_crc(&self, computed: Option<u32>) -> Result<(), Error> {
+        match computed {
+            Some(computed) if computed != self.crc => Err(ErrorKind::MemberCrc {
+                index: self.index,
+                stored: self.crc,
+                computed,
+            }
+            .at(self.data)),
+            _ => Ok(()),
+        }
+    }
+}
+
+/// Overlaps and member CRCs: with `alloc`, over the members sorted by position, so that
+/// each distinct payload is hashed once and overlapping ones not at all.
+#[cfg(feature = "alloc")]
+struct Payloads<'d> {
+    data: &'d [u8],
+    checksums: bool,
+    spans: alloc::vec::Vec<Span>,
+}
+
+#[cfg(feature = "alloc")]
+impl<'d> Payloads<'d> {
+    fn new(data: &'d [u8], checksums: bool) -> Self {
+        Payloads {
+            data,
+            checksums,
+            spans: alloc::vec::Vec::new(),
+        }
+    }
+
+    fn add(
+        &mut self,
+        entry: &CentralEntry<'_>,
+        local: &LocalEntry<'_>,
+        _tally: &mut Findings<'_, '_>,
+    ) -> ControlFlow<()> {
+        self.spans.push(Span {
+            start: entry.local_header_offset,
+            data: local.data_offset,
+            size: entry.compressed_size,
+            method: entry.method(),
+            index: entry.index,
+            crc: entry.crc32(),
+        });
+        ControlFlow::Continue(())
+    }
+
+    fn finish(mut self, tally: &mut Findings<'_, '_>) -> ControlFlow<()> {
+        // Members are almost always in data order already: the sort is then linear.
+        self.spans.sort_unstable();
+        // The member reaching furthest so far, and the last payload hashed.
+        let mut furthest: Option<(u64, u64)> = None;
+        let mut last: Option<(Span, Option<u32>)> = None;
+        for span in &self.spans {
+            let end = span.data.saturating_add(span.size);
+            let computed = match last {
+                Some((prev, computed)) if prev.start == span.start && prev.key() == span.key() => {
+                    // Another entry for the same local header: an overlap, but the CRC
+                    // check costs nothing more.
+                    let overlap = ErrorKind::OverlappingMember {
+                        index: span.index,
+                        other: prev.index,
+                    };
+                    tally.error(overlap.at(span.start))?;
+                    computed
+                }
+                _ => match furthest {
+                    Some((reach, other)) if span.start < reach => {
+                        let overlap = ErrorKind::OverlappingMember {
+                            index: span.index,
+                            other,
+                        };
+                        tally.error(overlap.at(span.start))?;
+                        // Not hashed: overlapping payloads could make us hash the same
+                        // bytes once per entry.
+                        None
+                    }
+                    _ => span.computed_crc(self.data, self.checksums),
+                },
+            };
+            if let Err(e) = span.check_crc(computed) {
+                tally.error(e)?;
+            }
+            if furthest.is_none_or(|(reach, _)| end > reach) {
+                furthest = Some((end, span.index));
+            }
+            last = Some((*span, computed));
+        }
+        ControlFlow::Continue(())
+    }
+}
+
+/// Member CRCs without `alloc`: in central-directory order, hashing a payload only when
+/// it starts at or after the end of the last one hashed (or is that same payload), so
+/// that no byte is hashed twice.
+#[cfg(not(feature = "alloc"))]
+struct Payloads<'d> {
+    data: &'d [u8],
+    checksums: bool,
+    hashed_until: u64,
+    last: Option<(Span, Option<u32>)>,
+}
+
+#[cfg(not(feature = "alloc"))]
+impl<'d> Payloads<'d> {
+    fn new(data: &'d [u8], checksums: bool) -> Self {
+        Payloads {
+            data,
+            checksums,
+            hashed_until: 0,
+            last: None,
+        }
+    }
+
+    fn add(
+        &mut self,
+        entry: &CentralEntry<'_>,
+        local: &LocalEntry<'_>,
+        tally: &mut Findings<'_, '_>,
+    ) -> ControlFlow<()> {
+        let span = Span {
+            start: entry.local_header_offset,
+            data: local.data_offset,
+            size: entry.compressed_size,
+            method: entry.method(),
+            index: entry.index,
+            crc: entry.crc32(),
+        };
+        let computed = match self.last {
+            Some((prev, computed)) if prev.key() == span.key() => computed,
+            _ if span.data >= self.hashed_until => {
+                let computed = span.computed_crc(self.data, self.checksums);
+                if computed.is_some() {
+                    self.hashed_until = span.data.saturating_add(span.size);
+                }
+                computed
+            }
+            _ => {
+                if self.checksums && span.index != 0 && span.method == 0 {
+                    let skipped = ErrorKind::CrcNotChecked { index: span.index };
+                    tally.warning(skipped.at(span.data))?;
+                }
+                None
+            }
+        };
+        if let Err(e) = span.check_crc(computed) {
+            tally.error(e)?;
+        }
+        self.last = Some((span, computed));
+        ControlFlow::Continue(())
+    }
+
+    fn finish(self, _tally: &mut Findings<'_, '_>) -> ControlFlow<()> {
+        ControlFlow::Continue(())
+    }
+}
+
+/// Members with the same name, over the names sorted (equal names in
+/// central-directory order).
+#[cfg(feature = "alloc")]
+fn duplicates(
+    cd: &[u8],
+    directory: &crate::directory::Directory,
+    tally: &mut Findings<'_, '_>,
+) -> ControlFlow<()> {
+    let mut names: alloc::vec::Vec<(&[u8], u64, u64)> =
+        CentralEntries::new(cd, directory.cd_offset, directory.entries)
+            .map_while(Result::ok)
+            .map(|entry| (entry.name, entry.index, entry.offset))
+            .collect();
+    names.sort_unstable();
+    let mut first: Option<(&[u8], u64)> = None;
+    for &(name, index, offset) in &names {
+        match first {
+            Some((seen, first_index)) if seen == name => {
+                let duplicate = ErrorKind::DuplicateMember {
+                    index,
+                    first: first_index,
+                };
+                tally.error(duplicate.at(offset))?;
+            }
+            _ => first = Some((name, index)),
+        }
+    }
+    ControlFlow::Continue(())
+}
+
+#[cfg(all(test, feature = "alloc"))]
+mod tests {
+    use std::vec::Vec;
+
+    use binfmt_core::verify::Findings;
+
+    use super::*;
+    use crate::{Archive, ArchiveBuilder, Entries};
+
+    /// An archive whose central directory has `copies` entries for its one member, each
+    /// an exact copy (the most entries a classic end record can count is 65,535).
+    #[allow(clippy::unwrap_used)]
+    pub(crate) fn many_entries_for_one_member(size: usize, copies: usize) -> Vec<u8> {
+        let mut builder = ArchiveBuilder::new(Entries::new());
+        builder.add_bytes("big", std::vec![7u8; size]);
+        let bytes = builder.to_vec().unwrap();
+        let archive = Archive::parse(&bytes).unwrap();
+        let dir = *archive.directory();
+        let cd_start = usize::try_from(dir.cd_offset).unwrap();
+        let cd_end = cd_start + usize::try_from(dir.cd_size).unwrap();
+        let second = archive.central_entries().nth(1).unwrap().unwrap();
+        let second_at = usize::try_from(second.offset).unwrap();
+        let (header_entry, member_entry) = (
+            bytes.get(cd_start..second_at).unwrap(),
+            bytes.get(second_at..cd_end).unwrap(),
+        );
+        let mut out = bytes.get(..cd_start).unwrap().to_vec();
+        out.extend_from_slice(header_entry);
+        for _ in 0..copies {
+            out.extend_from_slice(member_entry);
+        }
+        let cd_size = out.len() - cd_start;
+        let count = u16::try_from(copies + 1).unwrap();
+        let end = raw::End {
+            signature: raw::END_SIGNATURE,
+            disk: 0.into(),
+            cd_disk: 0.into(),
+            disk_entries: count.into(),
+            entries: count.into(),
+            cd_size: u32::try_from(cd_size).unwrap().into(),
+            cd_offset: u32::try_from(cd_start).unwrap().into(),
+            comment_len: 0.into(),
+        };
+        out.extend_from_slice(zerocopy::IntoBytes::as_bytes(&end));
+        out
+    }
+
+    #[test]
+    fn a_payload_named_by_many_entries_is_hashed_once() {
+        const SIZE: usize = 8 << 20;
+        let bytes = many_entries_for_one_member(SIZE, 65_533);
+        crate::crc::HASHED.with(|h| h.set(0));
+        let mut findings = Findings::new(50);
+        let summary = verify(&bytes, &ReadOptions::new(), &mut findings);
+        let hashed = crate::crc::HASHED.with(core::cell::Cell::get);
+        // The payload once, and the header's 116 bytes.
+        assert_eq!(hashed, u64::try_from(SIZE).unwrap() + 116);
+        // Every later entry overlaps the first and repeats its name.
+        assert_eq!(summary.errors(), 2 * 65_532);
+        assert_eq!(findings.errors().len(), 50);
+        assert_eq!(findings.more_errors(), 2 * 65_532 - 50);
+        assert!(matches!(
+            findings.errors()[0].kind(),
+            ErrorKind::OverlappingMember { index: 2, other: 1 }
+        ));
+    }
+
+    #[test]
+    fn without_checksums_nothing_is_hashed() {
+        let bytes = many_entries_for_one_member(1000, 3);
+        crate::crc::HASHED.with(|h| h.set(0));
+        let mut findings = Findings::new(50);
+        verify(&bytes, &ReadOptions::new().checksums(false), &mut findings);
+        assert_eq!(crate::crc::HASHED.with(core::cell::Cell::get), 0);
+        assert_eq!(findings.errors().len(), 4);
+    }
+}
+
+/// The checks of a build without `alloc`, over an archive made by hand.
+#[cfg(all(test, not(feature = "alloc")))]
+mod no_alloc_tests {
+    use std::vec::Vec;
+
+    use binfmt_core::le::{U16, U32};
+    use zerocopy::IntoBytes;
+
+    use super::*;
+    use crate::{Entries, Severity};
+
+    /// The header, members `a` and `b`, and a central directory listing `order`.
+    fn archive(data: [&[u8]; 2], order: [usize; 2]) -> Vec<u8> {
+        let mut out = Entries::new().to_header_bytes().to_vec();
+        let mut centrals = Vec::new();
+        let header: &raw::Header = zerocopy::FromBytes::ref_from_bytes(&out[..]).unwrap();
+        let header_crc = header.local.crc32;
+        let entry = |name: &[u8], crc: U32, size: usize, at: usize| raw::CentralEntry {
+            signature: raw::CENTRAL_ENTRY_SIGNATURE,
+            version_made_by: U16::new(10),
+            version_needed: U16::new(10),
+            flags: U16::ZERO,
+            method: U16::ZERO,
+            dos_time: U16::ZERO,
+            dos_date: U16::new(33),
+            crc32: crc,
+            compressed_size: U32::new(size as u32),
+            uncompressed_size: U32::new(size as u32),
+            name_len: U16::new(name.len() as u16),
+            extra_len: U16::ZERO,
+            comment_len: U16::ZERO,
+            disk_start: U16::ZERO,
+            internal_attributes: U16::ZERO,
+            external_attributes: U32::ZERO,
+            local_header_offset: U32::new(at as u32),
+        };
+        let mut header_entry = entry(&raw::HEADER_NAME, header_crc, raw::PAYLOAD_SIZE, 0)
+            .as_bytes()
+            .to_vec();
+        header_entry.extend_from_slice(&raw::HEADER_NAME);
+        for (name, bytes) in [(&b"a"[..], data[0]), (&b"b"[..], data[1])] {
+            let crc = U32::new(crate::crc::crc32(bytes));
+            let at = out.len();
+            let central = entry(name, crc, bytes.len(), at);
+            let local = raw::LocalHeader {
+                signature: raw::LOCAL_HEADER_SIGNATURE,
+                version_needed: central.version_needed,
+                flags: central.flags,
+                method: central.method,
+                dos_time: central.dos_time,
+                dos_date: central.dos_date,
+                crc32: crc,
+                compressed_size: central.compressed_size,
+                uncompressed_size: central.uncompressed_size,
+                name_len: central.name_len,
+                extra_len: U16::ZERO,
+            };
+            out.extend_from_slice(local.as_bytes());
+            out.extend_from_slice(name);
+            out.extend_from_slice(bytes);
+            let mut central = central.as_bytes().to_vec();
+            central.extend_from_slice(name);
+            centrals.push(central);
+        }
+        let cd_offset = out.len();
+        out.extend_from_slice(&header_entry);
+        for i in order {
+            out.extend_from_slice(&centrals[i]);
+        }
+        let end = raw::End {
+            signature: raw::END_SIGNATURE,
+            disk: U16::ZERO,
+            cd_disk: U16::ZERO,
+            disk_entries: U16::new(3),
+            entries: U16::new(3),
+            cd_size: U32::new((out.len() - cd_offset) as u32),
+            cd_offset: U32::new(cd_offset as u32),
+            comment_len: U16::ZERO,
+        };
+        out.extend_from_slice(end.as_bytes());
+        out
+    }
+
+    fn findings(bytes: &[u8]) -> (Summary, Vec<(Severity, u64)>) {
+        let mut seen = Vec::new();
+        let summary = verify(bytes, &ReadOptions::new(), &mut |severity, e: Error| {
+            seen.push((severity, e.offset().unwrap_or(u64::MAX)));
+            ControlFlow::Continue(())
+        });
+        (summary, seen)
+    }
+
+    #[test]
+    fn in_order_archives_are_fully_checked() {
+        let (summary, seen) = findings(&archive([b"hello", b"world"], [0, 1]));
+        assert!(summary.is_valid() && seen.is_empty(), "{seen:?}");
+        let mut bytes = archive([b"hello", b"world"], [0, 1]);
+        let at = bytes.windows(5).position(|w| w == b"world").unwrap();
+        bytes[at] = b'W';
+        let (_, seen) = findings(&bytes);
+        assert_eq!(seen, [(Severity::Error, at as u64)]);
+    }
+
+    #[test]
+    fn out_of_order_members_are_skipped_with_a_warning() {
+        let bytes = archive([b"hello", b"world"], [1, 0]);
+        let (summary, seen) = findings(&bytes);
+        assert!(summary.is_valid());
+        let a_data = bytes.windows(5).position(|w| w == b"hello").unwrap();
+        assert_eq!(seen, [(Severity::Warning, a_data as u64)]);
+    }
+}

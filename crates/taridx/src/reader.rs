@@ -1,0 +1,305 @@
+//! Reading an index and its shards by range (object stores, HTTP, files), with a fixed
+//! request plan:
+//!
+//! | access | requests |
+//! |---|---|
+//! | [`Reader::open`] | 1 on the index: the whole object (`read_head(u64::MAX)`) |
+//! | [`Reader::sample`], [`Reader::members`] | 1 per member, all members of one shard in one `read_ranges` call |
+//!
+//! A member's request covers its extended headers (which start no earlier than where
+//! the previous indexed member of its shard ends), its own header and its payload, so
+//! that its name is verified from the same bytes as the payload is read from.
+
+use alloc::borrow::Cow;
+use alloc::vec::Vec;
+use core::ops::Range;
+use std::io;
+
+use binfmt_core::source::{ByteSource, PastEnd, SourceError, from_io};
+use binfmt_core::{IoError, Kind};
+
+use crate::error::{ErrorKind, Result};
+use crate::index::{Entry, Index};
+use crate::key;
+use crate::lookup::{Keys, Sample, StemMap};
+use crate::names::Verifier;
+use crate::options::ReadOptions;
+
+/// An index and its shards read by range through [`ByteSource`]s (object stores, HTTP,
+/// files), with a fixed request plan:
+///
+/// | access | requests |
+/// |---|---|
+/// | [`Reader::open`] | 1 on the index: the whole object (`read_head(u64::MAX)`) |
+/// | [`Reader::sample`], [`Reader::members`] | 1 per member; the members in one shard in one `read_ranges` call |
+/// | [`Reader::lookup`], [`Reader::index`] | none |
+///
+/// A member's request covers its extended headers, its own header and its payload (see
+/// [`Verifier::member_range`]), so that its name is verified from the same bytes as the
+/// payload is read from.
+///
+/// `S` is the shards' source type (one source per shard, in shard-id order). The index is
+/// held in memory (32 bytes per row), with its lookup tables.
+///
+/// ```
+/// use binfmt_core::source::Counting;
+/// use taridx::{BuildOptions, IndexBuilder, Reader};
+/// # fn tar(members: &[(&str, &[u8])]) -> Vec<u8> {
+/// #     let mut out = Vec::new();
+/// #     for (name, data) in members {
+/// #         let mut h = [0u8; 512];
+/// #         h[..name.len()].copy_from_slice(name.as_bytes());
+/// #         h[100..107].copy_from_slice(b"0000644");
+/// #         h[124..135].copy_from_slice(format!("{:011o}", data.len()).as_bytes());
+/// #         h[156] = b'0';
+/// #         h[257..263].copy_from_slice(b"ustar\0");
+/// #         h[263..265].copy_from_slice(b"00");
+/// #         h[148..156].copy_from_slice(b"        ");
+/// #         let sum: u32 = h.iter().map(|&b| u32::from(b)).sum();
+/// #         h[148..155].copy_from_slice(format!("{sum:06o}\0").as_bytes());
+/// #         out.extend_from_slice(&h);
+/// #         out.extend_from_slice(data);
+/// #         out.resize(out.len().div_ceil(512) * 512, 0);
+/// #     }
+/// #     out.resize(out.len() + 1024, 0);
+/// #     out
+/// # }
+/// let shard = tar(&[("a.jpg", b"JPEG"), ("a.cls", b"7"), ("b.jpg", b"PNG?")]);
+/// let mut builder = IndexBuilder::new(BuildOptions::strict());
+/// builder.add_shard("train_0000.tar", &shard)?;
+/// let index = builder.finish().0.to_vec()?;
+///
+/// let (index, shard) = (Counting::new(&index[..]), Counting::new(&shard[..]));
+/// let reader = Reader::open(&index, vec![&shard])?;
+/// let members = reader.sample("a")?;
+/// let payloads: Vec<&[u8]> = members.iter().map(|m| m.payload()).collect();
+/// assert_eq!(payloads, [&b"JPEG"[..], b"7"]);
+/// assert_eq!(index.stats().requests, 1);
+/// assert_eq!(shard.stats().requests, 2); // one per member
+/// # Ok::<(), taridx::Error>(())
+/// ```
+#[derive(Debug)]
+pub struct Reader<S> {
+    /// A copy of the index's header, which [`Reader::index`] views with `bytes`.
+    header: crate::raw::Header,
+    bytes: Vec<u8>,
+    options: ReadOptions,
+    keys: Keys,
+    verifier: Verifier,
+    shards: Vec<S>,
+    verify_names: bool,
+}
+
+/// A member read by a [`Reader`]: its row and its payload.
+#[derive(Debug, Clone)]
+pub struct Payload<'s> {
+    entry: Entry,
+    bytes: Cow<'s, [u8]>,
+    payload_at: usize,
+}
+
+impl Payload<'_> {
+    /// The member's row.
+    #[must_use]
+    pub fn entry(&self) -> &Entry {
+        &self.entry
+    }
+
+    /// The payload.
+    #[must_use]
+    pub fn payload(&self) -> &[u8] {
+        self.bytes.get(self.payload_at..).unwrap_or(&[])
+    }
+
+    /// The payload, owned (the source's buffer when it returned owned bytes, less the
+    /// headers before the payload; otherwise a copy).
+    #[must_use]
+    pub fn into_payload(self) -> Vec<u8> {
+        match self.bytes {
+            Cow::Owned(mut v) => {
+                v.drain(..self.payload_at.min(v.len()));
+                v
+            }
+            Cow::Borrowed(b) => b.get(self.payload_at..).unwrap_or(&[]).to_vec(),
+        }
+    }
+}
+
+impl<S: ByteSource> Reader<S> {
+    /// Reads the index from `index` (one request) with every check, and takes the shards'
+    /// sources in shard-id order. Names are verified.
+    ///
+    /// # Errors
+    /// [`ErrorKind::Io`] from the source; the index's parse errors
+    /// ([`Index::parse`]); [`ErrorKind::ExtId`]/[`ErrorKind::CrashId`] for a bad row.
+    pub fn open<I: ByteSource + ?Sized>(index: &I, shards: Vec<S>) -> Result<Self> {
+        Self::open_with(index, shards, &ReadOptions::new())
+    }
+
+    /// As [`open`](Self::open), with `options`.
+    ///
+    /// # Errors
+    /// As [`open`](Self::open).
+    pub fn open_with<I: ByteSource + ?Sized>(
+        index: &I,
+        shards: Vec<S>,
+        options: &ReadOptions,
+    ) -> Result<Self> {
+        let bytes = index
+            .read_head(u64::MAX)
+            .map_err(IoError::from)?
+            .into_owned();
+        let parsed = Index::parse_with(&bytes, options)?;
+        let keys = StemMap::build(&parsed)?.into_keys();
+        let verifier = Verifier::new(&parsed);
+        let header = *parsed.header();
+        Ok(Reader {
+            header,
+            bytes,
+            options: *options,
+            keys,
+            verifier,
+            shards,
+            verify_names: true,
+        })
+    }
+
+    /// Whether members are returned only when their name in the shard has the queried
+    /// stem (on by default). Off, a lookup trusts the keyhash (see
+    /// [`StemMap::lookup`]).
+    #[must_use]
+    pub fn verify_names(mut self, verify: bool) -> Self {
+        self.verify_names = verify;
+        self
+    }
+
+    /// The index.
+    #[must_use]
+    pub fn index(&self) -> Index<'_> {
+        // The bytes were accepted by `parse_with` with these options when the reader was
+        // opened: viewing them again needs no check.
+        Index::reopen(&self.header, &self.bytes, &self.options)
+    }
+
+    /// The shards' sources.
+    #[must_use]
+    pub fn shards(&self) -> &[S] {
+        &self.shards
+    }
+
+    /// The rows of the sample named by `query` (the stem rule applies), from the index
+    /// alone: no request, names not verified.
+    #[must_use]
+    pub fn lookup(&self, query: &str) -> Sample<'_> {
+        let index = self.index();
+        let stem = key::stem(query);
+        let crashid = self.keys.crashid_of(&index, stem);
+        self.keys
+            .lookup_key(index.raw_rows(), key::keyhash(stem), crashid)
+    }
+
+    /// The extension with id `extid`.
+    #[must_use]
+    pub fn extension(&self, extid: u16) -> Option<&str> {
+        self.keys.extension(&self.index(), extid)
+    }
+
+    /// Every member of the sample named by `query` whose name verifies (or every row of
+    /// it, without verification), in row order: one request per member, one
+    /// `read_ranges` call per shard.
+    ///
+    /// # Errors
+    /// As [`members`](Self::members).
+    pub fn sample(&self, query: &str) -> Result<Vec<Payload<'_>>> {
+        let entries: Vec<Entry> = self.lookup(query).collect();
+        self.members(&entries, query)
+    }
+
+    /// The members of `entries` whose names have `query`'s stem (all of them without
+    /// verification), in the order given: one request per entry, one `read_ranges` call
+    /// per shard.
+    ///
+    /// # Errors
+    /// [`ErrorKind::NoShard`] for a shard id without a source; [`ErrorKind::Io`] from a
+    /// source; [`Layout::Truncated`](binfmt_core::Layout::Truncated) when a shard ends
+    /// before a member's payload does; damage in a member's own header blocks (see
+    /// [`tar::member_at`](crate::tar::member_at)).
+    pub fn members(&self, entries: &[Entry], query: &str) -> Result<Vec<Payload<'_>>> {
+        let stem = key::stem(query);
+        let mut fids: Vec<u16> = entries.iter().map(|e| e.fid).collect();
+        fids.sort_unstable();
+        fids.dedup();
+        let mut found: Vec<(usize, Payload<'_>)> = Vec::with_capacity(entries.len());
+        for fid in fids {
+            let shard = self.shards.get(usize::from(fid)).ok_or_else(|| {
+                let row = entries.iter().find(|e| e.fid == fid).map_or(0, |e| e.row);
+                ErrorKind::NoShard {
+                    row,
+                    fid,
+                    shards: self.shards.len(),
+                }
+                .unlocated()
+            })?;
+            let wanted: Vec<(usize, &Entry)> = entries
+                .iter()
+                .enumerate()
+                .filter(|(_, e)| e.fid == fid)
+                .collect();
+            let ranges = wanted
+                .iter()
+                .map(|(_, e)| self.range(e))
+                .collect::<Result<Vec<Range<u64>>>>()?;
+            let chunks = shard.read_ranges(&ranges).map_err(past_end)?;
+            for (((i, entry), range), chunk) in wanted.into_iter().zip(ranges).zip(chunks) {
+                if self.verify_names
+                    && !self
+                        .verifier
+                        .verify_window(entry, stem, &chunk, range.start)?
+                {
+                    continue;
+                }
+                let payload_at = entry
+                    .payload_offset()
+                    .and_then(|p| usize::try_from(p.saturating_sub(range.start)).ok())
+                    .unwrap_or(usize::MAX);
+                found.push((
+                    i,
+                    Payload {
+                        entry: *entry,
+                        bytes: chunk,
+                        payload_at,
+                    },
+                ));
+            }
+        }
+        found.sort_unstable_by_key(|(i, _)| *i);
+        Ok(found.into_iter().map(|(_, p)| p).collect())
+    }
+
+    /// The bytes one member's request covers: its header blocks and payload (see
+    /// [`Verifier::member_range`]), or the payload alone without verification.
+    fn range(&self, entry: &Entry) -> Result<Range<u64>> {
+        let range = if self.verify_names {
+            self.verifier.member_range(entry)
+        } else {
+            entry
+                .payload_offset()
+                .zip(entry.payload_end())
+                .map(|(s, e)| s..e)
+        };
+        range.ok_or_else(|| binfmt_core::Error::overflow("member payload", entry.offset).into())
+    }
+}
+
+/// A source's error for a range past its end becomes the input's fault, at that range.
+fn past_end(e: io::Error) -> crate::Error {
+    let range = e
+        .get_ref()
+        .and_then(|inner| inner.downcast_ref::<PastEnd>())
+        .map(|p| p.range.clone());
+    let err: SourceError = match range {
+        Some(r) => from_io(e, r.start, r.end.saturating_sub(r.start), "member"),
+        None => SourceError::Io(IoError::from(e)),
+    };
+    err.into()
+}

@@ -1,0 +1,208 @@
+#!/usr/bin/env python3
+"""binfmt's Python package against the reference packages, in one run.
+
+    tools/.venv/bin/python tools/python/bench.py [--quick] [--out FILE.md]
+
+Needs `pip install ./crates/binfmt-python` and tools/requirements.txt in the same Python.
+Every figure is the median of N repetitions (time.perf_counter), after one warm-up, page
+cache warm. Prints a Markdown table (and writes it to --out).
+
+1. kastore: `load` + reaching every array (each array's last element) of a 50 MB store
+   and of a real tskit `.trees` file; and `load` + summing every array (every page read).
+2. bloscpack: unpack of a 64 MiB float64 array from a file (bloscpack 0.16 with its
+   compatibility alias, default c-blosc threads, like ours).
+3. TACO: `read_header` of an archive's path, and of its first 256 bytes, vs tacozip.
+4. taridx: 10,000 random lookups by stem in a 100,000-row fold (`TarIndex.locate`) vs
+   glzn's `np.isin` over the keyhash column per key (tools/taridx/bench_reference.py).
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import collections.abc
+import os
+import random
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+collections.MutableMapping = collections.abc.MutableMapping  # bloscpack 0.16 on 3.10+
+
+import binfmt  # noqa: E402
+import binfmt.bloscpack as ob  # noqa: E402
+import binfmt.kastore as ok  # noqa: E402
+import binfmt.taco as ot  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[2]
+ROWS: list[tuple[str, str, float, str, float]] = []
+
+
+def median_time(fn, n: int) -> float:
+    fn()  # warm-up
+    times = []
+    for _ in range(n):
+        t = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t)
+    return statistics.median(times)
+
+
+def fmt(seconds: float) -> str:
+    if seconds >= 1e-3:
+        return f"{seconds * 1e3:.2f} ms"
+    return f"{seconds * 1e6:.1f} µs"
+
+
+def row(what: str, ours: float, ref_name: str, ref: float) -> None:
+    ROWS.append((what, fmt(ours), ref, ref_name, ref / ours))
+    print(f"{what}: ours {fmt(ours)}, {ref_name} {fmt(ref)}, ratio {ref / ours:.1f}x", flush=True)
+
+
+def reach_all(store) -> None:
+    for key in store:
+        a = store[key]
+        if len(a):
+            a[-1]
+
+
+def sum_all(store) -> None:
+    for key in store:
+        store[key].sum()
+
+
+def bench_kastore(tmp: Path, n: int) -> None:
+    import kastore
+
+    path = tmp / "big.kas"
+    rng = np.random.default_rng(0)
+    cols = 6_553_600 // 8  # 50 MiB in 8 columns
+    data = {f"table{i // 2}/col{i}": rng.random(cols) if i % 2 else
+            rng.integers(0, 1 << 30, cols, dtype=np.int64) for i in range(8)}
+    ok.dump(data, path)
+    print(f"kastore store: {path.stat().st_size / 1e6:.1f} MB", flush=True)
+    row("kastore 50 MB: load + reach every array",
+        median_time(lambda: reach_all(ok.load(path)), n), "kastore.load",
+        median_time(lambda: reach_all(kastore.load(str(path))), n))
+    row("kastore 50 MB: load + sum every array",
+        median_time(lambda: sum_all(ok.load(path)), n), "kastore.load",
+        median_time(lambda: sum_all(kastore.load(str(path))), n))
+    trees = ROOT / "crates/kastore/tests/fixtures/valid/tree.trees"
+    print(f".trees file: {trees.stat().st_size} bytes, {len(ok.load(trees))} arrays", flush=True)
+    row(f"kastore real .trees ({trees.stat().st_size // 1000} KB): load + reach every array",
+        median_time(lambda: reach_all(ok.load(trees)), n * 20), "kastore.load",
+        median_time(lambda: reach_all(kastore.load(str(trees))), n * 20))
+    try:
+        import tskit
+
+        row("  (same file) vs tskit.load",
+            median_time(lambda: reach_all(ok.load(trees)), n * 20), "tskit.load",
+            median_time(lambda: tskit.load(str(trees)), n * 20))
+    except ImportError:
+        pass
+
+
+def bench_bloscpack(tmp: Path, n: int) -> None:
+    import bloscpack as bp
+
+    array = np.linspace(0, 1000, 8 << 20)  # 64 MiB float64
+    path = tmp / "a.blp"
+    bp.pack_ndarray_to_file(array, str(path))
+    print(f"bloscpack file: {path.stat().st_size / 1e6:.1f} MB for 64 MiB", flush=True)
+    assert np.array_equal(ob.unpack_ndarray_from_file(path), array)
+    row("bloscpack unpack 64 MiB array (file)",
+        median_time(lambda: ob.unpack_ndarray_from_file(path), n), "bloscpack 0.16",
+        median_time(lambda: bp.unpack_ndarray_from_file(str(path)), n))
+    row("bloscpack pack 64 MiB array (bytes)",
+        median_time(lambda: ob.pack_ndarray_to_bytes(array), n), "bloscpack 0.16",
+        median_time(lambda: bp.pack_ndarray_to_bytes(array), n))
+
+
+def bench_taco(tmp: Path, n: int) -> None:
+    import tacozip
+
+    path = ROOT / "crates/taco-header/tests/fixtures/three_entries.taco"
+    head = path.read_bytes()[:256]
+    row("TACO read_header(path)",
+        median_time(lambda: ot.read_header(path), n * 200), "tacozip 0.13",
+        median_time(lambda: tacozip.read_header(str(path)), n * 200))
+    row("TACO read_header(256 bytes)",
+        median_time(lambda: ot.read_header(head), n * 200), "tacozip 0.13",
+        median_time(lambda: tacozip.read_header(head), n * 200))
+
+
+def bench_taridx(tmp: Path, n: int) -> None:
+    """10,000 random stems of a 100,000-row fold (50,000 samples x 2 members, 4 shards):
+    `TarIndex.locate` vs glzn's lookup, an O(rows) `np.isin` over the keyhash column of
+    the index loaded with numpy (tools/taridx/bench_reference.py, keyhashes precomputed)."""
+    import io
+    import tarfile
+
+    import binfmt.taridx as tx
+
+    sys.path.insert(0, str(ROOT / "tools/taridx"))
+    from bench_reference import load  # glzn's unaligned row dtype over the whole file
+    from xxh64 import xxh64
+
+    n_samples, n_shards = 50_000, 4
+    stems = [f"sample{i:07d}" for i in range(n_samples)]
+    per = n_samples // n_shards
+    for s in range(n_shards):
+        with tarfile.open(tmp / f"bench_{s:04d}.tar", "w", format=tarfile.USTAR_FORMAT) as tf:
+            for stem in stems[s * per:(s + 1) * per]:
+                for ext, data in (("cls", b"7"), ("jpg", b"x" * 100)):
+                    info = tarfile.TarInfo(f"{stem}.{ext}")
+                    info.size = len(data)
+                    tf.addfile(info, io.BytesIO(data))
+    index = tx.build(tmp, "bench")
+    idx = tx.open(index)
+    print(f"taridx: {idx.n_rows} rows, {len(idx)} samples", flush=True)
+    rng = random.Random(0)
+    keys = [rng.choice(stems) for _ in range(10_000)]
+    _, crash, arr = load(index)
+    hashes = [(np.array([np.uint64(xxh64(k.encode()))], dtype=np.uint64), crash.get(k, 0)) for k in keys]
+    column, crashids = arr["keyhash"], arr["crashid"]
+
+    def ours() -> None:
+        for k in keys:
+            idx.locate(k)
+
+    def isin() -> None:
+        for h, c in hashes:
+            arr[np.isin(column, h) & (crashids == c)]
+
+    row("taridx 10,000 random lookups (100k rows)", median_time(ours, max(3, n // 3)),
+        "glzn np.isin per key", median_time(isin, 1))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--quick", action="store_true", help="fewer repetitions")
+    parser.add_argument("--out", type=Path)
+    args = parser.parse_args()
+    n = 5 if args.quick else 15
+    print(f"binfmt {binfmt.__version__}, Python {sys.version.split()[0]}, numpy {np.__version__}, "
+          f"{os.cpu_count()} cores; medians of {n} (x20 / x200 for the small cases)", flush=True)
+    with tempfile.TemporaryDirectory() as d:
+        tmp = Path(d)
+        bench_kastore(tmp, n)
+        bench_bloscpack(tmp, n)
+        bench_taco(tmp, n)
+        bench_taridx(tmp, n)
+    lines = ["| operation | binfmt | reference | reference time | ratio (ref / ours) |",
+             "|---|---|---|---|---|"]
+    for what, ours, ref, ref_name, ratio in ROWS:
+        lines.append(f"| {what} | {ours} | {ref_name} | {fmt(ref)} | {ratio:.1f}× |")
+    table = "\n".join(lines)
+    print()
+    print(table)
+    if args.out:
+        args.out.write_text(table + "\n")
+
+
+if __name__ == "__main__":
+    main()
