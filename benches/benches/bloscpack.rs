@@ -276,22 +276,10 @@ fn unpack_42mb(c: &mut Criterion) {
     }
     group.finish();
     assert_eq!(std::fs::read(&out).unwrap(), data);
-    let Some(py) = python() else {
-        eprintln!("reference/unpack_42MB: skipped, BINFMT_PYTHON is not set");
+    let theirs = dir.join("reference-42.out");
+    let Some(secs) = reference_unpack("unpack_42MB", &path, &theirs, 10) else {
         return;
     };
-    let theirs = dir.join("reference-42.out");
-    let output = Command::new(&py)
-        .arg(tools().join("time_unpack.py"))
-        .arg(&path)
-        .arg(&theirs)
-        .arg("10")
-        .output()
-        .unwrap();
-    let secs: f64 = String::from_utf8_lossy(&output.stdout)
-        .trim()
-        .parse()
-        .unwrap_or(f64::NAN);
     eprintln!(
         "reference/unpack_42MB (bloscpack 0.16.0 unpack_file_from_file in-process, 1 thread, median of 10): {:.1} ms",
         secs * 1e3
@@ -373,22 +361,10 @@ fn cli_unpack_42mb(c: &mut Criterion) {
         ours * 1e3,
         times.len()
     );
-    let Some(py) = python() else {
-        eprintln!("reference/cli_unpack_42MB: skipped, BINFMT_PYTHON is not set");
+    let theirs = dir.join("reference-42.out");
+    let Some(secs) = reference_unpack("cli_unpack_42MB", &path, &theirs, 20) else {
         return;
     };
-    let theirs = dir.join("reference-42.out");
-    let output = Command::new(&py)
-        .arg(tools().join("time_unpack.py"))
-        .arg(&path)
-        .arg(&theirs)
-        .arg("20")
-        .output()
-        .unwrap();
-    let secs: f64 = String::from_utf8_lossy(&output.stdout)
-        .trim()
-        .parse()
-        .unwrap_or(f64::NAN);
     eprintln!(
         "reference/cli_unpack_42MB (bloscpack 0.16.0 unpack_file_from_file in-process, 1 thread, median of 20): {:.1} ms; binfmt / reference = {:.2}",
         secs * 1e3,
@@ -398,6 +374,29 @@ fn cli_unpack_42mb(c: &mut Criterion) {
         std::fs::read(&theirs).unwrap(),
         std::fs::read(&out).unwrap()
     );
+}
+
+/// bloscpack 0.16.0's `unpack_file_from_file` of `path` into `out`, timed in-process by
+/// `tools/bloscpack/time_unpack.py` (median of `runs`, seconds); `None`, said, without
+/// `BINFMT_PYTHON`.
+fn reference_unpack(bench: &str, path: &Path, out: &Path, runs: u32) -> Option<f64> {
+    let Some(py) = python() else {
+        eprintln!("reference/{bench}: skipped, BINFMT_PYTHON is not set");
+        return None;
+    };
+    let output = Command::new(&py)
+        .arg(tools().join("time_unpack.py"))
+        .arg(path)
+        .arg(out)
+        .arg(runs.to_string())
+        .output()
+        .unwrap();
+    Some(
+        String::from_utf8_lossy(&output.stdout)
+            .trim()
+            .parse()
+            .unwrap_or(f64::NAN),
+    )
 }
 
 criterion_group!(

@@ -161,6 +161,24 @@ impl<W: io::Write> JsonSafe<W> {
         }
     }
 
+    /// Writes the complete characters of `bytes`, keeping an unfinished last one.
+    fn push(&mut self, bytes: &[u8]) -> io::Result<()> {
+        match std::str::from_utf8(bytes) {
+            Ok(text) => self.emit(text),
+            Err(e) => {
+                let (valid, rest) = bytes.split_at(e.valid_up_to());
+                self.emit(std::str::from_utf8(valid).unwrap_or_default())?;
+                if e.error_len().is_some() {
+                    // Not UTF-8 at all (serde_json never writes that): pass it through.
+                    self.inner.write_all(rest)
+                } else {
+                    self.pending.extend_from_slice(rest);
+                    Ok(())
+                }
+            }
+        }
+    }
+
     fn emit(&mut self, text: &str) -> io::Result<()> {
         let mut start = 0;
         for (i, c) in text.char_indices() {
@@ -179,25 +197,14 @@ impl<W: io::Write> JsonSafe<W> {
 
 impl<W: io::Write> io::Write for JsonSafe<W> {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        let mut bytes = std::mem::take(&mut self.pending);
-        bytes.extend_from_slice(buf);
-        let (valid, rest) = match std::str::from_utf8(&bytes) {
-            Ok(text) => (text, &[][..]),
-            Err(e) => {
-                let (valid, rest) = bytes.split_at(e.valid_up_to());
-                let valid = std::str::from_utf8(valid).unwrap_or_default();
-                if e.error_len().is_some() {
-                    // Not UTF-8 at all (serde_json never writes that): pass it through.
-                    self.emit(valid)?;
-                    self.inner.write_all(rest)?;
-                    return Ok(buf.len());
-                }
-                (valid, rest)
-            }
-        };
-        let rest = rest.to_vec();
-        self.emit(valid)?;
-        self.pending = rest;
+        if self.pending.is_empty() {
+            self.push(buf)?;
+        } else {
+            // Only after a write that ended inside a character (rare, and short).
+            let mut joined = std::mem::take(&mut self.pending);
+            joined.extend_from_slice(buf);
+            self.push(&joined)?;
+        }
         Ok(buf.len())
     }
 

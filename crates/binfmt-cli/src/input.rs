@@ -182,6 +182,23 @@ impl Input {
         if let Some(bytes) = self.whole.get() {
             return Ok(bytes);
         }
+        let bytes = self.read_whole()?;
+        Ok(self.whole.get_or_init(|| bytes))
+    }
+
+    /// The whole input, owned (for a command that edits a copy): no second copy of what
+    /// [`Input::bytes`] keeps.
+    ///
+    /// # Errors
+    /// As [`Input::bytes`].
+    pub(crate) fn into_bytes(mut self) -> Result<Vec<u8>, Failure> {
+        match self.whole.take() {
+            Some(bytes) => Ok(bytes),
+            None => self.read_whole(),
+        }
+    }
+
+    fn read_whole(&self) -> Result<Vec<u8>, Failure> {
         let fail = |e: std::io::Error| Failure::file(&self.name, e);
         let len = self.source.len().map_err(fail)?;
         let bytes = if self.remote && len > WHOLE_PART {
@@ -203,7 +220,7 @@ impl Input {
                 Cow::Owned(v) => v,
             }
         };
-        Ok(self.whole.get_or_init(|| bytes))
+        Ok(bytes)
     }
 }
 

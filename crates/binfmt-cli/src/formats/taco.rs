@@ -314,10 +314,11 @@ fn update_copy(
     force: bool,
 ) -> Result<ExitCode, Failure> {
     let input = Input::open(file)?;
-    let mut data = input.bytes()?.to_vec();
-    taco_header::update_in_memory(&mut data, entries)
-        .map_err(|e| file_failure(input.name(), &e))?;
-    let inputs: Vec<&Path> = input.path().into_iter().collect();
+    let name = input.name().to_owned();
+    let path = input.path().map(Path::to_path_buf);
+    let mut data = input.into_bytes()?;
+    taco_header::update_in_memory(&mut data, entries).map_err(|e| file_failure(&name, &e))?;
+    let inputs: Vec<&Path> = path.as_deref().into_iter().collect();
     let mut output = write::open(out, force, &inputs, false)?;
     std::io::Write::write_all(&mut output, &data)
         .map_err(|e| Failure::file(escape::path(out), e))?;
