@@ -104,6 +104,15 @@ fn is_reordering(c: char) -> bool {
     matches!(c, '\u{61c}' | '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
 }
 
+/// Bytes in lowercase hexadecimal (keys that are not UTF-8, raw slots).
+pub(crate) fn hex(bytes: &[u8]) -> String {
+    let mut out = String::with_capacity(bytes.len().saturating_mul(2));
+    for b in bytes {
+        let _ = write!(out, "{b:02x}");
+    }
+    out
+}
+
 /// A path as text for messages, escaped.
 pub(crate) fn path(path: &std::path::Path) -> String {
     #[cfg(unix)]

@@ -94,6 +94,17 @@ pub(crate) fn names() -> String {
         .join(", ")
 }
 
+/// `binfmt verify` of one input for any format: the crate's own `verify` with its default
+/// (every check on) options, over the whole input read with ordinary reads.
+pub(crate) fn verify_with<O: Default, E: Diagnostic>(
+    input: &Input,
+    report: &mut Report<'_>,
+    verify: fn(&[u8], &O, &mut dyn binfmt_core::Sink<E>) -> Summary,
+) -> Result<Summary, Failure> {
+    let data = input.bytes()?;
+    Ok(verify(data, &O::default(), &mut sink(report)))
+}
+
 /// A library sink that turns a crate's errors into [`Problem`]s for `report`.
 pub(crate) fn sink<'r, 'a, E: Diagnostic>(
     report: &'r mut Report<'a>,

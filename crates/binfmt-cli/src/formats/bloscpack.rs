@@ -434,12 +434,7 @@ fn inspect(input: &Input, _options: &InspectOptions) -> Result<Inspection, Failu
 }
 
 fn verify(input: &Input, report: &mut Report<'_>) -> Result<Summary, Failure> {
-    let data = input.bytes()?;
-    Ok(bloscpack_header::verify(
-        data,
-        &bloscpack_header::ReadOptions::default(),
-        &mut registry::sink(report),
-    ))
+    registry::verify_with(input, report, bloscpack_header::verify)
 }
 
 fn run(matches: &clap::ArgMatches) -> Result<ExitCode, Failure> {

@@ -1,7 +1,6 @@
 //! `binfmt` support for kastore files (and tskit `.trees` files, which are kastore files).
 
 use std::borrow::Cow;
-use std::fmt::Write as _;
 use std::io::{self, Write};
 use std::ops::Range;
 use std::path::PathBuf;
@@ -183,7 +182,7 @@ fn item_facts(item: &Item<'_>) -> Facts {
         key_cell(key),
     );
     if item.key_str().is_none() {
-        facts.value("key_hex", hex(key));
+        facts.value("key_hex", crate::escape::hex(key));
     }
     facts
         .value("dtype", item.dtype().name())
@@ -224,24 +223,12 @@ fn key_cell(key: &[u8]) -> String {
     } else {
         let shown = key.get(..KEY_HEX_BYTES).unwrap_or(key);
         let cut = if shown.len() < key.len() { "…" } else { "" };
-        format!("0x{}{cut}", hex(shown))
+        format!("0x{}{cut}", crate::escape::hex(shown))
     }
 }
 
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().fold(String::new(), |mut s, b| {
-        let _ = write!(s, "{b:02x}");
-        s
-    })
-}
-
 fn verify(input: &Input, report: &mut Report<'_>) -> Result<Summary, Failure> {
-    let data = input.bytes()?;
-    Ok(kastore::verify(
-        data,
-        &kastore::ReadOptions::default(),
-        &mut registry::sink(report),
-    ))
+    registry::verify_with(input, report, kastore::verify)
 }
 
 fn run(matches: &clap::ArgMatches) -> Result<ExitCode, Failure> {

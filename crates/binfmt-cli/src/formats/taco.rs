@@ -453,12 +453,7 @@ fn directory_facts(
 }
 
 fn verify(input: &Input, report: &mut Report<'_>) -> Result<Summary, Failure> {
-    let data = input.bytes()?;
-    Ok(taco_header::verify(
-        data,
-        &taco_header::ReadOptions::default(),
-        &mut registry::sink(report),
-    ))
+    registry::verify_with(input, report, taco_header::verify)
 }
 
 /// The read paths of `inspect` and of `taco update --output` over one input, output

@@ -211,7 +211,7 @@ fn describe(field: &Field, v: &Value<'_>) -> Json {
             "size": a.data.len(), "codec": a.codec.name(), "num_samples": a.num_samples,
             "sample_rate": a.sample_rate, "num_channels": a.num_channels, "bit_depth": a.bit_depth,
         }),
-        Value::Unknown(slot) => json!({ "slot": show::hex(slot) }),
+        Value::Unknown(slot) => json!({ "slot": crate::escape::hex(slot) }),
         _ => Json::Null,
     }
 }

@@ -140,12 +140,7 @@ enum Command {
 }
 
 fn verify(input: &Input, report: &mut Report<'_>) -> Result<Summary, Failure> {
-    let data = input.bytes()?;
-    Ok(mldf::verify(
-        data,
-        &mldf::ReadOptions::default(),
-        &mut registry::sink(report),
-    ))
+    registry::verify_with(input, report, mldf::verify)
 }
 
 fn run(matches: &clap::ArgMatches) -> Result<ExitCode, Failure> {

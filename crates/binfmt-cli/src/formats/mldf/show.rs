@@ -77,7 +77,7 @@ pub(super) fn value(v: &Value<'_>, crc: Option<u32>) -> String {
         Value::Int(i) => i.to_string(),
         Value::Float(f) => format!("{f:?}"),
         Value::Bytes(b) | Value::Ndarray(b) => blob(b),
-        Value::Unknown(slot) => format!("slot {}", hex(slot)),
+        Value::Unknown(slot) => format!("slot {}", crate::escape::hex(slot)),
         Value::Json(s) | Value::Text(Text::Utf8(s)) => quoted(s),
         Value::Image(i) => format!(
             "{} {}x{}x{} {}",
@@ -117,15 +117,6 @@ pub(super) fn value(v: &Value<'_>, crc: Option<u32>) -> String {
         // A kind of value this version of binfmt does not know.
         _ => v.kind().to_owned(),
     }
-}
-
-/// Bytes in lowercase hex (a slot: at most 24 bytes).
-pub(super) fn hex(bytes: &[u8]) -> String {
-    let mut out = String::with_capacity(bytes.len() * 2);
-    for b in bytes {
-        let _ = write!(out, "{b:02x}");
-    }
-    out
 }
 
 /// A JSON value as one line that is safe for a terminal ([`crate::escape::JsonSafe`]).

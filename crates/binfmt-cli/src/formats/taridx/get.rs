@@ -141,9 +141,7 @@ fn shard_paths(args: &GetArgs) -> Result<Vec<PathBuf>, Failure> {
         return Ok(args.shards.clone());
     }
     let index = args.index.as_path();
-    let is_url = index
-        .to_str()
-        .is_some_and(|a| crate::input::is_url(a) && !a.starts_with("file://"));
+    let is_url = index.to_str().is_some_and(crate::input::is_url);
     if index.as_os_str() == "-" || is_url {
         return Err(Failure::usage(
             "give the shards with --shards: they are found by listing the index's directory, \

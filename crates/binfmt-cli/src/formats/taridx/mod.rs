@@ -145,10 +145,5 @@ fn inspect(input: &Input, options: &InspectOptions) -> Result<Inspection, Failur
 /// The library's whole-index check (row ids, stem count, contiguity flag, …): shards are
 /// not read.
 fn verify(input: &Input, report: &mut Report<'_>) -> Result<Summary, Failure> {
-    let data = input.bytes()?;
-    Ok(taridx::verify(
-        data,
-        &ReadOptions::new(),
-        &mut registry::sink(report),
-    ))
+    registry::verify_with(input, report, taridx::verify)
 }
