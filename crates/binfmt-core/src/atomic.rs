@@ -95,7 +95,8 @@ impl AtomicFile {
             Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
             _ => PathBuf::from("."),
         };
-        remove_stale(&dir, &name);
+        let name = temp_stem(&name);
+        remove_stale(&dir, name);
         let pid = std::process::id();
         loop {
             let n = COUNTER.fetch_add(1, Ordering::Relaxed);
@@ -162,7 +163,22 @@ impl AtomicFile {
         }
         self.file.sync_all()?;
         match self.commit {
-            Commit::Replace => fs::rename(&self.temp, &self.target)?,
+            Commit::Replace => {
+                // The file being replaced is locked first, as in-place editors lock it
+                // (`file::open_locked`): an edit in progress finishes before its file is
+                // replaced, and an editor that was waiting finds, once it has the lock,
+                // that its path names another file, and fails instead of writing into
+                // an unlinked inode.
+                let replaced = match File::open(&self.target) {
+                    Ok(old) if old.metadata().is_ok_and(|m| m.is_file()) => {
+                        old.lock()?;
+                        Some(old)
+                    }
+                    _ => None,
+                };
+                fs::rename(&self.temp, &self.target)?;
+                drop(replaced);
+            }
             Commit::NoClobber => match fs::hard_link(&self.temp, &self.target) {
                 Ok(()) => {
                     // The data is in place under its name; the temporary name goes.
@@ -186,6 +202,20 @@ impl AtomicFile {
         sync_parent_dir(&self.target);
         Ok(())
     }
+}
+
+/// The longest part of the target's name a temporary name repeats: with the marker, the
+/// pid, the counter and `.tmp` the temporary name stays under `NAME_MAX` (255 bytes),
+/// whatever the length of the target's own name.
+const STEM_MAX: usize = 200;
+
+/// The part of `name` that temporary names repeat, cut on a character boundary.
+fn temp_stem(name: &str) -> &str {
+    let mut end = name.len().min(STEM_MAX);
+    while !name.is_char_boundary(end) {
+        end -= 1;
+    }
+    name.get(..end).unwrap_or_default()
 }
 
 /// Best effort: on Unix a directory can be opened and synced; elsewhere this is a no-op.
@@ -340,6 +370,41 @@ mod tests {
         let _ = fs::remove_dir_all(&dir);
         fs::create_dir_all(&dir).unwrap();
         dir
+    }
+
+    #[test]
+    fn a_target_name_of_255_bytes_can_be_written() {
+        let dir = scratch("long-name");
+        let target = dir.join("é".repeat(127) + "x"); // 255 bytes, the most a name holds
+        std::fs::write(&target, b"old").unwrap();
+        let mut f = AtomicFile::create(&target).unwrap();
+        f.file().write_all(b"new").unwrap();
+        f.commit().unwrap();
+        assert_eq!(std::fs::read(&target).unwrap(), b"new");
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
+    fn replacing_waits_for_an_editor_lock() {
+        let dir = scratch("replace-lock");
+        let target = dir.join("t.bin");
+        std::fs::write(&target, b"old").unwrap();
+        let editor = crate::file::open_locked(&target).unwrap();
+        let writer = {
+            let target = target.clone();
+            std::thread::spawn(move || {
+                let mut f = AtomicFile::create(&target).unwrap();
+                f.file().write_all(b"new").unwrap();
+                f.commit().unwrap();
+            })
+        };
+        std::thread::sleep(core::time::Duration::from_millis(200));
+        // The replacing writer is still waiting for the editor's lock.
+        assert_eq!(std::fs::read(&target).unwrap(), b"old");
+        drop(editor);
+        writer.join().unwrap();
+        assert_eq!(std::fs::read(&target).unwrap(), b"new");
+        std::fs::remove_dir_all(dir).unwrap();
     }
 
     #[test]

@@ -48,6 +48,7 @@ pub struct OutputOptions {
     replace: bool,
     seekable: bool,
     inputs: Vec<PathBuf>,
+    input_ids: Vec<FileId>,
 }
 
 impl OutputOptions {
@@ -83,6 +84,14 @@ impl OutputOptions {
     pub fn inputs<P: AsRef<Path>>(mut self, paths: impl IntoIterator<Item = P>) -> Self {
         self.inputs
             .extend(paths.into_iter().map(|p| p.as_ref().to_path_buf()));
+        self
+    }
+
+    /// A file the writer reads, by identity: for inputs that are not named by a path
+    /// (standard input redirected from a file, a `file://` URL, an open handle).
+    #[must_use]
+    pub fn input_id(mut self, id: FileId) -> Self {
+        self.input_ids.push(id);
         self
     }
 }
@@ -142,15 +151,72 @@ fn resolve(path: &Path) -> io::Result<PathBuf> {
 
 /// True when `a` and `b` are the same file (same device and inode).
 fn same_file(a: &Metadata, b: &Metadata) -> bool {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::MetadataExt;
-        a.dev() == b.dev() && a.ino() == b.ino()
+    FileId::of(a).is_some_and(|id| Some(id) == FileId::of(b))
+}
+
+/// A file's identity: its device and inode. Two names (a path, a `file://` URL, a hard
+/// link, standard input redirected from a file) name the same file when their
+/// identities are equal, whatever the names say.
+///
+/// ```
+/// use binfmt_core::output::FileId;
+/// # let dir = std::env::temp_dir().join(format!("binfmt-fileid-doc-{}", std::process::id()));
+/// # std::fs::create_dir_all(&dir)?;
+/// let path = dir.join("a.bin");
+/// std::fs::write(&path, b"x")?;
+/// let by_path = FileId::of(&std::fs::metadata(&path)?);
+/// let by_handle = FileId::of(&std::fs::File::open(&path)?.metadata()?);
+/// assert!(by_path.is_some() || cfg!(not(unix)));
+/// assert_eq!(by_path, by_handle);
+/// # std::fs::remove_dir_all(&dir)?;
+/// # Ok::<(), std::io::Error>(())
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct FileId {
+    dev: u64,
+    ino: u64,
+}
+
+impl FileId {
+    /// The identity in `meta`; `None` where the platform gives none.
+    #[must_use]
+    pub fn of(meta: &Metadata) -> Option<FileId> {
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::MetadataExt;
+            Some(FileId {
+                dev: meta.dev(),
+                ino: meta.ino(),
+            })
+        }
+        #[cfg(not(unix))]
+        {
+            let _ = meta;
+            None
+        }
     }
-    #[cfg(not(unix))]
-    {
-        let _ = (a, b);
-        false
+
+    /// The identity of the file at `path`, after symbolic links; `None` when it cannot
+    /// be looked up.
+    #[must_use]
+    pub fn of_path(path: impl AsRef<Path>) -> Option<FileId> {
+        fs::metadata(path).ok().as_ref().and_then(FileId::of)
+    }
+
+    /// The identity of what standard input reads: a file it was redirected from, a
+    /// pipe, a terminal. `None` when it cannot be looked up.
+    #[must_use]
+    pub fn of_stdin() -> Option<FileId> {
+        #[cfg(unix)]
+        {
+            use std::os::fd::AsFd;
+            let fd = io::stdin().as_fd().try_clone_to_owned().ok()?;
+            File::from(fd).metadata().ok().as_ref().and_then(FileId::of)
+        }
+        #[cfg(not(unix))]
+        {
+            None
+        }
     }
 }
 
@@ -191,13 +257,14 @@ impl Output {
                 "is a directory; name a file to write",
             ));
         }
-        for input in &options.inputs {
-            if fs::metadata(input).is_ok_and(|m| same_file(&m, &meta)) {
-                return Err(io::Error::new(
-                    io::ErrorKind::InvalidInput,
-                    "is also an input of this command; write the output elsewhere",
-                ));
-            }
+        let is_input = |input: &PathBuf| fs::metadata(input).is_ok_and(|m| same_file(&m, &meta));
+        let id = FileId::of(&meta);
+        let is_input_id = |input: &FileId| Some(*input) == id;
+        if options.inputs.iter().any(is_input) || options.input_ids.iter().any(is_input_id) {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "is also an input of this command; write the output elsewhere",
+            ));
         }
         let (stream, block) = is_stream(&meta);
         if stream || block {
@@ -287,7 +354,7 @@ fn keep_permissions(file: &File, old: &Metadata) {
 
 /// A temporary file with no name (unlinked at once where the platform allows), for
 /// spooling: nothing of it is left behind, whatever happens to the process.
-fn anonymous_file() -> io::Result<File> {
+pub(crate) fn anonymous_file() -> io::Result<File> {
     let dir = std::env::temp_dir();
     let mut file = AtomicFile::create(dir.join("spool"))?;
     let handle = file.file().try_clone()?;

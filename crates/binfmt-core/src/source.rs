@@ -106,6 +106,13 @@ pub trait ByteSource {
     fn as_slice(&self) -> Option<&[u8]> {
         None
     }
+
+    /// True for forward-only sources ([`StreamSource`]), whose [`len`](ByteSource::len)
+    /// reads to the end: a reader checks their first bytes before it asks for more than
+    /// a header, so that `/dev/zero` is refused at once. False by default.
+    fn is_stream(&self) -> bool {
+        false
+    }
 }
 
 /// The error a source returns for a range past its end: `UnexpectedEof`, carrying the
@@ -261,6 +268,9 @@ impl ByteSource for Vec<u8> {
 }
 
 impl<S: ByteSource + ?Sized> ByteSource for &S {
+    fn is_stream(&self) -> bool {
+        (**self).is_stream()
+    }
     fn len(&self) -> io::Result<u64> {
         (**self).len()
     }
@@ -282,6 +292,9 @@ impl<S: ByteSource + ?Sized> ByteSource for &S {
 }
 
 impl<S: ByteSource + ?Sized> ByteSource for Box<S> {
+    fn is_stream(&self) -> bool {
+        (**self).is_stream()
+    }
     fn len(&self) -> io::Result<u64> {
         (**self).len()
     }
@@ -303,6 +316,9 @@ impl<S: ByteSource + ?Sized> ByteSource for Box<S> {
 }
 
 impl<S: ByteSource + ?Sized> ByteSource for std::sync::Arc<S> {
+    fn is_stream(&self) -> bool {
+        (**self).is_stream()
+    }
     fn len(&self) -> io::Result<u64> {
         (**self).len()
     }
@@ -406,11 +422,24 @@ pub fn read_exact_at(file: &File, buf: &mut [u8], offset: u64) -> io::Result<()>
     }
 }
 
-/// A zeroed buffer of `len` bytes, refusing lengths that do not fit memory.
+/// A zeroed buffer for `range`, refusing lengths that do not fit memory with an error
+/// (`OutOfMemory`) instead of aborting the process: the length comes from a file or a
+/// caller, and a 4 TiB sparse file is a valid file.
 fn buffer(range: &Range<u64>, len: u64) -> io::Result<Vec<u8>> {
     let n = usize::try_from(range.end.saturating_sub(range.start))
         .map_err(|_| past_end(range.clone(), len))?;
-    Ok(std::vec![0u8; n])
+    let mut buf = Vec::new();
+    buf.try_reserve_exact(n).map_err(|_| too_large(n))?;
+    buf.resize(n, 0);
+    Ok(buf)
+}
+
+/// The error for a read whose buffer cannot be allocated.
+fn too_large(n: usize) -> io::Error {
+    io::Error::new(
+        io::ErrorKind::OutOfMemory,
+        std::format!("cannot hold {n} bytes in memory"),
+    )
 }
 
 impl ByteSource for FileSource {
@@ -481,36 +510,56 @@ impl<R: Read + Seek> ByteSource for SeekSource<R> {
 /// A forward-only `Read` (a pipe, a socket, standard input) as a byte source.
 ///
 /// It reads only as far as the furthest byte asked for and keeps what it has read, so
-/// that earlier ranges can be asked for again; memory is the bytes read, never more.
-/// `len` reads to the end. A `limit` bounds how far it will read at all, for inputs that
-/// may never end (`/dev/zero`).
+/// that earlier ranges can be asked for again. The first [`StreamSource::MEMORY`] bytes
+/// are kept in memory; past that they are spilled to an unlinked temporary file, so that
+/// memory does not grow with the stream. `len` reads to the end. A `limit` bounds how far
+/// it will read at all, for inputs that may never end (`/dev/zero`): a range past it is
+/// an error (`FileTooLarge`) after at most `limit` bytes were read.
 #[derive(Debug)]
 pub struct StreamSource<R> {
     state: Mutex<Stream<R>>,
     limit: u64,
+    memory: u64,
 }
 
 #[derive(Debug)]
 struct Stream<R> {
     reader: R,
+    /// What was read, while it fits [`StreamSource::MEMORY`].
     buf: Vec<u8>,
+    /// Everything read, once it outgrew memory.
+    spill: Option<File>,
+    /// How many bytes were read.
+    read: u64,
     ended: bool,
 }
 
 impl<R: Read> StreamSource<R> {
+    /// How many bytes of a stream are kept in memory before the rest is spilled to a
+    /// temporary file (in [`std::env::temp_dir`]): 64 MiB.
+    pub const MEMORY: u64 = 64 << 20;
+
     /// Reads from `reader`, at most `limit` bytes in all.
     pub fn new(reader: R, limit: u64) -> Self {
+        StreamSource::with_memory(reader, limit, Self::MEMORY)
+    }
+
+    /// [`StreamSource::new`], keeping at most `memory` bytes in memory before spilling.
+    pub fn with_memory(reader: R, limit: u64, memory: u64) -> Self {
         StreamSource {
             state: Mutex::new(Stream {
                 reader,
                 buf: Vec::new(),
+                spill: None,
+                read: 0,
                 ended: false,
             }),
             limit,
+            memory,
         }
     }
 
-    /// Reads until `want` bytes are buffered or the stream ends.
+    /// Reads until `want` bytes are held or the stream ends.
     fn fill(&self, stream: &mut Stream<R>, want: u64) -> io::Result<()> {
         if want > self.limit {
             // Read up to the limit first: a stream that ends before it is fine.
@@ -526,42 +575,72 @@ impl<R: Read> StreamSource<R> {
             }
             return Ok(());
         }
-        let mut chunk = [0u8; 64 * 1024];
-        while !stream.ended && len_u64(&stream.buf) < want {
-            let room = usize::try_from(want - len_u64(&stream.buf))
+        let mut chunk = std::vec![0u8; 64 * 1024];
+        while !stream.ended && stream.read < want {
+            let room = usize::try_from(want - stream.read)
                 .unwrap_or(usize::MAX)
                 .min(chunk.len());
             let dst = chunk.get_mut(..room).unwrap_or(&mut []);
             match stream.reader.read(dst) {
                 Ok(0) => stream.ended = true,
-                Ok(n) => stream.buf.extend_from_slice(dst.get(..n).unwrap_or(&[])),
+                Ok(n) => self.keep(stream, dst.get(..n).unwrap_or(&[]))?,
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
                 Err(e) => return Err(e),
             }
         }
         Ok(())
     }
+
+    /// Keeps `bytes`, just read: in memory while it fits, in the spill file after.
+    fn keep(&self, stream: &mut Stream<R>, bytes: &[u8]) -> io::Result<()> {
+        let after = stream.read.saturating_add(len_u64(bytes));
+        if stream.spill.is_none() && after > self.memory {
+            let mut file = crate::output::anonymous_file()?;
+            std::io::Write::write_all(&mut file, &stream.buf)?;
+            stream.buf = Vec::new();
+            stream.spill = Some(file);
+        }
+        match &mut stream.spill {
+            Some(file) => std::io::Write::write_all(file, bytes)?,
+            None => stream.buf.extend_from_slice(bytes),
+        }
+        stream.read = after;
+        Ok(())
+    }
+
+    /// Copies `range` (within what was read) out of memory or the spill file.
+    fn copy(stream: &Stream<R>, range: &Range<u64>) -> io::Result<Vec<u8>> {
+        let r = bounds(range, stream.read)?;
+        match &stream.spill {
+            None => Ok(stream.buf.get(r).unwrap_or(&[]).to_vec()),
+            Some(file) => {
+                let mut buf = buffer(range, stream.read)?;
+                read_exact_at(file, &mut buf, range.start)?;
+                Ok(buf)
+            }
+        }
+    }
 }
 
 impl<R: Read> ByteSource for StreamSource<R> {
+    fn is_stream(&self) -> bool {
+        true
+    }
     fn len(&self) -> io::Result<u64> {
         let mut stream = self.state.lock().map_err(|_| poisoned())?;
         self.fill(&mut stream, u64::MAX)?;
-        Ok(len_u64(&stream.buf))
+        Ok(stream.read)
     }
     fn read_range(&self, range: Range<u64>) -> io::Result<Cow<'_, [u8]>> {
         let mut stream = self.state.lock().map_err(|_| poisoned())?;
         self.fill(&mut stream, range.end)?;
-        let r = bounds(&range, len_u64(&stream.buf))?;
-        Ok(Cow::Owned(stream.buf.get(r).unwrap_or(&[]).to_vec()))
+        Ok(Cow::Owned(Self::copy(&stream, &range)?))
     }
     fn read_head(&self, max_len: u64) -> io::Result<Cow<'_, [u8]>> {
         let mut stream = self.state.lock().map_err(|_| poisoned())?;
         self.fill(&mut stream, max_len.min(self.limit))?;
-        let n = usize::try_from(max_len).unwrap_or(usize::MAX);
-        Ok(Cow::Owned(
-            stream.buf.get(..n).unwrap_or(&stream.buf).to_vec(),
-        ))
+        let end = max_len.min(stream.read);
+        Ok(Cow::Owned(Self::copy(&stream, &(0..end))?))
     }
 }
 
@@ -614,6 +693,9 @@ impl<S: ByteSource> Counting<S> {
 }
 
 impl<S: ByteSource> ByteSource for Counting<S> {
+    fn is_stream(&self) -> bool {
+        self.inner.is_stream()
+    }
     fn len(&self) -> io::Result<u64> {
         self.inner.len()
     }
@@ -678,6 +760,35 @@ mod tests {
         assert_eq!(short.len().unwrap(), 3);
         let (at, tail) = short.read_tail(2).unwrap();
         assert_eq!((at, &*tail), (1, &b"bc"[..]));
+    }
+
+    #[test]
+    fn stream_source_spills_past_its_memory() {
+        let data: Vec<u8> = (0..10_000u32).map(|i| (i % 251) as u8).collect();
+        let src = StreamSource::with_memory(&data[..], 1 << 20, 1000);
+        assert_eq!(&*src.read_range(10..20).unwrap(), &data[10..20]);
+        assert_eq!(&*src.read_range(900..5000).unwrap(), &data[900..5000]);
+        assert_eq!(src.len().unwrap(), 10_000);
+        assert_eq!(&*src.read_head(u64::MAX).unwrap(), &data[..]);
+        let (at, tail) = src.read_tail(7).unwrap();
+        assert_eq!((at, &*tail), (9993, &data[9993..]));
+        // Memory holds nothing once spilled.
+        assert!(src.state.lock().unwrap().buf.capacity() == 0);
+    }
+
+    #[test]
+    fn file_source_refuses_a_range_it_cannot_hold() {
+        let dir = std::env::temp_dir().join(std::format!("binfmt-sparse-{}", std::process::id()));
+        let _ = std::fs::create_dir_all(&dir);
+        let path = dir.join("sparse.bin");
+        let file = File::create(&path).unwrap();
+        // 4 TiB of hole: valid, and no machine holds it in memory.
+        if file.set_len(4 << 40).is_ok() {
+            let src = FileSource::open(&path).unwrap();
+            let e = src.read_range(0..4 << 40).unwrap_err();
+            assert_eq!(e.kind(), io::ErrorKind::OutOfMemory);
+        }
+        std::fs::remove_dir_all(dir).unwrap();
     }
 
     #[test]

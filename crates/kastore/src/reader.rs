@@ -92,12 +92,14 @@ impl<S: ByteSource> Reader<S> {
     /// As [`Reader::open`], and [`ErrorKind::TooLarge`].
     pub fn open_with(source: S, options: &ReadOptions) -> Result<Reader<S>> {
         let mut meta = source.read_head(HEAD).map_err(IoError::from)?.into_owned();
+        // The header is checked on the first bytes before the length is asked for: a
+        // stream learns its length by reading to its end, and `/dev/zero` has none.
+        let info = check::header(&meta, options)?;
         let len = if len_u64(&meta) < HEAD {
             len_u64(&meta)
         } else {
             source.len().map_err(IoError::from)?
         };
-        let info = check::header(&meta, options)?;
         // The descriptors, with a guess at the keys.
         let descriptors_end = info.descriptors_end();
         if len_u64(&meta) < descriptors_end.min(len) {

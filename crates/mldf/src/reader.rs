@@ -92,7 +92,6 @@ impl<S: ByteSource> Reader<S> {
     /// # Errors
     /// As [`Reader::open`].
     pub fn open_with(source: S, options: &ReadOptions) -> Result<Self> {
-        let file_size = source.len().map_err(IoError::from)?;
         let head = match source.as_slice() {
             Some(_) => Vec::new(),
             None => source
@@ -100,7 +99,10 @@ impl<S: ByteSource> Reader<S> {
                 .map_err(IoError::from)?
                 .into_owned(),
         };
+        // The header is checked on the first bytes before the length is asked for: a
+        // stream learns its length by reading to its end, and `/dev/zero` has none.
         let header = Header::parse(source.as_slice().unwrap_or(&head))?;
+        let file_size = source.len().map_err(IoError::from)?;
         let descriptors = match catalog::descriptor_range(&header, file_size)? {
             Some(range) => fetch(&source, &head, &range, "field descriptors")?.into_owned(),
             None => Vec::new(),

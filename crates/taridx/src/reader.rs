@@ -145,6 +145,17 @@ impl<S: ByteSource> Reader<S> {
         shards: Vec<S>,
         options: &ReadOptions,
     ) -> Result<Self> {
+        // A stream's magic is checked on its first bytes before the rest is read: an
+        // index that is `/dev/zero` is refused at once, not read to the stream limit.
+        // (Other sources read the whole index in one request.)
+        if index.is_stream() {
+            let head = index
+                .read_head(binfmt_core::bytes::to_u64(crate::HEADER_SIZE))
+                .map_err(IoError::from)?;
+            if !crate::sniff(&head) {
+                Index::parse_with(&head, options)?;
+            }
+        }
         let bytes = index
             .read_head(u64::MAX)
             .map_err(IoError::from)?
