@@ -4,22 +4,27 @@
 //!
 //! The protocol (docs/bloscpack.md, "Append"):
 //!
-//! 1. lock the file (`binfmt_core::file::open_locked`: a second writer waits), and repair
-//!    what an interrupted append left (below);
+//! 1. lock the file (`binfmt_core::file::open_locked`: a second writer waits), check that
+//!    the path still names the file locked (a replacing writer may have renamed another
+//!    over it meanwhile), and repair what an interrupted append left (below);
 //! 2. compute every new byte in memory and check the space;
 //! 3. write an **undo record** (the bytes the append will overwrite, the old and the new
 //!    header, the old and the new committed end) past both the old end of the file and
 //!    the new end of the data, and sync;
 //! 4. write the new chunks (the topped-up last chunk where the old one was, then the new
 //!    ones), and sync;
-//! 5. **commit**: rewrite the header, the metadata section as it was, and the offsets
-//!    entries in one small positioned write from byte 0, and sync;
+//! 5. check again that the path names the file, then **commit**: rewrite the header, the
+//!    metadata section as it was, and the offsets entries in one small positioned write
+//!    from byte 0, and sync;
 //! 6. cut the file at the new end (removing the record), and sync.
 //!
 //! A crash before 5 leaves the old header: `fs::repair` (which every append runs first)
 //! writes the recorded old bytes back and cuts the file at the old end. A crash after 5
 //! leaves the new header: repair only cuts the record off. `verify` reports a record
-//! after a sound file as a warning, and after a broken one as an error.
+//! after a sound file as a warning, and after a broken one as an error. Which record
+//! counts is decided by `journal::in_flight` alone, for all three: the committed state
+//! is read first, and only a record past its end that names the header in place is an
+//! edit in flight (docs/edit-protocol.md has the protocol and every crash state).
 
 use alloc::borrow::Cow;
 use alloc::vec::Vec;
@@ -95,13 +100,53 @@ pub(crate) enum Step {
 /// Appends `data` to the Bloscpack file at `path`; see [`fs::append`](crate::fs::append).
 pub(crate) fn append(path: &Path, data: &[u8], options: &AppendOptions) -> Result<AppendReport> {
     let file = open_locked(path).map_err(io_at(path))?;
-    append_file(&file, data, options, &mut |_| Ok(())).map_err(|e| name(e, path))
+    append_locked(path, &file, data, options, &mut |_| Ok(()))
+}
+
+/// The append on `file`, opened and locked from `path`: the path must still name it now
+/// that it is locked, and again just before the commit.
+pub(crate) fn append_locked(
+    path: &Path,
+    file: &File,
+    data: &[u8],
+    options: &AppendOptions,
+    hook: &mut dyn FnMut(Step) -> io::Result<()>,
+) -> Result<AppendReport> {
+    still_named(file, path)?;
+    append_file(file, Some(path), data, options, hook).map_err(|e| name(e, path))
 }
 
 /// Repairs the file at `path`; see [`fs::repair`](crate::fs::repair).
 pub(crate) fn repair(path: &Path) -> Result<bool> {
     let file = open_locked(path).map_err(io_at(path))?;
+    still_named(&file, path)?;
     repair_file(&file).map_err(|e| name(e, path))
+}
+
+/// Checks that `path` still names the file (the inode) that `file` holds open: a
+/// replacing writer (`pack -f`, which renames a new file over the path) may have put
+/// another file there since it was opened, and an edit of the old one would be lost
+/// with it. An I/O error ([`std::io::ErrorKind::Other`]) saying so when it does not;
+/// nothing has then been written to the file that the path names.
+pub(crate) fn still_named(file: &File, path: &Path) -> Result<()> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        let held = file.metadata().map_err(io_at(path))?;
+        let same = match std::fs::metadata(path) {
+            Ok(now) => now.dev() == held.dev() && now.ino() == held.ino(),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => false,
+            Err(e) => return Err(io_at(path)(e)),
+        };
+        if !same {
+            return Err(io_at(path)(io::Error::other(
+                "the file was replaced by another writer while this edit held it; the edit was not committed and the new file was not changed",
+            )));
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = (file, path);
+    Ok(())
 }
 
 /// Names `path` in an I/O error that has no path yet.
@@ -120,43 +165,29 @@ fn source(file: &File) -> Result<FileSource> {
     FileSource::new(file.try_clone().map_err(io)?).map_err(io)
 }
 
-/// Undoes or finishes an interrupted append; true when there was one.
+/// Undoes or finishes an interrupted append; true when there was one. Which record
+/// counts, and whether its append committed, is decided by [`journal::in_flight`] alone
+/// (the rule `verify` applies too).
 pub(crate) fn repair_file(file: &File) -> Result<bool> {
     let src = source(file)?;
-    let len = src.len().map_err(io)?;
-    let trailer = to_u64(journal::TRAILER);
-    if len < trailer {
-        return Ok(false);
-    }
-    let tail = read_exact(&src, len - trailer, trailer, "undo trailer")?;
-    if tail.get(..8) != Some(&journal::MAGIC[..]) {
-        return Ok(false);
-    }
-    let body_len = tail
-        .get(8..16)
-        .and_then(|b| <[u8; 8]>::try_from(b).ok())
-        .map_or(u64::MAX, u64::from_le_bytes);
-    let Some(start) = (len - trailer).checked_sub(body_len) else {
-        return Ok(false);
-    };
-    let record_bytes = read_exact(&src, start, len - start, "undo record")?;
-    let Some(record) = Record::find(&record_bytes, start) else {
-        return Ok(false);
-    };
-    let header = read_exact(&src, 0, to_u64(HEADER_SIZE), "header")?;
-    if *header == *record.new_header {
-        // Committed: only the record is left to remove.
-        file.set_len(record.new_end).map_err(io)?;
-    } else {
-        write_all_at(file, record.old_header, 0).map_err(io)?;
-        for (at, bytes) in record.patches() {
-            write_all_at(file, bytes, at).map_err(io)?;
+    let undo = |record: &Record<'_>, committed: bool| -> Result<()> {
+        if committed {
+            // Committed: only the record is left to remove.
+            file.set_len(record.new_end).map_err(io)?;
+        } else {
+            write_all_at(file, record.old_header, 0).map_err(io)?;
+            for (at, bytes) in record.patches() {
+                write_all_at(file, bytes, at).map_err(io)?;
+            }
+            file.sync_data().map_err(io)?;
+            file.set_len(record.old_end).map_err(io)?;
         }
-        file.sync_data().map_err(io)?;
-        file.set_len(record.old_end).map_err(io)?;
+        file.sync_all().map_err(io)
+    };
+    match journal::in_flight(&src, undo)? {
+        None => Ok(false),
+        Some(done) => done.map(|()| true),
     }
-    file.sync_all().map_err(io)?;
-    Ok(true)
 }
 
 fn cannot(reason: &'static str) -> Error {
@@ -167,6 +198,7 @@ fn cannot(reason: &'static str) -> Error {
 /// the append there, as a crash would: nothing is cleaned up).
 pub(crate) fn append_file(
     file: &File,
+    path: Option<&Path>,
     data: &[u8],
     options: &AppendOptions,
     hook: &mut dyn FnMut(Step) -> io::Result<()>,
@@ -391,6 +423,12 @@ pub(crate) fn append_file(
     hook(Step::Data).map_err(io)?;
     file.sync_data().map_err(io)?;
 
+    if let Some(path) = path {
+        // A replacing writer may have renamed another file over the path meanwhile: this
+        // append would then commit to a file nobody will open again. Not committed, it
+        // stays an interrupted append of that file.
+        still_named(file, path)?;
+    }
     write_all_at(file, &commit, 0).map_err(io)?;
     hook(Step::Commit).map_err(io)?;
     file.sync_data().map_err(io)?;
@@ -454,7 +492,9 @@ mod tests {
                         Ok(())
                     }
                 };
-                assert!(append_file(&file, &extra, &AppendOptions::new(), &mut hook).is_err());
+                assert!(
+                    append_file(&file, None, &extra, &AppendOptions::new(), &mut hook).is_err()
+                );
                 drop(file);
                 let torn = std::fs::read(&path).unwrap();
                 let committed = matches!(crash, Step::Commit | Step::Cut);
@@ -486,6 +526,83 @@ mod tests {
                 assert!(findings.warnings().is_empty(), "{:?}", findings.warnings());
             }
         }
+    }
+
+    /// Packs a file at `path`, and another to rename over it.
+    #[allow(clippy::unwrap_used)]
+    fn replaced(name: &str) -> (std::path::PathBuf, std::path::PathBuf, Vec<u8>, Vec<u8>) {
+        let path = scratch(name);
+        let options = PackOptions {
+            chunk_size: 256,
+            ..PackOptions::default()
+        };
+        let (old, new) = (
+            options.to_vec(&data(1000, 1)).unwrap(),
+            options.to_vec(&data(700, 2)).unwrap(),
+        );
+        std::fs::write(&path, &old).unwrap();
+        let staged = path.with_extension("new");
+        std::fs::write(&staged, &new).unwrap();
+        (path, staged, old, new)
+    }
+
+    #[allow(clippy::panic)]
+    fn assert_replaced(e: &Error) {
+        assert!(matches!(e.kind(), ErrorKind::Io(_)), "{e}");
+        assert!(
+            std::format!("{e}").contains("replaced by another writer"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    #[allow(clippy::unwrap_used, clippy::panic)]
+    fn a_file_replaced_before_the_lock_is_not_edited() {
+        let (path, staged, old, new) = replaced("replaced-before-lock");
+        let file = open_locked(&path).unwrap();
+        std::fs::rename(&staged, &path).unwrap();
+        let e = append_locked(
+            &path,
+            &file,
+            b"lost",
+            &AppendOptions::new(),
+            &mut |_| Ok(()),
+        )
+        .unwrap_err();
+        assert_replaced(&e);
+        assert_eq!(std::fs::read(&path).unwrap(), new);
+        // Nothing was written to the old file either: the check comes first.
+        let mut held = Vec::new();
+        io::Read::read_to_end(&mut &file, &mut held).unwrap();
+        assert_eq!(held, old);
+    }
+
+    #[test]
+    #[allow(clippy::unwrap_used, clippy::panic)]
+    fn a_file_replaced_before_the_commit_is_not_committed() {
+        let (path, staged, old, new) = replaced("replaced-before-commit");
+        let file = open_locked(&path).unwrap();
+        let mut hook = |s: Step| {
+            if s == Step::Data {
+                std::fs::rename(&staged, &path)?;
+            }
+            Ok(())
+        };
+        let e = append_locked(
+            &path,
+            &file,
+            &data(900, 3),
+            &AppendOptions::new(),
+            &mut hook,
+        )
+        .unwrap_err();
+        assert_replaced(&e);
+        assert_eq!(std::fs::read(&path).unwrap(), new);
+        // The old file was left as an interrupted append, which a repair undoes.
+        assert!(repair_file(&file).unwrap());
+        let mut held = Vec::new();
+        io::Read::read_to_end(&mut &file, &mut held).unwrap();
+        assert_eq!(held, old);
     }
 
     #[test]

@@ -279,7 +279,8 @@ impl<'a> Bloscpack<'a> {
         });
         let trailing = len_u64(self.trailing());
         let tail = (trailing > 0).then(|| {
-            if journal::Record::find(self.data, 0).is_some_and(|r| r.at >= self.end) {
+            // The one rule (journal::in_flight): the committed state must say so.
+            if matches!(journal::in_flight(self.data, |_, _| ()), Ok(Some(()))) {
                 ErrorKind::InterruptedAppend { len: trailing }.at(self.end)
             } else {
                 ErrorKind::TrailingBytes { len: trailing }.at(self.end)
@@ -435,7 +436,11 @@ fn len_u64_of<T>(t: &[T]) -> u64 {
 /// chunk's block table (what c-blosc 1.21 would refuse). Warnings
 /// ([`Bloscpack::warnings`]) go to the sink at [`Severity::Warning`]. An undo record of an
 /// interrupted append at the end of a file whose structure is broken is reported as an
-/// error ([`ErrorKind::InterruptedAppend`]): `fs::repair` restores the file.
+/// error ([`ErrorKind::InterruptedAppend`]): `fs::repair` restores the file. A record
+/// counts only where the file's committed state says an append was in flight: it starts
+/// at or after the end of the last chunk the header and offsets name, and it names the
+/// header in place (docs/edit-protocol.md); bytes inside the file that look like one
+/// are data.
 ///
 /// Memory does not grow with the number of problems (the inflated metadata aside).
 ///
@@ -463,10 +468,10 @@ pub fn verify(data: &[u8], options: &ReadOptions, sink: &mut dyn Sink<Error>) ->
     let file = Bloscpack::scan(data, options, &mut |e| tally.error(e));
     let Some(file) = file else {
         if !tally.is_stopped()
-            && let Some(record) = journal::Record::find(data, 0)
+            && let Ok(Some(at)) = journal::in_flight(data, |record, _| record.at)
         {
-            let len = len_u64(data).saturating_sub(record.at);
-            let _ = tally.error(ErrorKind::InterruptedAppend { len }.at(record.at));
+            let len = len_u64(data).saturating_sub(at);
+            let _ = tally.error(ErrorKind::InterruptedAppend { len }.at(at));
         }
         return tally.finish();
     };

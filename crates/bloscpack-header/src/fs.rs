@@ -49,7 +49,10 @@ pub fn map(path: impl AsRef<Path>) -> Result<binfmt_core::mmap::Mmap> {
 /// writer waits, so concurrent appends all land), an undo record is written past the end
 /// and synced before anything committed is overwritten, and one small write of the
 /// header and offsets commits; an interrupted append is repaired by the next one (see
-/// [`repair`] and docs/bloscpack.md, "Append").
+/// [`repair`] and docs/edit-protocol.md). After taking the lock, and again just before
+/// the commit, the append checks that `path` still names the file it holds (device and
+/// inode): a writer that replaces the file (renames another over the path) meanwhile
+/// makes it fail, having committed nothing and changed nothing in the new file.
 ///
 /// Stricter than bloscpack: the header, the sections, the order of the offsets and the
 /// last chunk (Blosc header, block table, size, digest) are checked first; earlier chunks
@@ -62,7 +65,8 @@ pub fn map(path: impl AsRef<Path>) -> Result<binfmt_core::mmap::Mmap> {
 /// with an unknown or zero chunk size, or with a short last chunk;
 /// [`ErrorKind::NotEnoughSpace`](crate::ErrorKind::NotEnoughSpace) when the spare slots
 /// are too few (nothing is written); any parse or digest error of the parts read;
-/// [`ErrorKind::Io`](crate::ErrorKind::Io).
+/// [`ErrorKind::Io`](crate::ErrorKind::Io), also when the file was replaced by another
+/// writer.
 #[cfg(feature = "blosc")]
 #[cfg_attr(docsrs, doc(cfg(feature = "blosc")))]
 pub fn append(
@@ -73,13 +77,20 @@ pub fn append(
     crate::append::append(path.as_ref(), data, options)
 }
 
-/// Repairs what an interrupted [`append`] left: when the file ends with an undo record,
-/// the append is finished if it had committed (the record is cut off) and undone
-/// otherwise (the overwritten bytes are written back, the file cut at its old end).
-/// Returns whether there was anything to repair. [`append`] does this first.
+/// Repairs what an interrupted [`append`] left: when the file's committed state says an
+/// append was in flight, the append is finished if it had committed (the record is cut
+/// off) and undone otherwise (the overwritten bytes are written back, the file cut at
+/// its old end). Returns whether there was anything to repair. [`append`] does this
+/// first.
+///
+/// An undo record counts only when it starts at or after the end of the committed file
+/// (as its header, offsets and last chunk header say) and names the header in place as
+/// its old or new one; bytes that merely look like a record, such as the end of a chunk
+/// stored as is, are data (docs/edit-protocol.md). `verify` applies the same rule.
 ///
 /// # Errors
-/// [`ErrorKind::Io`](crate::ErrorKind::Io).
+/// [`ErrorKind::Io`](crate::ErrorKind::Io), also when the path no longer names the file
+/// that was locked (another writer replaced it).
 #[cfg(feature = "blosc")]
 #[cfg_attr(docsrs, doc(cfg(feature = "blosc")))]
 pub fn repair(path: impl AsRef<Path>) -> Result<bool> {

@@ -81,9 +81,11 @@ impl<S: ByteSource> Reader<S> {
     /// # Errors
     /// Any structural error of those parts, with its offset; I/O errors.
     pub fn open_with(source: S, options: &ReadOptions) -> Result<Self> {
-        let len = source.len().map_err(io)?;
         let mut prefix = source.read_head(HEAD_REQUEST).map_err(io)?.into_owned();
+        // The header is checked on the first bytes before the length is asked for: a
+        // stream learns its length by reading to its end, and `/dev/zero` has none.
         let header = Header::parse_with(&prefix, options)?;
+        let len = source.len().map_err(io)?;
         let mut end = to_u64(HEADER_SIZE);
         if header.has_metadata() {
             let meta: &MetadataHeader = bytes::read(&prefix, end, "metadata header")?;

@@ -152,20 +152,68 @@ pub fn update_with(
 ) -> Result<()> {
     let path = path.as_ref();
     let file = binfmt_core::file::open_locked(path).map_err(io_at(path))?;
+    update_locked(path, file, entries, options, &mut |_| Ok(()))
+}
+
+/// The update of `file`, opened and locked from `path`. `hook` runs before each write
+/// (tests replace the file there, as a concurrent writer would).
+fn update_locked(
+    path: &Path,
+    file: std::fs::File,
+    entries: &Entries,
+    options: &UpdateOptions,
+    hook: &mut dyn FnMut(usize) -> std::io::Result<()>,
+) -> Result<()> {
+    // A replacing writer may have renamed a new file over the path while this one
+    // waited for the lock: the update would go to a file nobody opens again.
+    still_named(&file, path)?;
     let source = FileSource::new(file).map_err(io_at(path))?;
     let plan = Plan::read(&source).map_err(with_path(path))?;
     let patch = Patch::new(entries, plan.header_entry_offset);
     let file = source.file();
-    for (done, &write) in patch.writes().iter().enumerate() {
-        if let Err(e) = write_one(file, write, options.sync) {
+    let writes = patch.writes();
+    for (done, &write) in writes.iter().enumerate() {
+        let mut result = hook(done).map_err(io_at(path));
+        if result.is_ok() && done + 1 == writes.len() {
+            // Again just before the commit (the header's CRC).
+            result = still_named(file, path);
+        }
+        if result.is_ok() {
+            result = write_one(file, write, options.sync).map_err(io_at(path));
+        }
+        if let Err(e) = result {
             // Put back what was there; if that fails too, the first error is the one to
             // report (and the archive is a torn update, which the next update repairs).
             for &undo in plan.original().iter().take(done.saturating_add(1)).rev() {
                 let _ = write_one(file, undo, options.sync);
             }
-            return Err(io_at(path)(e));
+            return Err(e);
         }
     }
+    Ok(())
+}
+
+/// Checks that `path` still names the file (the inode) that `file` holds open; an I/O
+/// error saying that another writer replaced it when it does not. Nothing has then been
+/// written to the file the path names.
+fn still_named(file: &std::fs::File, path: &Path) -> Result<()> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        let held = file.metadata().map_err(io_at(path))?;
+        let same = match std::fs::metadata(path) {
+            Ok(now) => now.dev() == held.dev() && now.ino() == held.ino(),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => false,
+            Err(e) => return Err(io_at(path)(e)),
+        };
+        if !same {
+            return Err(io_at(path)(std::io::Error::other(
+                "the file was replaced by another writer while this edit held it; the edit was not committed and the new file was not changed",
+            )));
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = (file, path);
     Ok(())
 }
 
@@ -230,7 +278,78 @@ mod tests {
     use binfmt_core::source::Counting;
 
     use super::*;
-    use crate::ArchiveBuilder;
+    use crate::{ArchiveBuilder, Entry};
+
+    fn replaced(test: &str) -> (std::path::PathBuf, std::path::PathBuf, Vec<u8>, Vec<u8>) {
+        let dir =
+            std::env::temp_dir().join(std::format!("taco-header-fs-{test}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let build = |n: u64| {
+            let mut b = ArchiveBuilder::new(Entries::from_slice(&[Entry::new(n, n)]).unwrap());
+            b.add_bytes("a.bin", std::vec![7u8; 100]);
+            b.to_vec().unwrap()
+        };
+        let (old, new) = (build(1), build(2));
+        let (path, staged) = (dir.join("a.taco"), dir.join("b.taco"));
+        std::fs::write(&path, &old).unwrap();
+        std::fs::write(&staged, &new).unwrap();
+        (path, staged, old, new)
+    }
+
+    fn assert_replaced(e: &crate::Error) {
+        assert!(matches!(e.kind(), crate::ErrorKind::Io(_)), "{e}");
+        assert!(
+            std::format!("{e}").contains("replaced by another writer"),
+            "{e}"
+        );
+    }
+
+    fn held(file: &std::fs::File) -> Vec<u8> {
+        let mut bytes = Vec::new();
+        std::io::Read::read_to_end(&mut &*file, &mut bytes).unwrap();
+        bytes
+    }
+
+    #[test]
+    fn a_file_replaced_before_the_lock_is_not_updated() {
+        let (path, staged, old, new) = replaced("before-lock");
+        let file = binfmt_core::file::open_locked(&path).unwrap();
+        let keep = file.try_clone().unwrap();
+        std::fs::rename(&staged, &path).unwrap();
+        let entries = Entries::from_slice(&[Entry::new(9, 9)]).unwrap();
+        let e = update_locked(
+            &path,
+            file,
+            &entries,
+            &UpdateOptions::new(),
+            &mut |_| Ok(()),
+        )
+        .unwrap_err();
+        assert_replaced(&e);
+        assert_eq!(std::fs::read(&path).unwrap(), new);
+        assert_eq!(held(&keep), old);
+    }
+
+    #[test]
+    fn a_file_replaced_before_the_commit_is_not_committed() {
+        let (path, staged, old, new) = replaced("before-commit");
+        let file = binfmt_core::file::open_locked(&path).unwrap();
+        let keep = file.try_clone().unwrap();
+        let entries = Entries::from_slice(&[Entry::new(9, 9)]).unwrap();
+        // Replaced after the first two writes, before the commit.
+        let mut hook = |done: usize| {
+            if done == 2 {
+                std::fs::rename(&staged, &path)?;
+            }
+            Ok(())
+        };
+        let e = update_locked(&path, file, &entries, &UpdateOptions::new(), &mut hook).unwrap_err();
+        assert_replaced(&e);
+        assert_eq!(std::fs::read(&path).unwrap(), new);
+        // The two writes made to the old file were put back.
+        assert_eq!(held(&keep), old);
+    }
 
     #[test]
     fn update_reads_the_same_few_ranges_whatever_the_member_count() {
