@@ -155,6 +155,12 @@ pub enum SourceError {
     Io(IoError),
 }
 
+impl From<Error> for SourceError {
+    fn from(e: Error) -> Self {
+        SourceError::Layout(e)
+    }
+}
+
 impl core::fmt::Display for SourceError {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         match self {

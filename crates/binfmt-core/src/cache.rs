@@ -1,0 +1,439 @@
+//! [`ReadCache`]: any [`ByteSource`] as [`Data`], for views that read by range.
+//!
+//! After gimli-rs/object's `ReadCache`: the ranges a view reads are fetched once and kept
+//! in an append-only arena, so the view can hand out `&'d [u8]` and zerocopy structs that
+//! borrow from the cache exactly as they borrow from a slice. The arena is
+//! [`elsa::FrozenVec`] (boxed buffers that never move or go away while the cache lives),
+//! so no `unsafe` is needed here.
+//!
+//! Reads are planned, not issued one by one:
+//! - [`Data::hint`] queues ranges the view will need next; the next read that misses the
+//!   arena fetches them together with it in one [`ByteSource::read_ranges`] call, sorted
+//!   and merged where the gap between two is at most [`ReadCache::gap`] (a remote source
+//!   runs the batch concurrently, in one dependent round trip);
+//! - bytes already at hand (an input's first bytes, read for format detection) are given
+//!   with [`ReadCache::with_head`] and never read again;
+//! - bulk payloads ([`Data::payload`]) are read into buffers the caller owns and are not
+//!   kept.
+//!
+//! Memory is bounded: the arena refuses to hold more than [`ReadCache::limit`] bytes (an
+//! error, never an abort), and nothing is allocated before the bytes are in hand.
+//!
+//! ```
+//! use binfmt_core::cache::ReadCache;
+//! use binfmt_core::data::Data;
+//! use binfmt_core::source::Counting;
+//!
+//! let file = (0..=255u8).collect::<Vec<u8>>();
+//! let source = Counting::new(&file[..]);
+//! let cache = ReadCache::new(&source);
+//! let data = &cache;
+//! data.hint(&[100..110, 120..130])?;
+//! assert_eq!(data.bytes(100, 4, "a")?, &[100, 101, 102, 103]); // one batch: hints and this read
+//! assert_eq!(data.bytes(125, 2, "b")?, &[125, 126]);            // already held
+//! assert_eq!(source.stats().requests, 1);
+//! # Ok::<(), binfmt_core::source::SourceError>(())
+//! ```
+
+use core::cell::{Cell, RefCell};
+use core::ops::Range;
+use std::borrow::Cow;
+use std::boxed::Box;
+use std::io;
+use std::vec::Vec;
+
+use elsa::FrozenVec;
+
+use crate::bytes::len_u64;
+use crate::data::Data;
+use crate::error::Error;
+use crate::source::{ByteSource, SourceError, from_io};
+
+/// A range cache over a [`ByteSource`]; `&ReadCache` implements [`Data`].
+pub struct ReadCache<S> {
+    source: S,
+    /// The bytes read, each buffer where `spans` says it starts.
+    arena: FrozenVec<Box<[u8]>>,
+    /// `(start, end, arena index)`, sorted by start.
+    spans: RefCell<Vec<(u64, u64, usize)>>,
+    /// Ranges hinted and not yet fetched.
+    hints: RefCell<Vec<Range<u64>>>,
+    held: Cell<u64>,
+    len: Cell<Option<u64>>,
+    limit: u64,
+    gap: u64,
+}
+
+impl<S> core::fmt::Debug for ReadCache<S> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("ReadCache")
+            .field("buffers", &self.arena.len())
+            .field("held", &self.held.get())
+            .field("limit", &self.limit)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<S: ByteSource> ReadCache<S> {
+    /// The most a cache holds by default: 256 MiB of metadata.
+    pub const DEFAULT_LIMIT: u64 = 256 << 20;
+
+    /// The default gap under which two hinted ranges are fetched as one: 64 KiB (a
+    /// request costs more than that many bytes, locally and remotely).
+    pub const DEFAULT_GAP: u64 = 64 << 10;
+
+    /// A cache over `source`, empty.
+    pub fn new(source: S) -> Self {
+        ReadCache {
+            source,
+            arena: FrozenVec::new(),
+            spans: RefCell::new(Vec::new()),
+            hints: RefCell::new(Vec::new()),
+            held: Cell::new(0),
+            len: Cell::new(None),
+            limit: Self::DEFAULT_LIMIT,
+            gap: Self::DEFAULT_GAP,
+        }
+    }
+
+    /// A cache over `source` whose first bytes, `head`, were already read (`max` asked
+    /// for: when fewer came, the source's length is known too). They are never read
+    /// again: detection's request serves the view.
+    #[must_use]
+    pub fn with_head(source: S, head: &[u8], max: u64) -> Self {
+        let cache = ReadCache::new(source);
+        let n = len_u64(head);
+        if n < max {
+            cache.len.set(Some(n));
+        }
+        cache.keep(0, head.to_vec().into_boxed_slice());
+        cache
+    }
+
+    /// The most bytes the arena may hold ([`ReadCache::DEFAULT_LIMIT`] unless set): a
+    /// read past it fails with `OutOfMemory`. Views set it from their `ReadOptions`.
+    #[must_use]
+    pub fn with_limit(mut self, limit: u64) -> Self {
+        self.limit = limit;
+        self
+    }
+
+    /// The gap under which two hinted ranges are fetched as one.
+    #[must_use]
+    pub fn with_gap(mut self, gap: u64) -> Self {
+        self.gap = gap;
+        self
+    }
+
+    /// The arena's limit.
+    #[must_use]
+    pub fn limit(&self) -> u64 {
+        self.limit
+    }
+
+    /// The coalescing gap.
+    #[must_use]
+    pub fn gap(&self) -> u64 {
+        self.gap
+    }
+
+    /// How many bytes the arena holds.
+    #[must_use]
+    pub fn held(&self) -> u64 {
+        self.held.get()
+    }
+
+    /// The source.
+    pub fn source(&self) -> &S {
+        &self.source
+    }
+
+    /// The source back.
+    pub fn into_source(self) -> S {
+        self.source
+    }
+
+    fn keep(&self, start: u64, buf: Box<[u8]>) -> &[u8] {
+        let end = start.saturating_add(len_u64(&buf));
+        self.held.set(self.held.get().saturating_add(len_u64(&buf)));
+        let index = self.arena.len();
+        let kept = self.arena.push_get(buf);
+        let mut spans = self.spans.borrow_mut();
+        let at = spans.partition_point(|s| s.0 <= start);
+        spans.insert(at, (start, end, index));
+        kept
+    }
+
+    /// The held bytes of `range`, if one buffer holds all of them.
+    fn find(&self, range: &Range<u64>) -> Option<&[u8]> {
+        let spans = self.spans.borrow();
+        let upto = spans.partition_point(|s| s.0 <= range.start);
+        // Buffers seldom overlap: the few before the range's start are enough to look at.
+        let (start, _, index) = spans
+            .get(..upto)?
+            .iter()
+            .rev()
+            .take(16)
+            .find(|s| s.1 >= range.end)
+            .copied()?;
+        let buf = self.arena.get(index)?;
+        let from = usize::try_from(range.start - start).ok()?;
+        let to = usize::try_from(range.end - start).ok()?;
+        buf.get(from..to)
+    }
+
+    fn source_len(&self) -> Result<u64, SourceError> {
+        if let Some(len) = self.len.get() {
+            return Ok(len);
+        }
+        let len = self
+            .source
+            .len()
+            .map_err(|e| SourceError::Io(crate::error::IoError::from(e)))?;
+        self.len.set(Some(len));
+        Ok(len)
+    }
+
+    fn room_for(&self, n: u64, offset: u64, what: &'static str) -> Result<(), SourceError> {
+        if self.held.get().saturating_add(n) > self.limit {
+            return Err(from_io(
+                io::Error::new(
+                    io::ErrorKind::OutOfMemory,
+                    std::format!(
+                        "reading {n} bytes of {what} would hold more than {} bytes of metadata in memory, the limit",
+                        self.limit
+                    ),
+                ),
+                offset,
+                n,
+                what,
+            ));
+        }
+        Ok(())
+    }
+
+    /// Fetches `range` (exact) with the pending hints, in one batch.
+    fn fetch(&self, range: Range<u64>, what: &'static str) -> Result<&[u8], SourceError> {
+        let len = range.end - range.start;
+        self.room_for(len, range.start, what)?;
+        let mut batch: Vec<Range<u64>> = Vec::new();
+        let hints = core::mem::take(&mut *self.hints.borrow_mut());
+        if !hints.is_empty() && !self.source.is_stream() {
+            let total = self.source_len()?;
+            for h in hints {
+                let h = h.start.min(total)..h.end.min(total);
+                if h.start < h.end && self.find(&h).is_none() {
+                    batch.push(h);
+                }
+            }
+        }
+        batch.push(range.clone());
+        batch.sort_by_key(|r| r.start);
+        let mut merged: Vec<Range<u64>> = Vec::with_capacity(batch.len());
+        for r in batch {
+            match merged.last_mut() {
+                Some(last) if r.start <= last.end.saturating_add(self.gap) => {
+                    last.end = last.end.max(r.end);
+                }
+                _ => merged.push(r),
+            }
+        }
+        let want: u64 = merged.iter().map(|r| r.end - r.start).sum();
+        let single = merged.len() == 1 && merged.first() == Some(&range);
+        // A batch that fails (a hinted range the source refused) or that does not hold
+        // the range falls through: the range alone then says what is wrong with it.
+        if !single
+            && self.held.get().saturating_add(want) <= self.limit
+            && let Ok(parts) = self.source.read_ranges(&merged)
+        {
+            for (r, part) in merged.iter().zip(parts) {
+                self.keep(r.start, part.into_owned().into_boxed_slice());
+            }
+            if let Some(bytes) = self.find(&range) {
+                return Ok(bytes);
+            }
+        }
+        let part = self
+            .source
+            .read_range(range.clone())
+            .map_err(|e| from_io(e, range.start, len, what))?;
+        Ok(self.keep(range.start, part.into_owned().into_boxed_slice()))
+    }
+}
+
+impl<'d, S: ByteSource> Data<'d> for &'d ReadCache<S> {
+    type Error = SourceError;
+
+    fn size(self) -> Result<u64, SourceError> {
+        self.source_len()
+    }
+
+    fn bytes(self, offset: u64, len: u64, what: &'static str) -> Result<&'d [u8], SourceError> {
+        let end = crate::bytes::end(offset, len, what).map_err(SourceError::Layout)?;
+        let range = offset..end;
+        if let Some(bytes) = self.find(&range) {
+            return Ok(bytes);
+        }
+        if let Some(total) = self.len.get().filter(|&t| end > t) {
+            return Err(SourceError::Layout(Error::truncated(
+                what,
+                offset,
+                len,
+                total.saturating_sub(offset),
+            )));
+        }
+        self.fetch(range, what)
+    }
+
+    fn head(self, max: u64) -> Result<&'d [u8], SourceError> {
+        let want = self.len.get().map_or(max, |len| len.min(max));
+        if let Some(bytes) = self.find(&(0..want)) {
+            return Ok(bytes);
+        }
+        self.room_for(want, 0, "head")?;
+        let head = self
+            .source
+            .read_head(max)
+            .map_err(|e| from_io(e, 0, max, "head"))?;
+        let n = len_u64(&head);
+        if n < max {
+            self.len.set(Some(n));
+        }
+        Ok(self.keep(0, head.into_owned().into_boxed_slice()))
+    }
+
+    fn tail(self, max: u64) -> Result<(u64, &'d [u8]), SourceError> {
+        if let Some(len) = self.len.get() {
+            let start = len.saturating_sub(max);
+            if let Some(bytes) = self.find(&(start..len)) {
+                return Ok((start, bytes));
+            }
+        }
+        self.room_for(max, 0, "tail")?;
+        let (start, tail) = self
+            .source
+            .read_tail(max)
+            .map_err(|e| from_io(e, 0, max, "tail"))?;
+        self.len.set(Some(start.saturating_add(len_u64(&tail))));
+        Ok((
+            start,
+            self.keep(start, tail.into_owned().into_boxed_slice()),
+        ))
+    }
+
+    fn hint(self, ranges: &[Range<u64>]) -> Result<(), SourceError> {
+        let mut hints = self.hints.borrow_mut();
+        hints.extend(ranges.iter().filter(|r| r.start < r.end).cloned());
+        Ok(())
+    }
+
+    fn payload(
+        self,
+        offset: u64,
+        len: u64,
+        what: &'static str,
+    ) -> Result<Cow<'d, [u8]>, SourceError> {
+        let end = crate::bytes::end(offset, len, what).map_err(SourceError::Layout)?;
+        if let Some(bytes) = self.find(&(offset..end)) {
+            return Ok(Cow::Borrowed(bytes));
+        }
+        let part = self
+            .source
+            .read_range(offset..end)
+            .map_err(|e| from_io(e, offset, len, what))?;
+        Ok(Cow::Owned(part.into_owned()))
+    }
+
+    fn whole(self) -> Option<&'d [u8]> {
+        self.source.as_slice()
+    }
+
+    fn is_stream(self) -> bool {
+        self.source.is_stream()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::source::Counting;
+
+    fn file() -> Vec<u8> {
+        (0..10_000u32).map(|i| (i % 251) as u8).collect()
+    }
+
+    #[test]
+    fn reads_are_kept_and_borrowed() {
+        let f = file();
+        let src = Counting::new(&f[..]);
+        let cache = ReadCache::new(&src);
+        let d = &cache;
+        let a = d.bytes(10, 20, "a").unwrap();
+        let b = d.bytes(15, 5, "b").unwrap();
+        assert_eq!(a, &f[10..30]);
+        assert_eq!(b, &f[15..20]);
+        assert_eq!(src.stats().requests, 1);
+    }
+
+    #[test]
+    fn hints_are_fetched_in_one_batch_and_coalesced() {
+        let f = file();
+        let src = Counting::new(&f[..]);
+        let cache = ReadCache::new(&src).with_gap(100);
+        let d = &cache;
+        d.hint(&[1000..1010, 1050..1060, 5000..5010, 20_000..20_010])
+            .unwrap();
+        assert_eq!(d.bytes(1005, 2, "x").unwrap(), &f[1005..1007]);
+        // One call of read_ranges: two merged ranges and one apart; the hint past the
+        // end is clipped away.
+        assert_eq!(src.stats().requests, 2);
+        assert_eq!(d.bytes(1050, 10, "y").unwrap(), &f[1050..1060]);
+        assert_eq!(d.bytes(5000, 10, "z").unwrap(), &f[5000..5010]);
+        assert_eq!(src.stats().requests, 2);
+    }
+
+    #[test]
+    fn head_given_is_not_read_again() {
+        let f = file();
+        let src = Counting::new(&f[..]);
+        let cache = ReadCache::with_head(&src, &f[..256], 256);
+        let d = &cache;
+        assert_eq!(d.head(256).unwrap(), &f[..256]);
+        assert_eq!(d.bytes(16, 8, "x").unwrap(), &f[16..24]);
+        assert_eq!(src.stats().requests, 0);
+        // A short head tells the length.
+        let short = ReadCache::with_head(&src, &f[..100], 256);
+        assert_eq!((&short).size().unwrap(), 100);
+        assert!((&short).bytes(90, 20, "x").is_err());
+    }
+
+    #[test]
+    fn past_the_end_is_truncated_and_the_limit_holds() {
+        let f = file();
+        let cache = ReadCache::new(&f[..]).with_limit(1000);
+        let d = &cache;
+        match d.bytes(9990, 20, "field") {
+            Err(SourceError::Layout(e)) => assert_eq!(e.offset(), Some(9990)),
+            other => panic!("{other:?}"),
+        }
+        assert!(d.bytes(0, 1001, "big").is_err());
+        assert!(d.bytes(0, 1000, "ok").is_ok());
+        assert!(d.bytes(5000, 1, "more").is_err());
+        // Payloads are not kept.
+        assert_eq!(d.payload(5000, 100, "p").unwrap().len(), 100);
+        assert_eq!(cache.held(), 1000);
+    }
+
+    #[test]
+    fn tail_learns_the_length() {
+        let f = file();
+        let src = Counting::new(&f[..]);
+        let cache = ReadCache::new(&src);
+        let d = &cache;
+        let (at, t) = d.tail(100).unwrap();
+        assert_eq!((at, t), (9900, &f[9900..]));
+        assert_eq!(d.size().unwrap(), 10_000);
+        assert_eq!(d.bytes(9950, 10, "x").unwrap(), &f[9950..9960]);
+        assert_eq!(src.stats().requests, 1);
+    }
+}
