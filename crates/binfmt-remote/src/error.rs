@@ -8,6 +8,7 @@ use std::boxed::Box;
 use std::io;
 use std::string::{String, ToString};
 
+use crate::location::{clean, redact_urls};
 use crate::options::human_bytes;
 
 /// Why a remote read failed. The `Display` of each is the part of the message after
@@ -49,6 +50,21 @@ pub enum Problem {
         timeout: Option<Duration>,
         /// Retries made before giving up, where known.
         retries: Option<u32>,
+    },
+    /// The request was not complete by its deadline (`TimedOut`): its headers did not
+    /// come within the deadline's fixed part, or its body not within
+    /// `fixed part + length / minimum rate` of its start ([`Options::with_deadline`],
+    /// [`Options::with_min_rate`]). Not retried.
+    ///
+    /// [`Options::with_deadline`]: crate::Options::with_deadline
+    /// [`Options::with_min_rate`]: crate::Options::with_min_rate
+    Deadline {
+        /// The deadline that passed, from the start of the request.
+        deadline: Duration,
+        /// The range announced by the server, when its headers had come.
+        range: Option<Range<u64>>,
+        /// The body bytes that had come by then.
+        received: u64,
     },
     /// The server ignored the `Range` header and answered 200 with the whole object; none
     /// of the body was read (`Unsupported`).
@@ -100,7 +116,7 @@ impl Problem {
             Problem::Dns { .. } => K::HostUnreachable,
             Problem::Connect { refused: true, .. } => K::ConnectionRefused,
             Problem::Connect { refused: false, .. } => K::NotConnected,
-            Problem::TimedOut { .. } => K::TimedOut,
+            Problem::TimedOut { .. } | Problem::Deadline { .. } => K::TimedOut,
             Problem::RangeIgnored => K::Unsupported,
             Problem::ShortBody { .. } => K::UnexpectedEof,
             Problem::LongBody { .. } | Problem::WrongRange(_) => K::InvalidData,
@@ -120,7 +136,7 @@ fn retries_suffix(f: &mut fmt::Formatter<'_>, retries: Option<u32>) -> fmt::Resu
     }
 }
 
-fn range_text(r: &Range<u64>) -> String {
+pub(crate) fn range_text(r: &Range<u64>) -> String {
     if r.end > r.start {
         std::format!("bytes {}-{}", r.start, r.end - 1)
     } else {
@@ -131,7 +147,7 @@ fn range_text(r: &Range<u64>) -> String {
 impl fmt::Display for Problem {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Problem::Config(s) | Problem::Other(s) => f.write_str(s),
+            Problem::Config(s) | Problem::Other(s) => f.write_str(&clean(s)),
             Problem::NotFound { status: Some(s) } => write!(f, "not found (HTTP {s})"),
             Problem::NotFound { status: None } => f.write_str("not found"),
             Problem::PermissionDenied { status, code } => {
@@ -144,12 +160,12 @@ impl fmt::Display for Problem {
                     if status.is_some() {
                         f.write_str(" ")?;
                     }
-                    f.write_str(c)?;
+                    f.write_str(&clean(c))?;
                 }
                 f.write_str("): check the credentials and the object's permissions")
             }
-            Problem::Dns { host } => write!(f, "cannot resolve host {host}"),
-            Problem::Connect { reason, .. } => write!(f, "cannot connect: {reason}"),
+            Problem::Dns { host } => write!(f, "cannot resolve host {}", clean(host)),
+            Problem::Connect { reason, .. } => write!(f, "cannot connect: {}", clean(reason)),
             Problem::TimedOut { timeout, retries } => {
                 match timeout {
                     Some(t) => write!(f, "no answer within {}", duration_text(*t))?,
@@ -157,6 +173,26 @@ impl fmt::Display for Problem {
                 }
                 retries_suffix(f, *retries)
             }
+            Problem::Deadline {
+                deadline,
+                range: None,
+                ..
+            } => write!(
+                f,
+                "no response within {}, the request's deadline",
+                duration_text(*deadline)
+            ),
+            Problem::Deadline {
+                deadline,
+                range: Some(range),
+                received,
+            } => write!(
+                f,
+                "{} not complete within {}, the request's deadline; {} had come (the server is slower than the minimum rate)",
+                range_text(range),
+                duration_text(*deadline),
+                human_bytes(*received)
+            ),
             Problem::RangeIgnored => f.write_str(
                 "the server ignored the Range header and answered 200 with the whole object; \
                  nothing was downloaded (binfmt reads objects by range)",
@@ -173,12 +209,15 @@ impl fmt::Display for Problem {
                 human_bytes(range.end.saturating_sub(range.start)),
                 range_text(range)
             ),
-            Problem::WrongRange(s) => write!(f, "the server answered another range: {s}"),
+            Problem::WrongRange(s) => {
+                write!(f, "the server answered another range: {}", clean(s))
+            }
             Problem::Changed(s) => write!(
                 f,
-                "the object changed while it was being read ({s}); nothing was mixed, read it again"
+                "the object changed while it was being read ({}); nothing was mixed, read it again",
+                clean(s)
             ),
-            Problem::Interrupted(s) => write!(f, "the connection broke: {s}"),
+            Problem::Interrupted(s) => write!(f, "the connection broke: {}", clean(s)),
             Problem::Status {
                 status,
                 code,
@@ -189,7 +228,7 @@ impl fmt::Display for Problem {
                     write!(f, " {reason}")?;
                 }
                 if let Some(c) = code {
-                    write!(f, " ({c})")?;
+                    write!(f, " ({})", clean(c))?;
                 }
                 retries_suffix(f, *retries)
             }
@@ -227,6 +266,13 @@ fn http_reason(status: u16) -> Option<&'static str> {
 /// A failed remote read: the URL (without credentials or query string) and the
 /// [`Problem`]. Its `Display` is one line, `URL: cause`.
 ///
+/// Text from elsewhere (the URL, object_store's and the server's messages) is shown
+/// redacted: every URL in it without user name, password, query string (`?…`) and
+/// fragment, and control characters (C0, DEL, C1, bidirectional controls) escaped by
+/// `binfmt_core::text::escape_controls` (`\e`, `\n`, `\u{7}`, `\u{9b}`, …), so that a
+/// message can neither leak a presigned signature nor drive the terminal it is printed
+/// on.
+///
 /// [`RemoteSource`](crate::RemoteSource) returns it inside an `io::Error` of the
 /// problem's kind; get it back with [`RemoteError::from_io`].
 #[derive(Debug)]
@@ -237,21 +283,21 @@ pub struct RemoteError {
 }
 
 impl RemoteError {
-    /// A failure of `url` (as shown in messages) because of `problem`.
+    /// A failure of `url` because of `problem`. The URL is kept as messages show it:
+    /// without user name, password, query string and fragment, control characters
+    /// escaped.
     #[must_use]
     pub fn new(url: impl Into<String>, problem: Problem) -> Self {
         RemoteError {
-            url: url.into(),
+            url: clean(&url.into()),
             problem,
             source: None,
         }
     }
 
-    pub(crate) fn with_source(
-        mut self,
-        source: impl Into<Box<dyn core::error::Error + Send + Sync + 'static>>,
-    ) -> Self {
-        self.source = Some(source.into());
+    /// Keeps `text` (an object_store message), redacted and escaped, as the source.
+    pub(crate) fn with_source(mut self, text: &str) -> Self {
+        self.source = Some(clean(&one_line(text)).into());
         self
     }
 
@@ -395,7 +441,7 @@ pub(crate) fn classify(e: &object_store::Error, timeout: Option<Duration>) -> Pr
     }
     match kind {
         Some(H::Interrupted | H::Request) => Problem::Interrupted(innermost(e)),
-        _ => Problem::Other(one_line(&e.to_string())),
+        _ => Problem::Other(one_line(&redact_urls(&e.to_string()))),
     }
 }
 
@@ -406,7 +452,8 @@ pub(crate) fn is_unsatisfiable(e: &object_store::Error) -> bool {
     status_in(&chain) == Some(416) || chain.contains("Wanted range starting at")
 }
 
-/// Every message of the chain, joined.
+/// Every message of the chain, joined, with the URLs in it redacted (reqwest's messages
+/// name the URL with its user name and password; hosts are read from this text).
 fn chain_text(e: &(dyn core::error::Error + 'static)) -> String {
     let mut s = e.to_string();
     let mut cur = e.source();
@@ -415,16 +462,17 @@ fn chain_text(e: &(dyn core::error::Error + 'static)) -> String {
         s.push_str(&err.to_string());
         cur = err.source();
     }
-    s
+    redact_urls(&s).into_owned()
 }
 
-/// The message of the innermost error, on one line (without OS error numbers).
+/// The message of the innermost error, on one line (without OS error numbers), its URLs
+/// redacted.
 fn innermost(e: &(dyn core::error::Error + 'static)) -> String {
     let mut last = e;
     while let Some(next) = last.source() {
         last = next;
     }
-    without_os_code(&one_line(&last.to_string()))
+    without_os_code(&one_line(&redact_urls(&last.to_string())))
 }
 
 fn without_os_code(s: &str) -> String {
@@ -513,6 +561,8 @@ mod tests {
         assert_eq!(retries_in(m), Some(3));
         assert_eq!(store_code(m).as_deref(), Some("SlowDown"));
         assert_eq!(host_in(m).as_deref(), Some("127.0.0.1"));
+        let m = redact_urls("error sending request for url (http://tok3n@h.example/x)");
+        assert_eq!(host_in(&m).as_deref(), Some("h.example"));
         assert_eq!(status_in("no status here"), None);
         assert_eq!(retries_in("after the fact"), None);
     }

@@ -31,12 +31,19 @@
 //! Every error is an `io::Error` whose message is one line, `URL: cause`, and whose
 //! payload is a [`RemoteError`] (get it with [`RemoteError::from_io`]); its kind follows
 //! the [`Problem`]: `NotFound` for 404, `PermissionDenied` for 403 and 401,
-//! `HostUnreachable` for DNS failures, `ConnectionRefused`, `TimedOut`, `Unsupported` for
+//! `HostUnreachable` for DNS failures, `ConnectionRefused`, `TimedOut` (silence for the
+//! idle timeout, or a request past its deadline: [`DEFAULT_DEADLINE`] plus its length at
+//! [`DEFAULT_MIN_RATE`]), `Unsupported` for
 //! a server that ignores `Range`, `UnexpectedEof` for a short body, `InvalidData` for an
 //! over-long body or a wrong range, `StaleNetworkFileHandle` for an object that changed,
 //! `InvalidInput` for a bad URL or setting. A range past the end of the object is
 //! `binfmt_core::source::past_end` (`UnexpectedEof` with a `PastEnd` payload), which
 //! format readers turn into their `Truncated` error.
+//!
+//! Nothing is allocated from a length a server claims: a response's buffer grows with the
+//! bytes that came, and an allocation the system refuses is an error, not an abort.
+//! Messages show URLs without user name, password, query string or fragment, and escape
+//! control characters in text from object_store, reqwest and servers.
 
 mod error;
 mod location;
@@ -49,8 +56,9 @@ mod store;
 pub use error::{Problem, RemoteError};
 pub use location::{SCHEMES, is_url};
 pub use options::{
-    DEFAULT_COALESCE_GAP, DEFAULT_CONCURRENCY, DEFAULT_CONNECT_TIMEOUT, DEFAULT_READ_AHEAD,
-    DEFAULT_RETRIES, DEFAULT_RETRY_TIMEOUT, DEFAULT_TIMEOUT, ENV_VARS, Options,
+    DEFAULT_COALESCE_GAP, DEFAULT_CONCURRENCY, DEFAULT_CONNECT_TIMEOUT, DEFAULT_DEADLINE,
+    DEFAULT_MIN_RATE, DEFAULT_READ_AHEAD, DEFAULT_RETRIES, DEFAULT_RETRY_TIMEOUT, DEFAULT_TIMEOUT,
+    ENV_VARS, Options,
 };
 pub use source::{CACHE_BLOCK_MAX, Pinned, RemoteSource, Stats};
 

@@ -35,9 +35,27 @@ pub const DEFAULT_READ_AHEAD: u64 = 0;
 pub const DEFAULT_CONCURRENCY: usize = 8;
 
 /// A request fails when no byte comes for this long, waiting for the headers or in the
-/// middle of a body: 30 s. (There is no limit on a whole request, which a large range on
-/// a slow link may need, unless the store's own setting, such as `AWS_TIMEOUT`, sets one.)
+/// middle of a body: 30 s. It is an idle timeout, reset by every byte; the whole request
+/// is bounded by its deadline ([`DEFAULT_DEADLINE`], [`DEFAULT_MIN_RATE`]).
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// The fixed part of a request's deadline: 60 s.
+///
+/// A request of `n` bytes must be complete within `DEFAULT_DEADLINE + n / min_rate`
+/// of its start (with [`DEFAULT_MIN_RATE`], 60 s plus 1 s per 64 KiB: 61 s for 64 KiB,
+/// 188 s for 8 MiB, 316 s for a 16 MiB merged request), object_store's retries of that
+/// request included; its headers must come within `DEFAULT_DEADLINE`. It is longer than
+/// the idle timeout ([`DEFAULT_TIMEOUT`]) so that a silent server is reported as silent,
+/// and leaves room for object_store's retries ([`DEFAULT_RETRY_TIMEOUT`]). A request past
+/// its deadline fails with `TimedOut` ([`Problem::Deadline`](crate::Problem::Deadline))
+/// and is not retried: a server that trickles would trickle again.
+pub const DEFAULT_DEADLINE: Duration = Duration::from_secs(60);
+
+/// The slowest transfer a request's deadline allows, in bytes per second: 64 KiB/s
+/// (0.5 Mbit/s), on top of [`DEFAULT_DEADLINE`]. Without it, a server that sends one
+/// byte every 29 s never trips the 30 s idle timeout and holds a 64 KiB read for 22
+/// days. 0 turns the deadline off (only the idle timeout is left).
+pub const DEFAULT_MIN_RATE: u64 = 64 * 1024;
 
 /// Connecting takes at most this long: 5 s.
 pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
@@ -76,6 +94,14 @@ pub const ENV_VARS: &[(&str, &str)] = &[
         "BINFMT_REMOTE_RETRY_TIMEOUT",
         "no retry after this long since the first attempt",
     ),
+    (
+        "BINFMT_REMOTE_DEADLINE",
+        "fixed part of a request's deadline (a duration, more than 0)",
+    ),
+    (
+        "BINFMT_REMOTE_MIN_RATE",
+        "slowest transfer a request's deadline allows, in bytes/s (`64K`, `1MiB/s`); 0 turns the deadline off",
+    ),
 ];
 
 /// How a [`RemoteSource`](crate::RemoteSource) reads.
@@ -97,6 +123,8 @@ pub struct Options {
     pub(crate) connect_timeout: Option<Duration>,
     pub(crate) retries: Option<usize>,
     pub(crate) retry_timeout: Option<Duration>,
+    pub(crate) deadline: Option<Duration>,
+    pub(crate) min_rate: Option<u64>,
     pub(crate) if_match: Option<bool>,
     pub(crate) store_options: Vec<(String, String)>,
     pub(crate) dns_resolver: Option<Arc<dyn DnsResolver>>,
@@ -114,6 +142,8 @@ impl fmt::Debug for Options {
             .field("connect_timeout", &self.connect_timeout)
             .field("retries", &self.retries())
             .field("retry_timeout", &self.retry_timeout())
+            .field("deadline", &self.deadline())
+            .field("min_rate", &self.min_rate())
             .field("if_match", &self.if_match())
             .field("store_options", &keys)
             .field("dns_resolver", &self.dns_resolver.is_some())
@@ -168,6 +198,20 @@ impl Options {
         }
         if let Some(v) = get("BINFMT_REMOTE_RETRY_TIMEOUT") {
             o.retry_timeout = Some(parse_duration("BINFMT_REMOTE_RETRY_TIMEOUT", &v)?);
+        }
+        if let Some(v) = get("BINFMT_REMOTE_DEADLINE") {
+            let d = parse_duration("BINFMT_REMOTE_DEADLINE", &v)?;
+            if d.is_zero() {
+                return Err(bad_var(
+                    "BINFMT_REMOTE_DEADLINE",
+                    &v,
+                    "must be more than 0 (BINFMT_REMOTE_MIN_RATE=0 turns the deadline off)",
+                ));
+            }
+            o.deadline = Some(d);
+        }
+        if let Some(v) = get("BINFMT_REMOTE_MIN_RATE") {
+            o.min_rate = Some(parse_rate("BINFMT_REMOTE_MIN_RATE", &v)?);
         }
         if let Some(v) = get("BINFMT_REMOTE_IF_MATCH") {
             o.if_match = Some(match v.trim().to_ascii_lowercase().as_str() {
@@ -235,6 +279,25 @@ impl Options {
         self
     }
 
+    /// The fixed part of a request's deadline: a request of `n` bytes fails with
+    /// [`Problem::Deadline`](crate::Problem::Deadline) unless it is complete within
+    /// `base + n / min_rate` of its start, and its headers within `base`. Default
+    /// [`DEFAULT_DEADLINE`]; a zero `base` counts as 1 ms.
+    #[must_use]
+    pub fn with_deadline(mut self, base: Duration) -> Self {
+        self.deadline = Some(base.max(Duration::from_millis(1)));
+        self
+    }
+
+    /// The slowest transfer a request's deadline allows, in bytes per second; 0 turns
+    /// the deadline off. Default [`DEFAULT_MIN_RATE`]. See
+    /// [`with_deadline`](Options::with_deadline).
+    #[must_use]
+    pub fn with_min_rate(mut self, bytes_per_second: u64) -> Self {
+        self.min_rate = Some(bytes_per_second);
+        self
+    }
+
     /// Whether requests after the first carry `If-Match` (default: yes). Turn it off only
     /// for a server that answers 412 wrongly (a host that redirects to a CDN and compares
     /// the condition with an ETag of its own); every response is still checked against
@@ -292,6 +355,25 @@ impl Options {
         self.retry_timeout.unwrap_or(DEFAULT_RETRY_TIMEOUT)
     }
 
+    /// The fixed part of a request's deadline in force.
+    #[must_use]
+    pub fn deadline(&self) -> Duration {
+        self.deadline.unwrap_or(DEFAULT_DEADLINE)
+    }
+
+    /// The minimum rate of the deadline in force, in bytes per second (0: no deadline).
+    #[must_use]
+    pub fn min_rate(&self) -> u64 {
+        self.min_rate.unwrap_or(DEFAULT_MIN_RATE)
+    }
+
+    /// The deadline of a request of `len` bytes, from its start: `base + len / min_rate`
+    /// (saturating); `None` when the minimum rate is 0.
+    #[must_use]
+    pub fn deadline_for(&self, len: u64) -> Option<Duration> {
+        deadline_for(self.deadline(), self.min_rate(), len)
+    }
+
     /// Whether later requests carry `If-Match`.
     #[must_use]
     pub fn if_match(&self) -> bool {
@@ -343,6 +425,34 @@ pub(crate) fn parse_size(name: &str, value: &str) -> io::Result<u64> {
         .ok()
         .and_then(|n| n.checked_mul(unit_mult))
         .ok_or_else(|| bad_var(name, value, "expected bytes, e.g. 65536, 64K or 1MiB"))
+}
+
+/// A size per second: `65536`, `64K`, `64KiB/s`, `1MiB/s`, `0`.
+fn parse_rate(name: &str, value: &str) -> io::Result<u64> {
+    let v = value.trim();
+    let v = v.strip_suffix("/s").unwrap_or(v);
+    parse_size(name, v).map_err(|_| {
+        bad_var(
+            name,
+            value,
+            "expected bytes per second, e.g. 65536, 64K or 1MiB/s",
+        )
+    })
+}
+
+/// `base + len / rate`, saturating at about 584 years' worth of seconds; `None` for
+/// `rate == 0`.
+pub(crate) fn deadline_for(base: Duration, rate: u64, len: u64) -> Option<Duration> {
+    if rate == 0 {
+        return None;
+    }
+    let secs = len / rate;
+    // The remainder as nanoseconds: below 1 s, so the product fits in u128.
+    let nanos = u128::from(len % rate) * 1_000_000_000 / u128::from(rate);
+    let extra = Duration::from_secs(secs).saturating_add(Duration::from_nanos(
+        u64::try_from(nanos).unwrap_or(u64::MAX),
+    ));
+    Some(base.saturating_add(extra))
 }
 
 fn parse_count(name: &str, value: &str) -> io::Result<usize> {
@@ -435,5 +545,51 @@ mod tests {
         let e = Options::from_lookup(|k| (k == "BINFMT_REMOTE_CONCURRENCY").then(|| "0".into()))
             .unwrap_err();
         assert!(e.to_string().contains("BINFMT_REMOTE_CONCURRENCY"), "{e}");
+    }
+
+    #[test]
+    fn deadline_settings() {
+        let o = Options::new();
+        assert_eq!(o.deadline(), DEFAULT_DEADLINE);
+        assert_eq!(o.min_rate(), DEFAULT_MIN_RATE);
+        // 60 s + 1 s per 64 KiB.
+        assert_eq!(o.deadline_for(0), Some(Duration::from_secs(60)));
+        assert_eq!(o.deadline_for(64 * 1024), Some(Duration::from_secs(61)));
+        assert_eq!(o.deadline_for(8 << 20), Some(Duration::from_secs(188)));
+        assert_eq!(
+            o.deadline_for(32 * 1024),
+            Some(Duration::from_millis(60_500))
+        );
+        // Never overflows.
+        assert!(o.deadline_for(u64::MAX).is_some());
+        assert!(deadline_for(Duration::MAX, 1, u64::MAX).is_some_and(|d| d == Duration::MAX));
+        assert_eq!(o.clone().with_min_rate(0).deadline_for(1), None);
+
+        let o = Options::from_lookup(|k| match k {
+            "BINFMT_REMOTE_DEADLINE" => Some("2s".into()),
+            "BINFMT_REMOTE_MIN_RATE" => Some("1MiB/s".into()),
+            _ => None,
+        })
+        .unwrap();
+        assert_eq!(o.deadline(), Duration::from_secs(2));
+        assert_eq!(o.min_rate(), 1 << 20);
+        assert_eq!(o.deadline_for(3 << 20), Some(Duration::from_secs(5)));
+        let o =
+            Options::from_lookup(|k| (k == "BINFMT_REMOTE_MIN_RATE").then(|| "0".into())).unwrap();
+        assert_eq!(o.deadline_for(100), None);
+        let e = Options::from_lookup(|k| (k == "BINFMT_REMOTE_DEADLINE").then(|| "0".into()))
+            .unwrap_err();
+        assert!(
+            e.to_string().starts_with("BINFMT_REMOTE_DEADLINE=\"0\": "),
+            "{e}"
+        );
+        let e = Options::from_lookup(|k| (k == "BINFMT_REMOTE_MIN_RATE").then(|| "fast".into()))
+            .unwrap_err();
+        assert_eq!(e.kind(), io::ErrorKind::InvalidInput);
+        assert!(
+            e.to_string()
+                .starts_with("BINFMT_REMOTE_MIN_RATE=\"fast\": "),
+            "{e}"
+        );
     }
 }

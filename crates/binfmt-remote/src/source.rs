@@ -5,6 +5,7 @@ use core::ops::Range;
 use core::sync::atomic::{AtomicU64, Ordering};
 use core::time::Duration;
 use std::borrow::Cow;
+use std::collections::TryReserveError;
 use std::io;
 use std::string::String;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
@@ -14,10 +15,11 @@ use binfmt_core::source::{ByteSource, past_end};
 use futures_util::{StreamExt, TryStreamExt};
 use object_store::path::Path;
 use object_store::{GetOptions, GetRange, ObjectMeta, ObjectStore};
+use tokio::time::Instant;
 use url::Url;
 
-use crate::error::{Problem, RemoteError, classify, is_unsatisfiable};
-use crate::options::Options;
+use crate::error::{Problem, RemoteError, classify, is_unsatisfiable, range_text};
+use crate::options::{Options, deadline_for, human_bytes};
 use crate::plan::plan;
 use crate::runtime::run;
 
@@ -95,6 +97,8 @@ struct Inner {
     path: Path,
     suffix_ranges: bool,
     timeout: Option<Duration>,
+    deadline: Duration,
+    min_rate: u64,
     gap: u64,
     read_ahead: u64,
     concurrency: usize,
@@ -151,6 +155,30 @@ impl From<RemoteError> for Fail {
     fn from(e: RemoteError) -> Self {
         Fail::Error(e)
     }
+}
+
+/// `fut`, unless `until` passes first (`None`).
+async fn within<F: core::future::Future>(until: Option<Instant>, fut: F) -> Option<F::Output> {
+    match until {
+        Some(t) => tokio::time::timeout_at(t, fut).await.ok(),
+        None => Some(fut.await),
+    }
+}
+
+/// Makes room in `data` for `more` bytes, growing geometrically but never past `cap`
+/// (the length the response announced), so the capacity stays within twice what came.
+/// An error when the allocator refuses.
+fn grow(data: &mut Vec<u8>, more: usize, cap: usize) -> Result<(), TryReserveError> {
+    let need = data.len().saturating_add(more);
+    if need <= data.capacity() {
+        return Ok(());
+    }
+    let target = data
+        .capacity()
+        .saturating_mul(2)
+        .max(need)
+        .min(cap.max(need));
+    data.try_reserve_exact(target.saturating_sub(data.len()))
 }
 
 fn invalid(what: &str) -> io::Error {
@@ -223,6 +251,8 @@ impl RemoteSource {
                 path,
                 suffix_ranges,
                 timeout,
+                deadline: options.deadline(),
+                min_rate: options.min_rate(),
                 gap: options.coalesce_gap(),
                 read_ahead: options.read_ahead(),
                 concurrency: options.concurrency(),
@@ -358,8 +388,7 @@ impl Inner {
 
     fn error(&self, e: &object_store::Error) -> RemoteError {
         let problem = classify(e, self.timeout);
-        RemoteError::new(self.shown.clone(), problem)
-            .with_source(crate::error::one_line(&e.to_string()))
+        RemoteError::new(self.shown.clone(), problem).with_source(&e.to_string())
     }
 
     fn fail(&self, problem: Problem) -> RemoteError {
@@ -426,7 +455,24 @@ impl Inner {
         }
     }
 
-    /// One ranged GET, reading at most the bytes asked for.
+    /// When a request of `len` bytes that started at `started` must be complete; `None`
+    /// when there is no deadline (a minimum rate of 0, or a deadline past the clock's
+    /// range).
+    fn deadline_at(&self, started: Instant, len: u64) -> Option<Instant> {
+        deadline_for(self.deadline, self.min_rate, len).and_then(|d| started.checked_add(d))
+    }
+
+    /// The error for a request of `len` bytes past its deadline.
+    fn past_deadline(&self, len: u64, range: Option<Range<u64>>, received: u64) -> RemoteError {
+        let deadline = deadline_for(self.deadline, self.min_rate, len).unwrap_or(Duration::MAX);
+        self.fail(Problem::Deadline {
+            deadline,
+            range,
+            received,
+        })
+    }
+
+    /// One ranged GET, reading at most the bytes asked for, within its deadline.
     async fn get(self: Arc<Self>, range: GetRange) -> Result<Fetched, Fail> {
         let (asked_start, asked_len) = match &range {
             GetRange::Bounded(r) => (Some(r.start), r.end.saturating_sub(r.start)),
@@ -436,7 +482,13 @@ impl Inner {
         let mut opts = self.conditions();
         opts.range = Some(range);
         self.requests.fetch_add(1, Ordering::Relaxed);
-        let res = match self.store.get_opts(&self.path, opts).await {
+        let started = Instant::now();
+        // The headers within the deadline's fixed part (object_store's retries included).
+        let headers_by = self.deadline_at(started, 0);
+        let Some(answer) = within(headers_by, self.store.get_opts(&self.path, opts)).await else {
+            return Err(self.past_deadline(0, None, 0).into());
+        };
+        let res = match answer {
             Ok(r) => r,
             Err(e) if is_unsatisfiable(&e) => return Err(Fail::NoBytes(None)),
             Err(e) => {
@@ -469,34 +521,55 @@ impl Inner {
                 "a range of {want} bytes does not fit in memory"
             )))
         })?;
-        // Reserve what the response announced, up to 16 MiB; past that, grow as bytes
-        // come, so that a server announcing much and sending little costs nothing.
-        let mut data = Vec::with_capacity(cap.min(16 << 20));
-        let mut stream = res.into_stream();
-        while let Some(chunk) = stream.next().await {
-            match chunk {
-                Ok(c) => {
-                    self.bytes
-                        .fetch_add(crate::bytes_len(&c), Ordering::Relaxed);
-                    if data.len().saturating_add(c.len()) > cap {
-                        // Dropping the stream closes the connection: nothing more is read.
-                        return Err(self.fail(Problem::LongBody { range: got }).into());
+        // Nothing is reserved from what the server announced: the buffer grows with the
+        // bytes that came (never past the announced length), and a refused allocation is
+        // an error, not an abort.
+        let mut data = Vec::new();
+        let body_by = self.deadline_at(started, want);
+        let body = async {
+            let mut stream = res.into_stream();
+            while let Some(chunk) = stream.next().await {
+                match chunk {
+                    Ok(c) => {
+                        self.bytes
+                            .fetch_add(crate::bytes_len(&c), Ordering::Relaxed);
+                        if data.len().saturating_add(c.len()) > cap {
+                            // Dropping the stream closes the connection: nothing more is
+                            // read.
+                            return Err(self.fail(Problem::LongBody { range: got.clone() }));
+                        }
+                        grow(&mut data, c.len(), cap).map_err(|_| {
+                            self.fail(Problem::Other(std::format!(
+                                "cannot allocate memory for {} of the {} of {}",
+                                human_bytes(
+                                    crate::bytes_len(&data).saturating_add(crate::bytes_len(&c))
+                                ),
+                                human_bytes(want),
+                                range_text(&got)
+                            )))
+                        })?;
+                        data.extend_from_slice(&c);
                     }
-                    data.extend_from_slice(&c);
+                    Err(e) => {
+                        let problem = match classify(&e, self.timeout) {
+                            p @ Problem::TimedOut { .. } => p,
+                            _ => Problem::ShortBody {
+                                range: got.clone(),
+                                received: crate::bytes_len(&data),
+                            },
+                        };
+                        return Err(self.fail(problem).with_source(&e.to_string()));
+                    }
                 }
-                Err(e) => {
-                    let problem = match classify(&e, self.timeout) {
-                        p @ Problem::TimedOut { .. } => p,
-                        _ => Problem::ShortBody {
-                            range: got,
-                            received: crate::bytes_len(&data),
-                        },
-                    };
-                    return Err(self
-                        .fail(problem)
-                        .with_source(crate::error::one_line(&e.to_string()))
-                        .into());
-                }
+            }
+            Ok(())
+        };
+        match within(body_by, body).await {
+            Some(done) => done?,
+            None => {
+                return Err(self
+                    .past_deadline(want, Some(got), crate::bytes_len(&data))
+                    .into());
             }
         }
         if data.len() < cap {
@@ -520,10 +593,10 @@ impl Inner {
         opts.head = true;
         self.requests.fetch_add(1, Ordering::Relaxed);
         self.heads.fetch_add(1, Ordering::Relaxed);
-        let res = self
-            .store
-            .get_opts(&self.path, opts)
+        let by = self.deadline_at(Instant::now(), 0);
+        let res = within(by, self.store.get_opts(&self.path, opts))
             .await
+            .ok_or_else(|| self.past_deadline(0, None, 0))?
             .map_err(|e| self.error(&e))?;
         self.pin_or_check(&res.meta)?;
         Ok(res.meta.size)

@@ -528,3 +528,270 @@ fn dns_failure() {
         format!("{url}: cannot resolve host no-such-host.binfmt.test")
     );
 }
+
+/// A body of `len` bytes, one byte every `pause` (a server that never goes silent for
+/// as long as the idle timeout, and never finishes).
+fn trickle(len: usize, pause: Duration) -> Reply {
+    Reply::Send {
+        status: 206,
+        headers: vec![
+            (
+                "Content-Range".into(),
+                format!("bytes 0-{}/100000", len - 1),
+            ),
+            ("ETag".into(), "\"t\"".into()),
+        ],
+        body: Body::Slow {
+            data: pattern(len, 9),
+            pieces: len,
+            pause,
+        },
+    }
+}
+
+#[test]
+fn a_trickling_server_fails_by_the_deadline() {
+    // One byte every 100 ms: the 5 s idle timeout never trips, and the 1000 bytes would
+    // take 100 s. The deadline for 1000 bytes is 0.5 s + 1000 / (500 bytes/s) = 2.5 s.
+    let server = Rogue::start(|_, _: &Request| trickle(1000, Duration::from_millis(100)));
+    let options = quick()
+        .with_timeout(Duration::from_secs(5))
+        .with_deadline(Duration::from_millis(500))
+        .with_min_rate(500);
+    let src = open(&server, &options);
+    let started = Instant::now();
+    let e = src.read_range(0..1000).unwrap_err();
+    let took = started.elapsed();
+    assert_eq!(e.kind(), io::ErrorKind::TimedOut, "{e}");
+    let Problem::Deadline {
+        deadline,
+        range,
+        received,
+    } = problem(&e).clone()
+    else {
+        panic!("not a deadline: {e}");
+    };
+    assert_eq!(deadline, Duration::from_millis(2500));
+    assert_eq!(range, Some(0..1000));
+    assert!((1..1000).contains(&received), "{received}");
+    assert_eq!(
+        e.to_string(),
+        format!(
+            "{}: bytes 0-999 not complete within 2500 ms, the request's deadline; {received} bytes had come (the server is slower than the minimum rate)",
+            server.url("obj.bin")
+        )
+    );
+    assert!(took >= Duration::from_millis(2400), "{took:?}");
+    assert!(took < Duration::from_secs(6), "{took:?}");
+    // Not retried: a trickling server would trickle again.
+    assert_eq!(server.requests().len(), 1);
+
+    // `read_ranges` has the same deadline per request (these two merge into 0..1000).
+    let started = Instant::now();
+    let e = src.read_ranges(&[0..10, 990..1000]).unwrap_err();
+    assert!(matches!(problem(&e), Problem::Deadline { .. }), "{e}");
+    assert!(started.elapsed() < Duration::from_secs(6));
+}
+
+#[test]
+fn the_deadline_covers_waiting_for_the_headers() {
+    // Silent for 20 s: the 5 s idle timeout would come later than the 300 ms deadline.
+    let server = Rogue::start(|_, _: &Request| Reply::Silence(Duration::from_secs(20)));
+    let options = quick()
+        .with_timeout(Duration::from_secs(5))
+        .with_deadline(Duration::from_millis(300));
+    let src = open(&server, &options);
+    let started = Instant::now();
+    let e = src.read_head(10).unwrap_err();
+    assert_eq!(e.kind(), io::ErrorKind::TimedOut, "{e}");
+    assert_eq!(
+        e.to_string(),
+        format!(
+            "{}: no response within 300 ms, the request's deadline",
+            server.url("obj.bin")
+        )
+    );
+    assert!(started.elapsed() < Duration::from_secs(3));
+    // A HEAD has the same deadline.
+    let e = src.len().unwrap_err();
+    assert!(
+        matches!(problem(&e), Problem::Deadline { range: None, .. }),
+        "{e}"
+    );
+}
+
+#[test]
+fn a_slow_body_within_the_minimum_rate_is_read() {
+    // 1000 bytes in 10 pieces 100 ms apart: 1 s, within 0.5 s + 1000 / 500 = 2.5 s.
+    let data = pattern(1000, 9);
+    let server = Rogue::start(|_, _: &Request| Reply::Send {
+        status: 206,
+        headers: vec![
+            ("Content-Range".into(), "bytes 0-999/100000".into()),
+            ("ETag".into(), "\"t\"".into()),
+        ],
+        body: Body::Slow {
+            data: pattern(1000, 9),
+            pieces: 10,
+            pause: Duration::from_millis(100),
+        },
+    });
+    let options = quick()
+        .with_deadline(Duration::from_millis(500))
+        .with_min_rate(500);
+    let src = open(&server, &options);
+    assert_eq!(&*src.read_range(0..1000).unwrap(), &data[..]);
+    // A minimum rate of 0 turns the deadline off.
+    let src = open(
+        &server,
+        &quick()
+            .with_deadline(Duration::from_millis(1))
+            .with_min_rate(0),
+    );
+    assert_eq!(&*src.read_range(0..1000).unwrap(), &data[..]);
+}
+
+/// 2^62: what a lying server claims as the object's length.
+const HUGE: u64 = 1 << 62;
+
+/// Claims an object of [`HUGE`] bytes: answers each range as asked in its headers
+/// (`Content-Range`, `Content-Length`), sends 256 bytes and closes.
+fn liar(req: &Request) -> Reply {
+    let range = req
+        .header("Range")
+        .and_then(|r| r.strip_prefix("bytes="))
+        .and_then(|r| r.split_once('-'));
+    let (start, end) = match range {
+        Some((a, b)) if !a.is_empty() => {
+            let start: u64 = a.parse().unwrap();
+            let end = b.parse::<u64>().map_or(HUGE, |e| (e + 1).min(HUGE));
+            (start, end)
+        }
+        Some((_, n)) => (HUGE - n.parse::<u64>().unwrap().min(HUGE), HUGE),
+        None => (0, HUGE),
+    };
+    let mut headers = vec![
+        ("ETag".to_string(), "\"huge\"".to_string()),
+        ("Content-Length".to_string(), (end - start).to_string()),
+    ];
+    let status = if range.is_some() {
+        headers.push((
+            "Content-Range".to_string(),
+            format!("bytes {start}-{}/{HUGE}", end - 1),
+        ));
+        206
+    } else {
+        200
+    };
+    Reply::Send {
+        status,
+        headers,
+        body: Body::Bytes(pattern(256, 3)),
+    }
+}
+
+#[test]
+fn a_claimed_length_of_2_to_the_62_allocates_only_what_came() {
+    let server = Rogue::start(|_, req: &Request| liar(req));
+    let options = quick().with_retries(0);
+    let src = open(&server, &options);
+    let started = Instant::now();
+    // The head is 256 bytes; the claimed length is pinned but nothing is sized from it.
+    assert_eq!(src.read_head(256).unwrap().len(), 256);
+    assert_eq!(src.len().unwrap(), HUGE);
+    // The whole object, and a large range of it: a short body after 256 bytes, not an
+    // allocation of 2^62 (or of a list of its 8 MiB parts).
+    for range in [0..HUGE, 1 << 40..(1 << 40) + (16 << 20)] {
+        let e = src.read_range(range.clone()).unwrap_err();
+        assert_eq!(e.kind(), io::ErrorKind::UnexpectedEof, "{e}");
+        assert!(
+            matches!(problem(&e), Problem::ShortBody { received: 256, .. }),
+            "{e}"
+        );
+    }
+    // Whole-object reads the way `binfmt verify` does them: 8 MiB parts, 8 at a time.
+    let parts: Vec<_> = (0..8u64)
+        .map(|i| i * (8 << 20)..(i + 1) * (8 << 20))
+        .collect();
+    let e = src.read_ranges(&parts).unwrap_err();
+    assert_eq!(e.kind(), io::ErrorKind::UnexpectedEof, "{e}");
+    // The tail is a suffix range of the claimed object.
+    let (at, tail) = src.read_tail(256).unwrap();
+    assert_eq!((at, tail.len()), (HUGE - 256, 256));
+    assert!(started.elapsed() < Duration::from_secs(10));
+}
+
+/// A resolver whose error text holds terminal escapes and a URL with credentials and a
+/// signature, as third-party error texts may.
+#[derive(Debug)]
+struct HostileResolver;
+
+impl DnsResolver for HostileResolver {
+    fn resolve(&self, _host: &str) -> DnsFuture {
+        let msg = "\x1b]0;owned\x07\x1b[2J no route via https://AKIA:s3cret@proxy.example/p?X-Amz-Signature=abc123 \u{9b}31m";
+        Box::pin(async move { Err(msg.into()) })
+    }
+}
+
+#[test]
+fn third_party_texts_are_escaped_and_redacted() {
+    // object_store percent-decodes the path and quotes it in its refusal.
+    let e = RemoteSource::open_with(
+        "http://user:pa55@127.0.0.1:1/a%1B%5B31m.bin?X-Amz-Signature=abc123",
+        &Options::new(),
+    )
+    .unwrap_err();
+    let t = e.to_string();
+    assert!(!t.chars().any(char::is_control), "{t:?}");
+    assert!(t.contains("a\\e[31m.bin"), "{t}");
+    assert!(!t.contains("pa55") && !t.contains("abc123"), "{t}");
+
+    let url = "http://user:pa55@no-such-host.binfmt.test/obj.bin";
+    let options = quick()
+        .with_retries(0)
+        .with_dns_resolver(Arc::new(HostileResolver));
+    let src = RemoteSource::open_with(url, &options).unwrap();
+    assert_eq!(src.url(), "http://no-such-host.binfmt.test/obj.bin");
+    let e = src.read_head(10).unwrap_err();
+    let remote = RemoteError::from_io(&e).unwrap();
+    let mut texts = vec![e.to_string(), remote.to_string()];
+    let mut cur: Option<&dyn core::error::Error> = Some(remote);
+    while let Some(err) = cur {
+        texts.push(err.to_string());
+        cur = err.source();
+    }
+    for t in &texts {
+        assert!(!t.chars().any(char::is_control), "{t:?}");
+        for secret in ["pa55", "s3cret", "AKIA", "abc123", "Signature", "user"] {
+            assert!(!t.contains(secret), "{secret} in {t:?}");
+        }
+    }
+    assert_eq!(
+        texts[0],
+        "http://no-such-host.binfmt.test/obj.bin: cannot resolve host no-such-host.binfmt.test"
+    );
+    // A token as the user name is not taken for the host.
+    let src =
+        RemoteSource::open_with("http://tok3n@no-such-host.binfmt.test/obj.bin", &options).unwrap();
+    let e = src.read_head(10).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "http://no-such-host.binfmt.test/obj.bin: cannot resolve host no-such-host.binfmt.test"
+    );
+
+    // A URL that does not parse is shown redacted too.
+    let e = RemoteSource::open_with(
+        "https://user:pa55@[bad/x\x1b?X-Amz-Signature=abc123",
+        &Options::new(),
+    )
+    .unwrap_err();
+    assert_eq!(e.kind(), io::ErrorKind::InvalidInput);
+    let t = e.to_string();
+    assert!(t.starts_with("https://[bad/x\\e?…: not a URL"), "{t}");
+    // And so is a URL given to `RemoteError::new`.
+    let e = RemoteError::new(
+        "s3://b/k?versionId=1#f",
+        Problem::Other("bad \x07 https://u:p@h/?s=1".into()),
+    );
+    assert_eq!(e.to_string(), "s3://b/k?…: bad \\u{7} https://h/?…");
+}
