@@ -23,6 +23,29 @@ args=()
 for n in "${names[@]}"; do args+=(-p "$n"); done
 cargo package "${args[@]}" "$@"
 
+# Both licences travel with every package: look inside the .crate files themselves (the
+# licence files are symlinks in each crate directory; an `include` that misses them
+# packages neither, silently).
+missing=0
+for entry in "${crates[@]}"; do
+  crate="target/package/${entry%% *}-${entry##* }.crate"
+  listing=$(tar tzf "$crate")
+  for licence in LICENSE-MIT LICENSE-APACHE; do
+    member="${entry%% *}-${entry##* }/$licence"
+    if ! grep -qxF "$member" <<<"$listing"; then
+      echo "$crate: no $licence (add \"/$licence\" to [package] include)" >&2
+      missing=1
+    elif [ "$(tar xzf "$crate" -O "$member" | wc -c)" -eq 0 ]; then
+      echo "$crate: $licence is empty" >&2
+      missing=1
+    fi
+  done
+done
+if [ "$missing" -ne 0 ]; then
+  exit 1
+fi
+echo "licences: LICENSE-MIT and LICENSE-APACHE in every .crate"
+
 scratch=target/package-check
 rm -rf "$scratch"
 mkdir -p "$scratch"
