@@ -853,3 +853,137 @@ pub fn serve_object(request: &Request, data: &[u8], etag: &str) -> Reply {
         body: Body::Bytes(data[start as usize..end as usize].to_vec()),
     }
 }
+
+// --- the delay proxy ---------------------------------------------------------------------
+
+/// A TCP proxy on 127.0.0.1 that delays every byte by `one_way` in each direction, so a
+/// request and its response cost one round trip of `2 × one_way` (this kernel has no
+/// netem). Tests and `tools/remote/bench.py` measure *dependent round trips* through it:
+/// an operation's time divided by the round trip, which concurrent requests do not add
+/// to and sequential ones do. Connections are counted, so a test can also check that
+/// requests to one host share one connection.
+#[derive(Debug)]
+pub struct DelayProxy {
+    port: u16,
+    rtt: Duration,
+    connections: Arc<AtomicUsize>,
+    stop: Arc<AtomicBool>,
+}
+
+impl DelayProxy {
+    /// Proxies to `127.0.0.1:upstream` with a round trip of `rtt`.
+    pub fn start(upstream: u16, rtt: Duration) -> DelayProxy {
+        let listener = TcpListener::bind(("127.0.0.1", 0)).expect("bind the delay proxy");
+        let port = listener.local_addr().expect("local address").port();
+        listener.set_nonblocking(true).expect("nonblocking accept");
+        let connections = Arc::new(AtomicUsize::new(0));
+        let stop = Arc::new(AtomicBool::new(false));
+        let one_way = rtt / 2;
+        {
+            let connections = Arc::clone(&connections);
+            let stop = Arc::clone(&stop);
+            thread::spawn(move || {
+                // Bounded: the proxy lives as long as its test, at most ten minutes.
+                let deadline = Instant::now() + Duration::from_secs(600);
+                while !stop.load(Ordering::Relaxed) && Instant::now() < deadline {
+                    match listener.accept() {
+                        Ok((client, _)) => {
+                            connections.fetch_add(1, Ordering::Relaxed);
+                            let _ = client.set_nonblocking(false);
+                            let Ok(server) = TcpStream::connect(("127.0.0.1", upstream)) else {
+                                continue;
+                            };
+                            let (c2, s2) = match (client.try_clone(), server.try_clone()) {
+                                (Ok(c), Ok(s)) => (c, s),
+                                _ => continue,
+                            };
+                            thread::spawn(move || pump(client, server, one_way));
+                            thread::spawn(move || pump(s2, c2, one_way));
+                        }
+                        Err(_) => thread::sleep(Duration::from_millis(2)),
+                    }
+                }
+            });
+        }
+        DelayProxy {
+            port,
+            rtt,
+            connections,
+            stop,
+        }
+    }
+
+    /// `http://127.0.0.1:PORT/path` through the proxy.
+    pub fn url(&self, path: &str) -> String {
+        format!(
+            "http://127.0.0.1:{}/{}",
+            self.port,
+            path.trim_start_matches('/')
+        )
+    }
+
+    /// The proxy's port.
+    pub fn port(&self) -> u16 {
+        self.port
+    }
+
+    /// The round trip it adds.
+    pub fn rtt(&self) -> Duration {
+        self.rtt
+    }
+
+    /// Connections accepted so far.
+    pub fn connections(&self) -> usize {
+        self.connections.load(Ordering::Relaxed)
+    }
+
+    /// How many dependent round trips `elapsed` holds: the whole ones, rounded to the
+    /// nearest (processing on loopback is small next to a round trip of 100 ms or more).
+    pub fn round_trips(&self, elapsed: Duration) -> u32 {
+        let ratio = elapsed.as_secs_f64() / self.rtt.as_secs_f64();
+        // Truncation is intended: a count of round trips.
+        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+        let n = ratio.round() as u32;
+        n
+    }
+}
+
+impl Drop for DelayProxy {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+    }
+}
+
+/// Copies `from` to `to`, each chunk written `delay` after it was read (in order: a
+/// writer thread sleeps until each chunk is due).
+fn pump(mut from: TcpStream, mut to: TcpStream, delay: Duration) {
+    let (tx, rx) = std::sync::mpsc::channel::<(Instant, Vec<u8>)>();
+    let writer = thread::spawn(move || {
+        for (due, chunk) in rx {
+            let now = Instant::now();
+            if due > now {
+                thread::sleep(due - now);
+            }
+            if to.write_all(&chunk).is_err() {
+                break;
+            }
+        }
+        let _ = to.shutdown(Shutdown::Write);
+    });
+    let mut buf = vec![0u8; 64 * 1024];
+    loop {
+        match from.read(&mut buf) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => {
+                if tx
+                    .send((Instant::now() + delay, buf[..n].to_vec()))
+                    .is_err()
+                {
+                    break;
+                }
+            }
+        }
+    }
+    drop(tx);
+    let _ = writer.join();
+}

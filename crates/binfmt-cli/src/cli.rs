@@ -18,7 +18,7 @@ const ABOUT: &str = "Inspect, verify and edit TACO, Bloscpack, kastore, MLDF and
 
 const EXIT_CODES: &str = "\
 Exit codes:
-  0  success (for verify: every file is valid)
+  0  success (for verify: every file is valid; warnings count only with --strict)
   1  a file is invalid, unreadable or of an unknown format, or a command failed
   2  bad command-line arguments
 
@@ -50,6 +50,9 @@ struct VerifyArgs {
     /// Show at most N problems (and N warnings) per file; the rest are counted.
     #[arg(long, value_name = "N", default_value_t = 100)]
     max_problems: u64,
+    /// Count warnings as problems: a file with warnings is not valid (exit 1).
+    #[arg(long)]
+    strict: bool,
     /// Files to verify (- for standard input).
     #[arg(required = true, value_name = "FILE")]
     files: Vec<PathBuf>,
@@ -58,8 +61,8 @@ struct VerifyArgs {
 const VERIFY_HELP: &str = "\
 Output: for each valid file, `FILE: OK (FORMAT)` on standard output. Every problem is one
 line on standard error, `FILE: byte N: MESSAGE` (or `FILE: MESSAGE` when the problem has no
-position), and every warning (something worth knowing that does not make the file invalid)
-`FILE: warning: byte N: MESSAGE`. Past --max-problems, one line `FILE: … and K more
+position), and every warning (something worth knowing that does not make the file invalid,
+nor change the exit code, unless --strict) `FILE: warning: byte N: MESSAGE`. Past --max-problems, one line `FILE: … and K more
 problems` counts the rest.
 
 JSON output (--json): one object per line per file: \"file\", \"format\" (null when
@@ -146,6 +149,7 @@ fn open(path: &std::path::Path) -> Result<(Input, &'static Format), Failure> {
     let input = Input::open(path)?;
     match registry::detect(input.head()) {
         Some(format) => Ok((input, format)),
+        None if input.head().is_empty() => Err(Failure::file(input.name(), "empty file")),
         None => {
             let head = input.head().get(..16).unwrap_or(input.head());
             Err(Failure::file(
@@ -168,7 +172,10 @@ fn inspect(args: &InspectArgs) -> Result<ExitCode, Failure> {
         rows: args.rows,
         json: args.json,
     };
-    let mut out = io::BufWriter::new(io::stdout().lock());
+    let stdout = crate::write::stdout()?;
+    // Names and text from the files are escaped for a terminal only (as `ls` does).
+    let terminal = io::IsTerminal::is_terminal(&stdout);
+    let mut out = io::BufWriter::new(stdout);
     let mut all_ok = true;
     for path in &args.files {
         let mut object = Map::new();
@@ -210,7 +217,7 @@ fn inspect(args: &InspectArgs) -> Result<ExitCode, Failure> {
                     writeln!(out, "{}: {format}", input.name()).map_err(Failure::stdout)?;
                     inspection
                         .facts
-                        .write_text(&mut out, 2)
+                        .write_text_as(&mut out, 2, terminal)
                         .map_err(Failure::stdout)?;
                 }
             }
@@ -241,6 +248,7 @@ struct Kept {
 }
 
 fn verify(args: &VerifyArgs) -> Result<ExitCode, Failure> {
+    let mut stdout = crate::write::stdout()?;
     let cap = usize::try_from(args.max_problems).unwrap_or(usize::MAX);
     let mut all_ok = true;
     for path in &args.files {
@@ -264,7 +272,8 @@ fn verify(args: &VerifyArgs) -> Result<ExitCode, Failure> {
         let name = crate::escape::path(path);
         match outcome {
             Ok((input, format, summary)) => {
-                let valid = summary.is_valid();
+                // Warnings leave the file valid (and the exit code 0) unless --strict.
+                let valid = summary.is_valid() && !(args.strict && summary.warnings() > 0);
                 all_ok &= valid;
                 if args.json {
                     let line = json!({
@@ -276,7 +285,7 @@ fn verify(args: &VerifyArgs) -> Result<ExitCode, Failure> {
                         "more_errors": kept.more_errors,
                         "more_warnings": kept.more_warnings,
                     });
-                    writeln!(io::stdout(), "{}", crate::escape::json_line(&line))
+                    writeln!(stdout, "{}", crate::escape::json_line(&line))
                         .map_err(Failure::stdout)?;
                     continue;
                 }
@@ -295,7 +304,7 @@ fn verify(args: &VerifyArgs) -> Result<ExitCode, Failure> {
                     }
                 }
                 if valid {
-                    writeln!(io::stdout(), "{}: OK ({})", input.name(), format.name)
+                    writeln!(stdout, "{}: OK ({})", input.name(), format.name)
                         .map_err(Failure::stdout)?;
                 }
             }
@@ -312,7 +321,7 @@ fn verify(args: &VerifyArgs) -> Result<ExitCode, Failure> {
                         "more_warnings": 0,
                         "error": failure.message(),
                     });
-                    writeln!(io::stdout(), "{}", crate::escape::json_line(&line))
+                    writeln!(stdout, "{}", crate::escape::json_line(&line))
                         .map_err(Failure::stdout)?;
                 } else {
                     report::say(format_args!("{failure}"));

@@ -1,20 +1,29 @@
 //! Text from files (names, keys, metadata) made safe for a terminal.
 //!
-//! Every string that comes out of an input and goes to a terminal passes through here:
-//! control characters (C0, DEL, C1) and the controls that reorder text, which could move
-//! the cursor, change the terminal's state or disguise a name, become visible escapes,
-//! and bytes that are not UTF-8 become `\xNN`.
-//! Text is also cut to a bounded number of characters where a caller asks, so that a
-//! megabyte-long name cannot make one line a megabyte long.
+//! Every string that comes out of an input and goes to a terminal passes through here,
+//! and through `binfmt_core::text`, the workspace's one escaper: control characters (C0,
+//! DEL, C1) and the Unicode format characters that reorder or hide text, which could
+//! move the cursor, change the terminal's state or disguise a name, become visible
+//! escapes, and bytes that are not UTF-8 become `\xNN`. URLs are shown redacted (no
+//! credentials, no query string). Text is also cut to a bounded number of characters
+//! where a caller asks, so that a megabyte-long name cannot make one line a megabyte long.
 
 use std::fmt::Write as _;
 use std::io;
 
+use binfmt_core::text as core_text;
+
 /// `text` with control characters escaped (`\n`, `\t`, `\e`, `\u{9b}`, …).
 pub(crate) fn text(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    push_text(&mut out, text, usize::MAX);
-    out
+    core_text::escape(text)
+}
+
+/// A message line made safe where it is printed: URLs in it redacted, control and format
+/// characters escaped, backslashes kept (parts of it may be escaped already, and this is
+/// idempotent). Third-party texts (`io::Error`, object_store, …) reach the terminal only
+/// through this.
+pub(crate) fn message(text: &str) -> String {
+    core_text::escape_controls(&core_text::redact_urls_in(text))
 }
 
 /// `bytes` as text: UTF-8 where valid, `\xNN` elsewhere, control characters escaped.
@@ -71,17 +80,7 @@ fn push_text(out: &mut String, text: &str, max_chars: usize) -> Option<usize> {
     let mut escaped = String::new();
     for c in text.chars() {
         escaped.clear();
-        match c {
-            '\n' => escaped.push_str("\\n"),
-            '\r' => escaped.push_str("\\r"),
-            '\t' => escaped.push_str("\\t"),
-            '\x1b' => escaped.push_str("\\e"),
-            '\\' => escaped.push_str("\\\\"),
-            c if c.is_control() || is_reordering(c) => {
-                let _ = write!(escaped, "\\u{{{:x}}}", u32::from(c));
-            }
-            c => escaped.push(c),
-        }
+        core_text::push_escaped(&mut escaped, c);
         // Escapes are ASCII: their length in bytes is their length in characters.
         let n = if escaped.starts_with('\\') {
             escaped.len()
@@ -97,13 +96,6 @@ fn push_text(out: &mut String, text: &str, max_chars: usize) -> Option<usize> {
     Some(written)
 }
 
-/// The Unicode controls that reorder displayed text (bidirectional embeddings,
-/// overrides, isolates and marks): not control characters, but they make a name display
-/// as something else ("Trojan Source"), so they are escaped too.
-fn is_reordering(c: char) -> bool {
-    matches!(c, '\u{61c}' | '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
-}
-
 /// Bytes in lowercase hexadecimal (keys that are not UTF-8, raw slots).
 pub(crate) fn hex(bytes: &[u8]) -> String {
     let mut out = String::with_capacity(bytes.len().saturating_mul(2));
@@ -113,8 +105,12 @@ pub(crate) fn hex(bytes: &[u8]) -> String {
     out
 }
 
-/// A path as text for messages, escaped.
+/// A path (or URL) as the user named it, for messages and the `"file"` JSON key: escaped,
+/// and a URL redacted (no `user:pass@`, the query string shown as `?…`, no fragment).
 pub(crate) fn path(path: &std::path::Path) -> String {
+    if let Some(url) = path.to_str().filter(|p| core_text::is_url(p)) {
+        return text(&core_text::redact_url(url));
+    }
     #[cfg(unix)]
     {
         use std::os::unix::ffi::OsStrExt;
@@ -137,6 +133,17 @@ mod tests {
         assert_eq!(text("ñandú 日本"), "ñandú 日本");
         assert_eq!(text("back\\slash"), "back\\\\slash");
         assert_eq!(text("a\u{202e}b\u{2066}"), "a\\u{202e}b\\u{2066}");
+    }
+
+    #[test]
+    fn urls_are_named_redacted() {
+        let url = "https://key:secret@h/x.taco?X-Amz-Signature=abc&X-Amz-Credential=k#f";
+        assert_eq!(path(std::path::Path::new(url)), "https://h/x.taco?…");
+        assert_eq!(path(std::path::Path::new("a?b@c")), "a?b@c");
+        assert_eq!(
+            message("GET http://u:p@h/x?sig=1 failed: \x1b[2J"),
+            "GET http://h/x?… failed: \\e[2J"
+        );
     }
 
     #[test]
@@ -192,10 +199,13 @@ impl<W: io::Write> JsonSafe<W> {
         let mut start = 0;
         for (i, c) in text.char_indices() {
             // A raw newline is the line's end: serde_json escapes those inside strings.
-            if (c.is_control() && c != '\n') || is_reordering(c) {
+            if c != '\n' && core_text::needs_escape(c) {
                 self.inner
                     .write_all(text.as_bytes().get(start..i).unwrap_or_default())?;
-                write!(self.inner, "\\u{:04x}", u32::from(c))?;
+                // UTF-16 code units: a character beyond U+FFFF is a surrogate pair.
+                for unit in c.encode_utf16(&mut [0; 2]) {
+                    write!(self.inner, "\\u{:04x}", unit)?;
+                }
                 start = i + c.len_utf8();
             }
         }
@@ -242,6 +252,14 @@ mod json_tests {
         let line = json_line(&v);
         assert_eq!(line, r#"{"a":"x\u009b31m\u007f\u001b\u202eé"}"#);
         assert_eq!(serde_json::from_str::<serde_json::Value>(&line).unwrap(), v);
+        // A format character beyond U+FFFF: a surrogate pair, still the same JSON.
+        let tag = serde_json::json!("a\u{e0041}");
+        let tagged = json_line(&tag);
+        assert_eq!(tagged, r#""a\udb40\udc41""#);
+        assert_eq!(
+            serde_json::from_str::<serde_json::Value>(&tagged).unwrap(),
+            tag
+        );
         // One byte at a time: the same.
         let mut out = JsonSafe::new(Vec::new());
         for b in v.to_string().as_bytes() {

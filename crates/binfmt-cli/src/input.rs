@@ -55,6 +55,35 @@ pub(crate) fn is_url(arg: &str) -> bool {
     }
 }
 
+/// The identity (device, inode) of the file an input argument reads, whatever form names
+/// it: a path, `-` (standard input redirected from a file), a `file://` URL. `None` for
+/// what has none to compare (other URLs, a name that does not exist). Writers refuse an
+/// OUT with the identity of one of their inputs.
+pub(crate) fn identity(arg: &Path) -> Option<binfmt_core::output::FileId> {
+    use binfmt_core::output::FileId;
+    if arg.as_os_str() == "-" {
+        return FileId::of_stdin();
+    }
+    if let Some(text) = arg.to_str().filter(|a| is_url(a)) {
+        return file_url_path(text).and_then(FileId::of_path);
+    }
+    FileId::of_path(arg)
+}
+
+/// The local path a `file://` URL names, percent-decoded; `None` for other URLs.
+fn file_url_path(text: &str) -> Option<PathBuf> {
+    #[cfg(feature = "remote")]
+    {
+        let url = url::Url::parse(text).ok()?;
+        (url.scheme() == "file").then(|| url.to_file_path().ok())?
+    }
+    #[cfg(not(feature = "remote"))]
+    {
+        let _ = text;
+        None
+    }
+}
+
 /// Where the reads of one input are counted.
 #[derive(Clone)]
 enum Meter {
@@ -94,8 +123,11 @@ pub(crate) fn stats_lines() -> Vec<String> {
 pub(crate) struct Input {
     /// How the user named it, escaped for messages.
     name: String,
-    /// The local path, for regular files (writers refuse to write over their inputs).
+    /// The local path, for regular files.
     path: Option<PathBuf>,
+    /// The argument as given (a path, `-`, a URL): writers refuse an OUT that is the
+    /// same file, by [`identity`], whatever form names it.
+    arg: PathBuf,
     /// Read through `binfmt-remote`.
     remote: bool,
     source: Box<dyn ByteSource>,
@@ -122,6 +154,7 @@ impl Input {
         let opened = open_location(arg, &name)?;
         let mut input = Input::from_source(name, opened.path, opened.source)?;
         input.remote = opened.remote;
+        input.arg = arg.to_path_buf();
         Ok(input)
     }
 
@@ -144,6 +177,7 @@ impl Input {
             .map_err(|e| Failure::file(&name, e))?
             .into_owned();
         Ok(Input {
+            arg: path.clone().unwrap_or_default(),
             name,
             path,
             remote: false,
@@ -156,6 +190,12 @@ impl Input {
     /// How the user named the input, escaped: for messages and the `"file"` JSON key.
     pub(crate) fn name(&self) -> &str {
         &self.name
+    }
+
+    /// The argument that named the input, as given (a path, `-`, a URL): what writers
+    /// compare OUT with ([`identity`]).
+    pub(crate) fn arg(&self) -> &Path {
+        &self.arg
     }
 
     /// The local path of a regular file.
@@ -201,26 +241,36 @@ impl Input {
     fn read_whole(&self) -> Result<Vec<u8>, Failure> {
         let fail = |e: std::io::Error| Failure::file(&self.name, e);
         let len = self.source.len().map_err(fail)?;
-        let bytes = if self.remote && len > WHOLE_PART {
-            // Large ranges, several in flight: the remote source runs them concurrently.
-            let ranges: Vec<_> = (0..len)
-                .step_by(usize::try_from(WHOLE_PART).unwrap_or(usize::MAX))
-                .map(|at| at..len.min(at.saturating_add(WHOLE_PART)))
-                .collect();
-            let mut whole = Vec::new();
-            for group in ranges.chunks(REMOTE_CONCURRENCY) {
-                for part in self.source.read_ranges(group).map_err(fail)? {
-                    whole.extend_from_slice(&part);
-                }
+        if !(self.remote && len > WHOLE_PART) {
+            return match self.source.read_range(0..len).map_err(fail)? {
+                Cow::Borrowed(b) => Ok(b.to_vec()),
+                Cow::Owned(v) => Ok(v),
+            };
+        }
+        // Large ranges, several in flight: the remote source runs them concurrently. The
+        // ranges are made group by group and memory grows only with the bytes that have
+        // arrived: the length is the server's claim, and a claim of 2^62 bytes must end
+        // in an error line once the bytes fail to come, not in an allocation of it.
+        let mut whole = Vec::new();
+        let mut at = 0u64;
+        while at < len {
+            let mut group = Vec::with_capacity(REMOTE_CONCURRENCY);
+            while group.len() < REMOTE_CONCURRENCY && at < len {
+                let end = len.min(at.saturating_add(WHOLE_PART));
+                group.push(at..end);
+                at = end;
             }
-            whole
-        } else {
-            match self.source.read_range(0..len).map_err(fail)? {
-                Cow::Borrowed(b) => b.to_vec(),
-                Cow::Owned(v) => v,
+            for part in self.source.read_ranges(&group).map_err(fail)? {
+                whole.try_reserve(part.len()).map_err(|_| {
+                    fail(std::io::Error::new(
+                        std::io::ErrorKind::OutOfMemory,
+                        format!("cannot hold {len} bytes in memory"),
+                    ))
+                })?;
+                whole.extend_from_slice(&part);
             }
-        };
-        Ok(bytes)
+        }
+        Ok(whole)
     }
 }
 

@@ -29,9 +29,20 @@ use std::process::ExitCode;
 /// Runs `binfmt` with the process's arguments.
 #[must_use]
 pub fn main() -> ExitCode {
+    write::guard_standard_streams();
     #[cfg(unix)]
     signals::install();
-    let matches = cli::command().get_matches();
+    let matches = match cli::command().try_get_matches() {
+        Ok(matches) => matches,
+        // `--help` and `--version` (standard output) as clap prints them.
+        Err(e) if !e.use_stderr() => e.exit(),
+        // An argument error quotes the arguments: through the message sink, exit 2.
+        Err(e) => {
+            let code = e.exit_code();
+            report::say(format_args!("{}", e.to_string().trim_end()));
+            return ExitCode::from(u8::try_from(code).unwrap_or(report::EXIT_USAGE));
+        }
+    };
     let code = match cli::run(&matches) {
         Ok(code) => code,
         Err(failure) => {

@@ -5,9 +5,10 @@
 //! a group (a nested object), or a table (an array of objects). The JSON rendering is the
 //! command-line contract (keys documented in `--help` through [`Key`], checked against the
 //! output by a test); the text rendering is derived from the same facts: `key: value`
-//! lines, groups indented, tables with aligned columns. Everything from the file is
-//! escaped for the terminal and cut to a bounded width, and no width is ever passed to a
-//! formatting macro, so no key, name or value can panic the renderer or blow up its output.
+//! lines, groups indented, tables with aligned columns. Everything from the file is cut
+//! to a bounded width and, for a terminal, escaped (to a pipe or a file, names and text
+//! go byte for byte, as `ls` writes them), and no width is ever passed to a formatting
+//! macro, so no key, name or value can panic the renderer or blow up its output.
 
 use std::io::{self, Write};
 
@@ -159,25 +160,38 @@ impl Facts {
         Ok(())
     }
 
-    /// The text rendering, each line indented by `indent` spaces.
+    /// The text rendering for a terminal, each line indented by `indent` spaces.
     pub(crate) fn write_text(&self, out: &mut dyn Write, indent: usize) -> io::Result<()> {
+        self.write_text_as(out, indent, true)
+    }
+
+    /// The text rendering, each line indented by `indent` spaces; text from the file
+    /// escaped when `escape` (standard output is a terminal), as it is otherwise.
+    pub(crate) fn write_text_as(
+        &self,
+        out: &mut dyn Write,
+        indent: usize,
+        escape: bool,
+    ) -> io::Result<()> {
         let pad = " ".repeat(indent);
         for (key, fact) in &self.items {
             match fact {
                 Fact::Value { json, text } => {
                     let shown = match text {
-                        Some(t) => escape::text_cut(t, MAX_VALUE_CHARS),
-                        None => render(json),
+                        Some(t) => show(t, MAX_VALUE_CHARS, escape),
+                        None => render(json, escape),
                     };
                     writeln!(out, "{pad}{key}: {shown}")?;
                 }
                 Fact::Group(facts) => {
                     writeln!(out, "{pad}{key}:")?;
-                    facts.write_text(out, indent + 2)?;
+                    facts.write_text_as(out, indent + 2, escape)?;
                 }
+                // An empty table is an empty list: `none`, as JSON's `[]`.
+                Fact::Table { rows: _, total: 0 } => writeln!(out, "{pad}{key}: none")?,
                 Fact::Table { rows, total } => {
                     writeln!(out, "{pad}{key}: {total}")?;
-                    write_table(out, rows, indent + 2)?;
+                    write_table(out, rows, indent + 2, escape)?;
                     let more = total.saturating_sub(rows.len());
                     if more > 0 {
                         writeln!(out, "{pad}  … and {more} more (--json lists every one)")?;
@@ -203,19 +217,28 @@ impl Fact {
     }
 }
 
-/// A JSON value as text: strings escaped, lists of scalars joined, the rest as compact
-/// JSON; everything cut to a bounded length.
-fn render(json: &Value) -> String {
+/// `text` cut to `max_chars` characters (a cut marked with `…`), escaped when `escape`.
+fn show(text: &str, max_chars: usize, escape: bool) -> String {
+    if escape {
+        escape::text_cut(text, max_chars)
+    } else {
+        escape::cut(text, max_chars)
+    }
+}
+
+/// A JSON value as text: strings (escaped when `escape`), lists of scalars joined, the
+/// rest as compact JSON; everything cut to a bounded length.
+fn render(json: &Value, escape: bool) -> String {
     match json {
         Value::Null => "-".to_owned(),
         Value::Bool(b) => if *b { "yes" } else { "no" }.to_owned(),
         Value::Number(n) => n.to_string(),
-        Value::String(s) => escape::text_cut(s, MAX_VALUE_CHARS),
+        Value::String(s) => show(s, MAX_VALUE_CHARS, escape),
         Value::Array(items) if items.iter().all(is_scalar) => {
             let mut shown: Vec<String> = items
                 .iter()
                 .take(MAX_LIST_ITEMS)
-                .map(|item| escape::cut(&render(item), MAX_CELL_CHARS))
+                .map(|item| escape::cut(&render(item, escape), MAX_CELL_CHARS))
                 .collect();
             if items.len() > MAX_LIST_ITEMS {
                 shown.push(format!("… ({} in all)", items.len()));
@@ -226,7 +249,7 @@ fn render(json: &Value) -> String {
                 shown.join(", ")
             }
         }
-        other => escape::text_cut(&other.to_string(), MAX_VALUE_CHARS),
+        other => show(&other.to_string(), MAX_VALUE_CHARS, escape),
     }
 }
 
@@ -236,7 +259,7 @@ fn is_scalar(v: &Value) -> bool {
 
 /// Rows of facts as an aligned table: the first row's keys are the columns; values are
 /// escaped and cut to [`MAX_CELL_CHARS`]; padding is counted in characters by hand.
-fn write_table(out: &mut dyn Write, rows: &[Facts], indent: usize) -> io::Result<()> {
+fn write_table(out: &mut dyn Write, rows: &[Facts], indent: usize, escape: bool) -> io::Result<()> {
     let Some(first) = rows.first() else {
         return Ok(());
     };
@@ -249,15 +272,11 @@ fn write_table(out: &mut dyn Write, rows: &[Facts], indent: usize) -> io::Result
                 .map(|col| {
                     let fact = row.items.iter().find(|(k, _)| k == col).map(|(_, f)| f);
                     match fact {
-                        Some(Fact::Value { text: Some(t), .. }) => {
-                            escape::text_cut(t, MAX_CELL_CHARS)
-                        }
+                        Some(Fact::Value { text: Some(t), .. }) => show(t, MAX_CELL_CHARS, escape),
                         Some(Fact::Value { json, text: None }) => {
-                            escape::cut(&render(json), MAX_CELL_CHARS)
+                            escape::cut(&render(json, escape), MAX_CELL_CHARS)
                         }
-                        Some(other) => {
-                            escape::text_cut(&other.to_json().to_string(), MAX_CELL_CHARS)
-                        }
+                        Some(other) => show(&other.to_json().to_string(), MAX_CELL_CHARS, escape),
                         None => String::new(),
                     }
                 })
@@ -345,6 +364,28 @@ mod tests {
         let mut out = Vec::new();
         facts.write_text(&mut out, 2).unwrap();
         String::from_utf8(out).unwrap()
+    }
+
+    #[test]
+    fn text_goes_byte_for_byte_when_not_escaped() {
+        let mut row = Facts::new();
+        row.value("name", "a\tb\nc\x1b");
+        let mut facts = Facts::new();
+        facts.table("members", vec![row]).value("title", "x\ty");
+        let mut out = Vec::new();
+        facts.write_text_as(&mut out, 2, false).unwrap();
+        let out = String::from_utf8(out).unwrap();
+        assert!(out.contains("a\tb\nc\x1b"), "{out:?}");
+        assert!(out.contains("title: x\ty"), "{out:?}");
+        assert!(text(&facts).contains("a\\tb\\nc\\e"));
+    }
+
+    #[test]
+    fn an_empty_table_is_none_as_json_is_empty() {
+        let mut facts = Facts::new();
+        facts.table("more_stores", Vec::new());
+        assert_eq!(text(&facts), "  more_stores: none\n");
+        assert_eq!(Value::Object(facts.to_json()), json!({"more_stores": []}));
     }
 
     #[test]

@@ -42,6 +42,8 @@ pub(crate) struct Format {
     pub(crate) name: &'static str,
     /// One line for `--help`.
     pub(crate) about: &'static str,
+    /// What a file of the format is called in messages: "a TACO archive".
+    pub(crate) noun: &'static str,
     /// True when the first bytes of a file are this format's.
     pub(crate) sniff: fn(&[u8]) -> bool,
     /// The keys `inspect --json` emits after `"file"` and `"format"`.
@@ -78,6 +80,43 @@ pub(crate) static FORMATS: [&Format; 5] = [
 /// The format whose signature `head` starts with.
 pub(crate) fn detect(head: &[u8]) -> Option<&'static Format> {
     FORMATS.iter().copied().find(|f| (f.sniff)(head))
+}
+
+/// Why `head`, the first bytes of an input a command of `expected` was given, is not
+/// of that format, when that can be said better than the format's own parser would: the
+/// input is empty, or it is a file of another format ("this is a TACO archive, not a
+/// kastore store"). `None` otherwise: the format's parser then says what is wrong.
+pub(crate) fn mismatch(head: &[u8], expected: &Format) -> Option<String> {
+    if head.is_empty() {
+        return Some("empty file".to_owned());
+    }
+    detect(head)
+        .filter(|found| found.name != expected.name)
+        .map(|found| format!("this is {}, not {}", found.noun, expected.noun))
+}
+
+/// Checks that `input` can be of the format `expected` ([`mismatch`]).
+///
+/// # Errors
+/// A failure naming the input when it is empty or of another format.
+pub(crate) fn expect(input: &Input, expected: &Format) -> Result<(), Failure> {
+    match mismatch(input.head(), expected) {
+        Some(why) => Err(Failure::file(input.name(), why)),
+        None => Ok(()),
+    }
+}
+
+/// [`expect`] for a file a library opened itself (an in-place edit), when it failed with
+/// `failure`: the file's first bytes are read to say what it is instead, if they tell.
+pub(crate) fn explain(path: &std::path::Path, expected: &Format, failure: Failure) -> Failure {
+    use std::io::Read as _;
+    let mut head = Vec::new();
+    let read = std::fs::File::open(path)
+        .and_then(|f| f.take(crate::input::HEAD_LEN).read_to_end(&mut head));
+    match read.ok().and_then(|_| mismatch(&head, expected)) {
+        Some(why) => Failure::file(crate::escape::path(path), why),
+        None => failure,
+    }
 }
 
 /// The format named `name`.

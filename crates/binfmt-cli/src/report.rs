@@ -12,10 +12,13 @@ pub(crate) const EXIT_PROBLEMS: u8 = 1;
 /// Exit code: bad command-line arguments (clap uses it too).
 pub(crate) const EXIT_USAGE: u8 = 2;
 
-/// Writes one line to standard error. A failure to write there is ignored: there is
-/// nowhere left to report it, and `eprintln!` would panic instead.
+/// Writes one line to standard error, the sink of every message: whatever it is made
+/// of, control and format characters are escaped and URLs redacted (line by line: the
+/// line breaks of a usage message are kept). A failure to write there is ignored: there
+/// is nowhere left to report it, and `eprintln!` would panic instead.
 pub(crate) fn say(line: fmt::Arguments<'_>) {
     use std::io::Write as _;
+    let line = safe_lines(&line.to_string());
     let _ = writeln!(std::io::stderr(), "{line}");
 }
 
@@ -31,10 +34,17 @@ enum Why {
 }
 
 /// A command that could not be carried out.
+///
+/// This is where every error text becomes a message line, ours and other libraries'
+/// (`io::Error`, binfmt-remote, object_store) alike, so it is where they are made safe,
+/// once: the file name and the message pass through [`escape::message`] (URLs redacted,
+/// control and format characters escaped; idempotent, so parts escaped before are kept
+/// as they are).
 #[derive(Debug)]
 pub(crate) struct Failure {
     /// The file the failure is about (escaped for the terminal), if any.
     file: Option<String>,
+    /// The message, safe for a terminal.
     message: String,
     why: Why,
 }
@@ -43,7 +53,7 @@ impl Failure {
     pub(crate) fn new(message: impl Into<String>) -> Self {
         Failure {
             file: None,
-            message: message.into(),
+            message: escape::message(&message.into()),
             why: Why::Problem,
         }
     }
@@ -56,7 +66,9 @@ impl Failure {
         }
     }
 
-    /// Writing to standard output failed.
+    /// Writing to standard output failed: a reader that closed it (`| head`) ends the
+    /// command quietly with 0 (`EPIPE`); any other failure, a closed descriptor included,
+    /// is an error.
     pub(crate) fn stdout(err: std::io::Error) -> Self {
         Failure {
             why: if err.kind() == std::io::ErrorKind::BrokenPipe {
@@ -68,11 +80,24 @@ impl Failure {
         }
     }
 
-    /// `FILE: message`, where `file` is how the user named it.
+    /// `FILE: message`, where `file` is how the user named it. A message that names the
+    /// file itself in front (binfmt-remote's `URL: cause`) is shown without that prefix,
+    /// so that the name is printed once.
     pub(crate) fn file(file: impl fmt::Display, message: impl fmt::Display) -> Self {
+        let file = escape::message(&file.to_string());
+        let message = message.to_string();
+        let message = match message.split_once(": ") {
+            Some((head, rest))
+                if binfmt_core::text::is_url(head)
+                    && (escape::message(head) == file || binfmt_core::text::is_url(&file)) =>
+            {
+                rest.to_owned()
+            }
+            _ => message,
+        };
         Failure {
-            file: Some(escape::text(&file.to_string())),
-            ..Failure::new(message.to_string())
+            file: Some(file),
+            ..Failure::new(message)
         }
     }
 
@@ -112,10 +137,23 @@ impl fmt::Display for Failure {
 }
 
 impl From<clap::Error> for Failure {
-    /// Arguments a format's subcommand could not make sense of.
+    /// Arguments a format's subcommand could not make sense of: clap's lines, each made
+    /// safe (they quote the arguments).
     fn from(e: clap::Error) -> Self {
-        Failure::usage(e.to_string().trim_end().to_owned())
+        Failure {
+            file: None,
+            message: safe_lines(e.to_string().trim_end()),
+            why: Why::Usage,
+        }
     }
+}
+
+/// Text of several lines made safe line by line (its line breaks kept).
+pub(crate) fn safe_lines(text: &str) -> String {
+    text.lines()
+        .map(escape::message)
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// One thing `binfmt verify` found: `byte N: message` or `warning: byte N: message`.

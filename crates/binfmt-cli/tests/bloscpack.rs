@@ -52,7 +52,7 @@ fn inspect_json_has_the_documented_keys_in_order() {
         ]
     );
     assert_eq!(v["format"], "bloscpack");
-    assert_eq!(v["version"], 3);
+    assert_eq!(v["version"], "3");
     assert_eq!(v["options"], 1);
     assert_eq!(v["checksum"], "adler32");
     assert_eq!(v["typesize"], 8);

@@ -2,7 +2,7 @@
 //! fixture of every format crate, is documented in `binfmt inspect --help` under its
 //! format (nested keys under their parent), and every documented top-level key is printed
 //! for some fixture. A key added to the output without its documentation, or documented
-//! and never printed, fails here.
+//! and never printed, fails here. Every format's `"version"` has one shape: a string.
 #![allow(
     clippy::unwrap_used,
     clippy::panic,
@@ -159,6 +159,27 @@ fn every_printed_key_is_documented_and_every_documented_key_printed() {
             if object.contains_key("error") {
                 assert_eq!(object.len(), 3, "{}: file, format, error", file.display());
                 continue;
+            }
+            // One shape for every format's version: a string, "MAJOR.MINOR" (Bloscpack,
+            // which has no minor version: "3"), in every store of a kastore file too.
+            let versions = object.get("version").into_iter().chain(
+                object
+                    .get("more_stores")
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten()
+                    .map(|store| &store["version"]),
+            );
+            for version in versions.filter(|v| !v.is_null()) {
+                let text = version.as_str().unwrap_or_else(|| {
+                    panic!("{}: version {version} is not a string", file.display())
+                });
+                assert!(
+                    text.split('.').all(|n| n.parse::<u32>().is_ok())
+                        && (text.contains('.') || format == "bloscpack"),
+                    "{}: version {text:?}",
+                    file.display()
+                );
             }
             let mut rest = object.clone();
             for common in ["file", "format", "warnings"] {

@@ -452,8 +452,12 @@ fn get_and_diff_escape_what_comes_from_the_file() {
         s(&a),
     ]);
     let a = s(&a);
+    // To a pipe, the stored text byte for byte (and a newline); on a terminal, escaped.
     let printed = text(ok(&["mldf", "get", a, "0", "0"]));
-    assert_eq!(printed, "a\\e[2Jb\\u{9b}c\\nd\n");
+    assert_eq!(printed, "a\x1b[2Jb\u{9b}c\nd\n");
+    if let Some(shown) = common::binfmt_on_terminal(&["mldf", "get", a, "0", "0"]) {
+        assert_eq!(text(shown), "a\\e[2Jb\\u{9b}c\\nd\n");
+    }
     let json = ok(&["mldf", "get", "--json", a, "0", "1"]);
     let line = text(&json);
     assert!(

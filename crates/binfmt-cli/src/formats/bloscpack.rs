@@ -24,6 +24,7 @@ use crate::write;
 pub(crate) static FORMAT: Format = Format {
     name: "bloscpack",
     about: "Bloscpack files.",
+    noun: "a Bloscpack file",
     sniff: bloscpack_header::sniff,
     keys: KEYS,
     inspect,
@@ -34,7 +35,11 @@ pub(crate) static FORMAT: Format = Format {
 };
 
 const KEYS: &[Key] = &[
-    Key::new("version", "3 (or 2): the format version"),
+    Key::new(
+        "version",
+        "\"3\" (or \"2\"): the format version, a string as every format's (Bloscpack \
+         versions have no minor number)",
+    ),
     Key::new(
         "options",
         "the options byte: 0x01 offsets section, 0x02 metadata section",
@@ -358,7 +363,7 @@ fn inspect(input: &Input, _options: &InspectOptions) -> Result<Inspection, Failu
     });
     let mut facts = Facts::new();
     facts
-        .value("version", h.version())
+        .value("version", h.version().to_string())
         .shown("options", h.options().bits(), options_text)
         .value("checksum", h.checksum().name())
         .value("typesize", h.typesize())
@@ -445,13 +450,14 @@ fn run(matches: &clap::ArgMatches) -> Result<ExitCode, Failure> {
     }
 }
 
-/// A library error of a command that reads `input` and writes `output`: I/O errors name
-/// the output (the input was read before), the rest the input.
-fn failure(input: &Input, output: &Path, e: &Error) -> Failure {
+/// A library error of a command that reads `input` and writes `output`: I/O errors are
+/// the output's (the input was read before; standard output's rule for `-`), the rest
+/// the input's.
+fn failure(input: &Input, output: &Path, e: Error) -> Failure {
     if e.fault() == Fault::Io {
-        Failure::file(escape::path(output), e.message())
+        write::failure(output, io::Error::from(e))
     } else {
-        Failure::diagnostic(input.name(), e)
+        Failure::diagnostic(input.name(), &e)
     }
 }
 
@@ -485,20 +491,22 @@ fn pack(args: &PackArgs) -> Result<ExitCode, Failure> {
     };
     let input = Input::open(&args.input)?;
     let data = input.bytes()?;
+    // `-` and URLs too: OUT is compared with each input by device and inode.
     let inputs: Vec<&Path> = [Some(args.input.as_path()), args.metadata.as_deref()]
         .into_iter()
         .flatten()
-        .filter(|p| p.as_os_str() != "-")
         .collect();
     let mut output = write::open(&args.output, args.force, &inputs, false)?;
     let written = options
         .write_to(data, io::BufWriter::with_capacity(1 << 20, &mut output))
-        .map_err(|e| {
-            if e.fault() == Fault::Io {
-                Failure::file(escape::path(&args.output), e.message())
-            } else {
-                Failure::file(escape::path(&args.output), e)
-            }
+        .map_err(|e| match e.fault() {
+            Fault::Io => write::failure(&args.output, io::Error::from(e)),
+            // Every option of pack is an argument: one out of range is a usage error.
+            Fault::Caller => Failure::usage(format!(
+                "invalid arguments: {}; see binfmt bloscpack pack --help",
+                e.message()
+            )),
+            _ => Failure::file(escape::path(&args.output), e),
         })?;
     write::commit(output, &args.output)?;
     report::say(format_args!(
@@ -511,6 +519,7 @@ fn pack(args: &PackArgs) -> Result<ExitCode, Failure> {
 
 fn unpack(args: &UnpackArgs) -> Result<ExitCode, Failure> {
     let input = Input::open(&args.input)?;
+    registry::expect(&input, &FORMAT)?;
     let file = parse(&input)?;
     // Everything that can be refused without decompressing is refused before OUTPUT is
     // touched; the output then grows as chunks are decompressed (nothing is allocated
@@ -522,12 +531,11 @@ fn unpack(args: &UnpackArgs) -> Result<ExitCode, Failure> {
             Problem::from_diagnostic(Severity::Warning, &warning)
         ));
     }
-    let inputs: Vec<&Path> = input.path().into_iter().collect();
-    let mut output = write::open(&args.output, args.force, &inputs, false)?;
+    let mut output = write::open(&args.output, args.force, &[input.arg()], false)?;
     let options = UnpackOptions::DEFAULT.threads(args.threads);
     let report = file
         .unpack_to_writer(io::BufWriter::with_capacity(1 << 20, &mut output), &options)
-        .map_err(|e| failure(&input, &args.output, &e))?;
+        .map_err(|e| failure(&input, &args.output, e))?;
     write::commit(output, &args.output)?;
     let out = escape::path(&args.output);
     if report.shortfall > 0 {
@@ -567,7 +575,7 @@ fn append(args: &AppendArgs) -> Result<ExitCode, Failure> {
         if e.fault() == Fault::Io {
             Failure::file(&name, e.message())
         } else {
-            Failure::diagnostic(&name, &e)
+            registry::explain(&args.file, &FORMAT, Failure::diagnostic(&name, &e))
         }
     })?;
     if report.repaired {

@@ -10,7 +10,7 @@ use binfmt_core::source::ByteSource;
 use binfmt_core::{Kind as _, Severity, Summary};
 use clap::{Args, FromArgMatches as _, Subcommand};
 use kastore::{AnyArray, ErrorKind, Item, MAGIC, Reader, Store};
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use crate::input::Input;
 use crate::model::{Facts, Key};
@@ -21,6 +21,7 @@ use crate::report::{self, Failure, Problem};
 pub(crate) static FORMAT: Format = Format {
     name: "kastore",
     about: "kastore files (and tskit .trees files).",
+    noun: "a kastore store",
     sniff: kastore::sniff,
     keys: KEYS,
     inspect,
@@ -50,7 +51,7 @@ const ITEM_KEYS: &[Key] = &[
 const KEYS: &[Key] = &[
     Key::new(
         "version",
-        "[MAJOR, MINOR] of the first store (always major 1)",
+        "\"MAJOR.MINOR\" of the first store (always major 1), e.g. \"1.0\"",
     ),
     Key::new("file_size", "the first store's size in bytes"),
     Key::with(
@@ -70,7 +71,7 @@ const KEYS: &[Key] = &[
         &[
             Key::new("offset", "the byte at which the store starts"),
             Key::new("file_size", "the store's size in bytes"),
-            Key::new("version", "[MAJOR, MINOR]"),
+            Key::new("version", "\"MAJOR.MINOR\""),
             Key::with("items", "the store's items in file order", ITEM_KEYS),
         ],
     ),
@@ -158,9 +159,10 @@ fn inspect(input: &Input, _options: &InspectOptions) -> Result<Inspection, Failu
     Ok(Inspection { facts, warnings })
 }
 
+/// `"1.0"`: every format's `"version"` is a string.
 fn version_json(store: &Store<'_>) -> Value {
     let v = store.version();
-    json!([v.major, v.minor])
+    Value::String(format!("{}.{}", v.major, v.minor))
 }
 
 /// `1.0`, with a note when the store is not as the reference writes it.
@@ -249,6 +251,7 @@ fn get(args: &GetArgs) -> Result<ExitCode, Failure> {
         args.key.as_bytes().to_vec()
     };
     let input = Input::open(&args.file)?;
+    registry::expect(&input, &FORMAT)?;
     let name = input.name();
     let store = open_store(&input, args.store)?;
     for warning in store.warnings() {
@@ -262,7 +265,7 @@ fn get(args: &GetArgs) -> Result<ExitCode, Failure> {
         .reader
         .read(&entry)
         .map_err(|e| Failure::diagnostic(name, &e.rebased(store.start)))?;
-    let mut out = io::BufWriter::new(io::stdout().lock());
+    let mut out = io::BufWriter::new(crate::write::stdout()?);
     if args.raw {
         out.write_all(&bytes).map_err(Failure::stdout)?;
     } else {
@@ -352,11 +355,12 @@ fn open_store(input: &Input, index: usize) -> Result<OpenStore<'_>, Failure> {
     }
 }
 
+/// `--store N` past the file's stores: an argument out of range (exit 2).
 fn no_such_store(input: &Input, index: usize, count: usize) -> Failure {
-    Failure::file(
-        input.name(),
-        format!("--store {index}: the file holds {count} store(s), numbered from 0"),
-    )
+    Failure::usage(format!(
+        "--store {index}: {} holds {count} store(s), numbered from 0",
+        input.name()
+    ))
 }
 
 /// The bytes of a source from `start` on, as a source of their own (the kastore
@@ -393,9 +397,25 @@ impl ByteSource for Shifted<'_> {
         self.inner.read_ranges(&outer)
     }
 
+    fn read_head(&self, max_len: u64) -> io::Result<Cow<'_, [u8]>> {
+        // Through the inner source's own head read: the default asks for the length
+        // first, which reads a stream to its end before a magic byte is compared.
+        let end = self.start.saturating_add(max_len);
+        let head = self.inner.read_head(end)?;
+        let start = usize::try_from(self.start).unwrap_or(usize::MAX);
+        Ok(match head {
+            Cow::Borrowed(b) => Cow::Borrowed(b.get(start..).unwrap_or(&[])),
+            Cow::Owned(v) => Cow::Owned(v.get(start..).unwrap_or(&[]).to_vec()),
+        })
+    }
+
     fn as_slice(&self) -> Option<&[u8]> {
         let start = usize::try_from(self.start).ok()?;
         self.inner.as_slice()?.get(start..)
+    }
+
+    fn is_stream(&self) -> bool {
+        self.inner.is_stream()
     }
 }
 

@@ -25,6 +25,7 @@ use crate::write;
 pub(crate) static FORMAT: Format = Format {
     name: "taco",
     about: "TACO headers of tacozip archives: create an archive, update its header in place.",
+    noun: "a TACO archive",
     sniff: taco_header::sniff,
     keys: KEYS,
     inspect,
@@ -259,7 +260,10 @@ fn create_failure(out: &Path, e: &Error) -> Failure {
         | ErrorKind::TooManyEntries { .. } => Failure::usage(escape::text(&e.to_string())),
         ErrorKind::Io(io) => match &io.path {
             Some(path) => Failure::file(escape::path(path), &io.source),
-            None => Failure::file(escape::path(out), &io.source),
+            None => write::failure(
+                out,
+                std::io::Error::new(io.source.kind(), io.source.to_string()),
+            ),
         },
         ErrorKind::NotAFile { path } => Failure::file(escape::path(path), "not a regular file"),
         ErrorKind::SourceChanged {
@@ -301,8 +305,13 @@ fn update_in_place(file: &Path, entries: &Entries, no_sync: bool) -> Result<Exit
         ));
     }
     let options = UpdateOptions::new().sync(!no_sync);
-    taco_header::fs::update_with(file, entries, &options)
-        .map_err(|e| file_failure(&escape::path(file), &e))?;
+    taco_header::fs::update_with(file, entries, &options).map_err(|e| {
+        let failure = file_failure(&escape::path(file), &e);
+        match e.kind() {
+            ErrorKind::Io(_) => failure,
+            _ => registry::explain(file, &FORMAT, failure),
+        }
+    })?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -314,14 +323,13 @@ fn update_copy(
     force: bool,
 ) -> Result<ExitCode, Failure> {
     let input = Input::open(file)?;
+    registry::expect(&input, &FORMAT)?;
     let name = input.name().to_owned();
-    let path = input.path().map(Path::to_path_buf);
+    let arg = input.arg().to_path_buf();
     let mut data = input.into_bytes()?;
     taco_header::update_in_memory(&mut data, entries).map_err(|e| file_failure(&name, &e))?;
-    let inputs: Vec<&Path> = path.as_deref().into_iter().collect();
-    let mut output = write::open(out, force, &inputs, false)?;
-    std::io::Write::write_all(&mut output, &data)
-        .map_err(|e| Failure::file(escape::path(out), e))?;
+    let mut output = write::open(out, force, &[arg.as_path()], false)?;
+    std::io::Write::write_all(&mut output, &data).map_err(|e| write::failure(out, e))?;
     write::commit(output, out)?;
     Ok(ExitCode::SUCCESS)
 }
@@ -479,7 +487,7 @@ fn fuzz(input: &Input) {
                 let mut facts = Facts::new();
                 member_facts(&mut facts, &members, json);
                 let _ = facts.write_json_members(&mut std::io::sink());
-                let _ = facts.write_text(&mut std::io::sink(), 2);
+                let _ = facts.write_text_as(&mut std::io::sink(), 2, json);
             }
             for m in members.iter().take(8) {
                 let _ = m.name_escaped().to_string();

@@ -54,3 +54,42 @@ pub(crate) fn scratch(test: &str) -> PathBuf {
 pub(crate) fn s(p: &Path) -> &str {
     p.to_str().unwrap()
 }
+
+/// Runs `binfmt` with `args` with its standard output (and error) on a terminal, through
+/// util-linux `script` and a pseudo-terminal: what a user sees (line ends as `\n`).
+/// `None` where `script` cannot run (not installed, no pseudo-terminals).
+pub(crate) fn binfmt_on_terminal<S: AsRef<OsStr>>(args: &[S]) -> Option<Vec<u8>> {
+    let quote = |a: &OsStr| format!("'{}'", a.to_string_lossy().replace('\'', r"'\''"));
+    let mut line = quote(OsStr::new(env!("CARGO_BIN_EXE_binfmt")));
+    for a in args {
+        line.push(' ');
+        line.push_str(&quote(a.as_ref()));
+    }
+    let out = Command::new("script")
+        .args(["-qec", &line, "/dev/null"])
+        .stdin(std::process::Stdio::null())
+        .output()
+        .ok()?;
+    if !out.status.success() && out.stdout.is_empty() {
+        return None;
+    }
+    let mut text = Vec::with_capacity(out.stdout.len());
+    let mut bytes = out.stdout.iter().peekable();
+    while let Some(&b) = bytes.next() {
+        if b == b'\r' && bytes.peek() == Some(&&b'\n') {
+            continue;
+        }
+        text.push(b);
+    }
+    Some(text)
+}
+
+/// Runs `sh -c SCRIPT` with `$BINFMT` set to the command: for redirections that
+/// `std::process::Command` cannot express (`>&-`, a pipe into `head`).
+pub(crate) fn sh(script: &str) -> Output {
+    Command::new("sh")
+        .args(["-c", script])
+        .env("BINFMT", env!("CARGO_BIN_EXE_binfmt"))
+        .output()
+        .unwrap()
+}

@@ -20,7 +20,9 @@ pub(super) fn run(a: &Path, b: &Path, layout: bool, limit: u64) -> Result<ExitCo
         ));
     }
     let (input_a, input_b) = (Input::open(a)?, Input::open(b)?);
-    let mut out = io::BufWriter::new(io::stdout().lock());
+    crate::registry::expect(&input_a, &super::FORMAT)?;
+    crate::registry::expect(&input_b, &super::FORMAT)?;
+    let mut out = io::BufWriter::new(crate::write::stdout()?);
     let same = write(&mut out, &input_a, &input_b, layout, limit)?;
     out.flush().map_err(Failure::stdout)?;
     Ok(if same {

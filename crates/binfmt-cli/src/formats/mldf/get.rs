@@ -17,7 +17,8 @@ use crate::report::Failure;
 /// How `get` prints the value.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum How {
-    /// Text escaped, payloads raw (never to a terminal).
+    /// Text and a newline (escaped on a terminal only), payloads raw (never to a
+    /// terminal).
     Text,
     /// Every value as its stored bytes.
     Raw,
@@ -78,6 +79,7 @@ pub(super) fn run(
     checksums: bool,
 ) -> Result<ExitCode, Failure> {
     let input = Input::open(path)?;
+    crate::registry::expect(&input, &super::FORMAT)?;
     let reader = open(&input, checksums)?;
     let f = find_field(&reader, field)?;
     if index >= reader.num_samples() {
@@ -87,9 +89,9 @@ pub(super) fn run(
             reader.num_samples()
         )));
     }
-    let stdout = io::stdout();
+    let stdout = crate::write::stdout()?;
     let terminal = stdout.is_terminal();
-    let mut out = io::BufWriter::new(stdout.lock());
+    let mut out = io::BufWriter::new(stdout);
     let value = reader
         .value(index, f.index())
         .map_err(|e| Failure::diagnostic(input.name(), &e))?;
@@ -100,7 +102,8 @@ pub(super) fn run(
             value.payload().len()
         )));
     }
-    print(&mut out, f, index, &value.value(), how).map_err(Failure::stdout)?;
+    // Text is escaped for a terminal only: to a pipe or a file it goes byte for byte.
+    print(&mut out, f, index, &value.value(), how, terminal).map_err(Failure::stdout)?;
     out.flush().map_err(Failure::stdout)?;
     Ok(ExitCode::SUCCESS)
 }
@@ -116,7 +119,7 @@ pub(super) fn write<S: ByteSource>(
     let value = reader
         .value(sample, field.index())
         .map_err(|e| Failure::diagnostic("fuzz", &e))?;
-    print(out, field, sample, &value.value(), how).map_err(Failure::stdout)
+    print(out, field, sample, &value.value(), how, true).map_err(Failure::stdout)
 }
 
 /// True for the values that `get` writes as raw bytes.
@@ -133,6 +136,7 @@ fn print(
     sample: u64,
     value: &Value<'_>,
     how: How,
+    terminal: bool,
 ) -> io::Result<()> {
     match how {
         How::Json => {
@@ -156,8 +160,12 @@ fn print(
             Value::Null => Ok(()),
             Value::Int(i) => writeln!(out, "{i}"),
             Value::Float(x) => writeln!(out, "{x:?}"),
-            Value::Json(s) | Value::Text(Text::Utf8(s)) => {
+            Value::Json(s) | Value::Text(Text::Utf8(s)) if terminal => {
                 writeln!(out, "{}", escape::text(s))
+            }
+            Value::Json(s) | Value::Text(Text::Utf8(s)) => {
+                out.write_all(s.as_bytes())?;
+                writeln!(out)
             }
             Value::Text(t) => {
                 let mut first = true;

@@ -23,6 +23,7 @@ use crate::report::Failure;
 pub(crate) static FORMAT: Format = Format {
     name: "mldf",
     about: "MLDF datasets: print a value, compare two datasets, build one from JSON.",
+    noun: "an MLDF dataset",
     sniff: mldf::sniff,
     keys: inspect::KEYS,
     inspect: inspect::inspect,
@@ -59,9 +60,9 @@ enum Command {
     },
     /// Print the value of FIELD (a name, or else an index) of sample INDEX.
     ///
-    /// INT and FLOAT print as a decimal line; JSON and UTF-8 text print their text,
-    /// control characters escaped (`\n`, `\e`, `\u{9b}`, a backslash as `\\`), and a
-    /// newline; token ids print as one line of space-separated numbers; BYTES, NDARRAY,
+    /// INT and FLOAT print as a decimal line; JSON and UTF-8 text print their text and a
+    /// newline: byte for byte to a pipe or a file, and on a terminal with control
+    /// characters escaped (`\n`, `\e`, `\u{9b}`, a backslash as `\\`), as `ls` does; token ids print as one line of space-separated numbers; BYTES, NDARRAY,
     /// IMAGE and AUDIO payloads (and the raw slot of an unknown type) are written to
     /// stdout as raw bytes, nothing added, but never to a terminal (redirect stdout, or
     /// say --raw). With --raw, every value is written as its exact bytes, nothing added

@@ -141,7 +141,7 @@ fn shard_paths(args: &GetArgs) -> Result<Vec<PathBuf>, Failure> {
         return Ok(args.shards.clone());
     }
     let index = args.index.as_path();
-    let is_url = index.to_str().is_some_and(crate::input::is_url);
+    let is_url = index.to_str().is_some_and(binfmt_core::text::is_url);
     if index.as_os_str() == "-" || is_url {
         return Err(Failure::usage(
             "give the shards with --shards: they are found by listing the index's directory, \
@@ -157,7 +157,17 @@ pub(super) fn run(args: &GetArgs) -> Result<ExitCode, Failure> {
     let source = input::open_source(&args.index)?;
     let shards: Vec<Shard> = paths.iter().map(|p| Shard::new(p)).collect();
     let reader = Reader::open_with(&*source, shards, &ReadOptions::new())
-        .map_err(|e| index_failure(&index_name, &e))?
+        .map_err(|e| match e.kind() {
+            ErrorKind::Io(_) => index_failure(&index_name, &e),
+            _ if binfmt_core::text::is_url(&index_name) || args.index.as_os_str() == "-" => {
+                index_failure(&index_name, &e)
+            }
+            _ => crate::registry::explain(
+                &args.index,
+                &super::FORMAT,
+                index_failure(&index_name, &e),
+            ),
+        })?
         .verify_names(!args.no_verify);
     let fail = |fid: u16, e: taridx::Error| {
         let shard = reader.shards().get(usize::from(fid)).map(Shard::name);
@@ -178,17 +188,11 @@ pub(super) fn run(args: &GetArgs) -> Result<ExitCode, Failure> {
     let mut inputs: Vec<&Path> = vec![args.index.as_path()];
     inputs.extend(paths.iter().map(PathBuf::as_path));
     let mut output = write::open(out, args.force, &inputs, false)?;
-    let to_stdout = out.as_os_str() == "-";
-    let written = output
+    output
         .write_all(payload.payload())
-        .and_then(|()| output.flush());
-    if to_stdout {
-        written.map_err(Failure::stdout)?;
-        output.commit().map_err(Failure::stdout)?;
-    } else {
-        written.map_err(|e| Failure::file(escape::path(out), e))?;
-        write::commit(output, out)?;
-    }
+        .and_then(|()| output.flush())
+        .map_err(|e| write::failure(out, e))?;
+    write::commit(output, out)?;
     Ok(ExitCode::SUCCESS)
 }
 

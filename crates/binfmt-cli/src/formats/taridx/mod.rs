@@ -21,6 +21,7 @@ use crate::report::{Failure, Problem};
 pub(crate) static FORMAT: Format = Format {
     name: "taridx",
     about: "Indexes (.taridx) of tar shards: build one, get a member's payload.",
+    noun: "a .taridx index",
     sniff: taridx::sniff,
     keys: KEYS,
     inspect,

@@ -63,4 +63,8 @@ impl ByteSource for Shard {
     fn read_tail(&self, max_len: u64) -> io::Result<(u64, Cow<'_, [u8]>)> {
         self.source()?.read_tail(max_len)
     }
+
+    fn is_stream(&self) -> bool {
+        self.source().is_ok_and(ByteSource::is_stream)
+    }
 }

@@ -65,8 +65,8 @@ pub(crate) fn run(args: &Args<'_>) -> Result<ExitCode, Failure> {
 
     // SCHEMA, SAMPLES and every payload are inputs: OUT may be none of them.
     let mut inputs: BTreeSet<&Path> = rows.iter().flat_map(Row::files).collect();
-    inputs.extend(schema_input.path());
-    inputs.extend(samples_input.path());
+    inputs.insert(schema_input.arg());
+    inputs.insert(samples_input.arg());
     let inputs: Vec<&Path> = inputs.into_iter().collect();
     let output = write::open(args.out, args.force, &inputs, true)?;
     let out_name = escape::path(args.out);
