@@ -23,7 +23,7 @@
 //! assert_eq!(err.fault(), Fault::Input);
 //! assert_eq!(
 //!     err.to_string(),
-//!     "byte 2: truncated input: the header needs 4 bytes, but the input has only 1 byte from there"
+//!     "byte 2: truncated input: header of 4 bytes, but the input has only 1 byte from there"
 //! );
 //! // Found at byte 2 of a sub-slice that starts at byte 100 of the file:
 //! assert_eq!(err.rebased(100).offset(), Some(102));
@@ -339,7 +339,7 @@ impl fmt::Display for Found {
 pub enum Layout {
     /// The input ends before a structure does.
     #[error(
-        "truncated input: the {what} needs {needed} {}, but the input has only {available} {} from there",
+        "truncated input: {what} of {needed} {}, but the input has only {available} {} from there",
         plural(*needed, "byte"),
         plural(*available, "byte")
     )]
@@ -539,7 +539,7 @@ mod tests {
         let e = Error::truncated("header", 0, 157, 10);
         assert_eq!(
             e.to_string(),
-            "byte 0: truncated input: the header needs 157 bytes, but the input has only 10 bytes from there"
+            "byte 0: truncated input: header of 157 bytes, but the input has only 10 bytes from there"
         );
         assert_eq!(e.fault(), Fault::Input);
         let e = Error::new(None, Layout::Overflow { what: "table" });
