@@ -95,6 +95,27 @@ pub fn open_reader(
     Reader::open_with(&source, shards, options)
 }
 
+/// The [`Reader`] of an index file and the shards next to it (the index
+/// `DIR/FOLD.taridx`, its shards `DIR/FOLD_*.tar`, see [`shards_of_index`]), with every
+/// check: [`open_reader`] with the fold's shards and the default options. The index is
+/// read once, whole; each member with one positioned read.
+///
+/// ```no_run
+/// let reader = taridx::fs::open("data/train.taridx")?;
+/// for member in reader.sample("sample000001")? {
+///     println!("{} bytes", member.payload().len());
+/// }
+/// # Ok::<(), taridx::Error>(())
+/// ```
+///
+/// # Errors
+/// As [`shards_of_index`] and [`open_reader`].
+pub fn open(index: impl AsRef<Path>) -> Result<Reader<FileSource>> {
+    let index = index.as_ref();
+    let shards = shards_of_index(index)?;
+    open_reader(index, &shards, &ReadOptions::new())
+}
+
 /// Indexes the given shards in order, each memory-mapped so that only the pages
 /// holding headers are read.
 ///

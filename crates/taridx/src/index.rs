@@ -1,12 +1,15 @@
-//! The borrowed, zero-copy view of a .taridx file, and the rules it is checked against.
+//! The view of a .taridx file over any [`Data`] (a slice, a memory map, a
+//! [`ReadCache`](binfmt_core::cache::ReadCache) over a file or an object store), and the
+//! rules it is checked against.
 //!
-//! Each rule is one function below; [`Index::parse_with`] applies them in order and stops
+//! Each rule is one function below; [`Index::parse_data`] applies them in order and stops
 //! at the first problem, [`verify`](crate::verify) applies the same functions and reports
-//! every problem.
+//! every problem. The request plan is in [`Index`]'s documentation.
 
 use core::iter::FusedIterator;
 
 use binfmt_core::bytes::{self, to_u64};
+use binfmt_core::data::Data;
 use binfmt_core::version::VersionPolicy;
 use binfmt_core::{Compatibility, Kind, Version, field_offset, magic};
 
@@ -23,8 +26,13 @@ pub(crate) const HEADER_LEN: u64 = to_u64(HEADER_SIZE);
 pub(crate) const ROW_LEN: u64 = to_u64(ROW_SIZE);
 /// One tar block (a header, or the unit data is padded to) as `u64`.
 pub(crate) const BLOCK: u64 = to_u64(TAR_HEADER_SIZE);
+/// The first read of a parse over a cache: the header and, for indexes this small, all
+/// of it (and the length, when the head comes back short).
+pub(crate) const HEAD_GUESS: u64 = 64 << 10;
 
-/// A parsed .taridx file, borrowing its bytes (a slice or a memory map).
+/// A parsed .taridx file, borrowing its bytes from `D`: a slice or a memory map (the
+/// default, zero-copy), or a [`ReadCache`](binfmt_core::cache::ReadCache) over a file or
+/// an object store (the index is read by range; see the request plan below).
 ///
 /// [`Index::parse`] checks everything whose cost does not grow with the number of rows:
 /// the header, the offsets, the exact length of the row region, and both text blocks
@@ -35,14 +43,59 @@ pub(crate) const BLOCK: u64 = to_u64(TAR_HEADER_SIZE);
 /// So opening a million-row index costs the same as opening an empty one, and no
 /// accessor ever returns an out-of-range id. Nothing here allocates: the text blocks are
 /// read through iterators ([`Texts`]).
-#[derive(Debug, Clone, Copy)]
-pub struct Index<'a> {
-    header: &'a raw::Header,
-    exts: &'a [u8],
-    crash: &'a [u8],
-    rows: &'a [raw::Row],
+///
+/// # Request plan
+///
+/// Over a `&ReadCache` (a slice or a map reads nothing):
+///
+/// | operation | requests | dependent round trips |
+/// |---|---|---|
+/// | [`Index::parse_data`], index of at most 64 KiB | 1 (`read_head(64 KiB)`, which also tells the length) | 1 |
+/// | [`Index::parse_data`], larger index | 2: the first 64 KiB, then the blocks and rows not in it, hinted as one batch (adjacent: one range) | 2 |
+/// | [`Index::parse_data`] over `ReadCache::with_head` holding the whole index | 0 | 0 |
+/// | afterwards: every accessor, [`StemMap`](crate::StemMap), [`Verifier`](crate::Verifier) | 0 | 0 |
+///
+/// The whole index is read because lookups need every row (a sample's rows are found by
+/// keyhash, and rows are not sorted by it). The cache's limit
+/// ([`ReadCache::with_limit`](binfmt_core::cache::ReadCache::with_limit)) bounds what
+/// a parse may hold: a larger index is an `Io` error of kind `OutOfMemory`.
+///
+/// ```
+/// # #[cfg(feature = "std")] {
+/// use binfmt_core::cache::ReadCache;
+/// use binfmt_core::source::Counting;
+/// use taridx::{Index, IndexFile, ReadOptions};
+///
+/// let bytes = IndexFile::new(vec!["jpg".into()], vec![], vec![])?.to_vec()?;
+/// let slice = Index::parse(&bytes)?;
+/// let source = Counting::new(&bytes[..]);
+/// let cache = ReadCache::new(&source);
+/// let ranged = Index::parse_data(&cache, &ReadOptions::new())?;
+/// assert_eq!(ranged.extension(0), slice.extension(0));
+/// assert_eq!(source.stats().requests, 1); // a small index: one read
+/// # }
+/// # Ok::<(), taridx::Error>(())
+/// ```
+#[derive(Clone, Copy)]
+pub struct Index<'d, D: Data<'d> = &'d [u8]> {
+    data: D,
+    header: &'d raw::Header,
+    exts: &'d [u8],
+    crash: &'d [u8],
+    rows: &'d [raw::Row],
     compatibility: Compatibility,
     options: ReadOptions,
+}
+
+impl<'d, D: Data<'d>> core::fmt::Debug for Index<'d, D> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Index")
+            .field("header", self.header)
+            .field("n_rows", &self.rows.len())
+            .field("compatibility", &self.compatibility)
+            .field("options", &self.options)
+            .finish_non_exhaustive()
+    }
 }
 
 /// One decoded row: where a tar member's payload is, and which sample it belongs to.
@@ -117,6 +170,7 @@ impl Entry {
 /// nothing.
 ///
 /// ```
+/// # #[cfg(feature = "alloc")] {
 /// # use taridx::{Index, IndexFile};
 /// let file = IndexFile::new(vec!["cls".into(), "jpg".into()], vec![], vec![])?;
 /// let bytes = file.to_vec()?;
@@ -124,6 +178,7 @@ impl Entry {
 /// let exts = index.extensions();
 /// assert_eq!(exts.len(), 2);
 /// assert_eq!(exts.collect::<Vec<_>>(), ["cls", "jpg"]);
+/// # }
 /// # Ok::<(), taridx::Error>(())
 /// ```
 #[derive(Debug, Clone)]
@@ -168,8 +223,8 @@ impl<'a> Iterator for Texts<'a> {
 impl ExactSizeIterator for Texts<'_> {}
 impl FusedIterator for Texts<'_> {}
 
-impl<'a> Index<'a> {
-    /// Parses an index with every check.
+impl<'d> Index<'d> {
+    /// Parses an index in memory with every check.
     ///
     /// # Errors
     /// [`ErrorKind::Layout`] for a short file, a wrong magic or an unsupported major
@@ -177,28 +232,55 @@ impl<'a> Index<'a> {
     /// [`ErrorKind::RowsOffset`], [`ErrorKind::CrashOffset`], [`ErrorKind::RowBytes`],
     /// [`ErrorKind::BlockText`] and [`ErrorKind::BlockCount`] for the other header and
     /// block checks, in that order.
-    pub fn parse(data: &'a [u8]) -> Result<Self> {
-        Self::parse_with(data, &ReadOptions::new())
+    pub fn parse(data: &'d [u8]) -> Result<Self> {
+        Self::parse_data(data, &ReadOptions::new())
     }
 
-    /// Parses an index with the given checks.
+    /// Parses an index in memory with the given checks (as
+    /// [`parse_data`](Index::parse_data) over the slice).
     ///
     /// # Errors
     /// As [`Index::parse`], without [`ErrorKind::HeaderSize`] and
     /// [`ErrorKind::RecordSize`] when `options` skip the header sizes.
-    pub fn parse_with(data: &'a [u8], options: &ReadOptions) -> Result<Self> {
-        let (header, compatibility) = header_rule(data)?;
+    pub fn parse_with(data: &'d [u8], options: &ReadOptions) -> Result<Self> {
+        Self::parse_data(data, options)
+    }
+}
+
+impl<'d, D: Data<'d>> Index<'d, D>
+where
+    Error: From<D::Error>,
+{
+    /// Parses an index from any [`Data`] with the given checks: the same rules, in the
+    /// same order, as [`Index::parse_with`]. Over a cache it reads the first 64 KiB,
+    /// then the rest in one batch (see the request plan in [`Index`]'s documentation).
+    ///
+    /// # Errors
+    /// As [`Index::parse_with`]; [`ErrorKind::Io`] from a cache's source (a cache's
+    /// limit is an `Io` error of kind `OutOfMemory`).
+    pub fn parse_data(data: D, options: &ReadOptions) -> Result<Self> {
+        let head = data.head(HEAD_GUESS)?;
+        let (header, compatibility) = header_rule(head)?;
         if options.checks_header_sizes() {
             rec_size_rule(header)?;
             hdr_size_rule(header)?;
         }
-        let (off_crash, off_arr) = offsets_rule(header, bytes::len_u64(data))?;
-        let rows = rows_rule(data, header, off_arr)?;
+        let file_len = data.size()?;
+        let (off_crash, off_arr) = offsets_rule(header, file_len)?;
+        // The blocks and rows that the head does not hold, as one batch (they are
+        // adjacent: a cache fetches them as one range). A slice ignores this.
+        let held = bytes::len_u64(head);
+        let parts = [HEADER_LEN..off_crash, off_crash..off_arr, off_arr..file_len];
+        if parts.iter().any(|r| r.end > held) {
+            data.hint(&parts.map(|r| if r.end > held { r } else { 0..0 }))?;
+        }
+        let rows = rows_rule(data, header, off_arr, file_len)?;
         let exts = text_block(data, HEADER_LEN, off_crash, Block::Extensions)?;
         count_rule(exts, Block::Extensions, header.n_ext.get())?;
         let crash = text_block(data, off_crash, off_arr, Block::CrashStems)?;
         count_rule(crash, Block::CrashStems, header.n_crash.get())?;
         Ok(Index {
+            data,
             header,
             exts,
             crash,
@@ -207,19 +289,23 @@ impl<'a> Index<'a> {
             options: *options,
         })
     }
+}
 
+impl<'d> Index<'d> {
     /// A view of parts that the rules checked (or, in `verify`, parts whose blocks may
     /// have failed their checks and are then empty).
     #[cfg(feature = "alloc")]
     pub(crate) fn assemble(
-        header: &'a raw::Header,
-        exts: &'a [u8],
-        crash: &'a [u8],
-        rows: &'a [raw::Row],
+        data: &'d [u8],
+        header: &'d raw::Header,
+        exts: &'d [u8],
+        crash: &'d [u8],
+        rows: &'d [raw::Row],
         compatibility: Compatibility,
         options: &ReadOptions,
     ) -> Self {
         Index {
+            data,
             header,
             exts,
             crash,
@@ -233,7 +319,7 @@ impl<'a> Index<'a> {
     /// (`header` is a copy of its header): slicing only, O(1). Parts that were not there
     /// would be empty; they always are there, for the same bytes.
     #[cfg(feature = "std")]
-    pub(crate) fn reopen(header: &'a raw::Header, data: &'a [u8], options: &ReadOptions) -> Self {
+    pub(crate) fn reopen(header: &'d raw::Header, data: &'d [u8], options: &ReadOptions) -> Self {
         let version = Version::new(header.major.get(), header.minor.get());
         let compatibility = POLICY
             .check(version, MAJOR_AT)
@@ -243,6 +329,7 @@ impl<'a> Index<'a> {
             bytes::slice(data, start, end.saturating_sub(start), "").unwrap_or(&[])
         };
         Index {
+            data,
             header,
             exts: part(HEADER_LEN, off_crash),
             crash: part(off_crash, off_arr),
@@ -251,10 +338,18 @@ impl<'a> Index<'a> {
             options: *options,
         }
     }
+}
+
+impl<'d, D: Data<'d>> Index<'d, D> {
+    /// The data the index was parsed from.
+    #[must_use]
+    pub fn data(&self) -> D {
+        self.data
+    }
 
     /// The raw header.
     #[must_use]
-    pub fn header(&self) -> &'a raw::Header {
+    pub fn header(&self) -> &'d raw::Header {
         self.header
     }
 
@@ -281,7 +376,7 @@ impl<'a> Index<'a> {
     /// version ([`ErrorKind::NewerMinor`]), reserved bits set ([`ErrorKind::Reserved`]),
     /// and the header sizes a lenient read ignored ([`ErrorKind::RecordSize`],
     /// [`ErrorKind::HeaderSize`]). [`verify`](crate::verify) reports them as warnings.
-    pub fn warnings(&self) -> impl Iterator<Item = Error> + use<'a> {
+    pub fn warnings(&self) -> impl Iterator<Item = Error> + use<'d, D> {
         warnings(self.header, self.compatibility, &self.options)
     }
 
@@ -337,27 +432,27 @@ impl<'a> Index<'a> {
 
     /// The extensions in id order, lazily (`len()` is `n_ext`).
     #[must_use]
-    pub fn extensions(&self) -> Texts<'a> {
+    pub fn extensions(&self) -> Texts<'d> {
         Texts::new(self.exts, self.n_ext())
     }
 
     /// The extension with id `extid` (a scan of the extension block; a
     /// [`StemMap`](crate::StemMap) answers in O(1)).
     #[must_use]
-    pub fn extension(&self, extid: u16) -> Option<&'a str> {
+    pub fn extension(&self, extid: u16) -> Option<&'d str> {
         self.extensions().nth(usize::from(extid))
     }
 
     /// The crash stems in id order (the first has crash id 1), lazily (`len()` is
     /// `n_crash`).
     #[must_use]
-    pub fn crash_stems(&self) -> Texts<'a> {
+    pub fn crash_stems(&self) -> Texts<'d> {
         Texts::new(self.crash, self.n_crash())
     }
 
     /// The crash stem with id `crashid` (≥ 1); `None` for 0 (canonical) or out of range.
     #[must_use]
-    pub fn crash_stem(&self, crashid: u32) -> Option<&'a str> {
+    pub fn crash_stem(&self, crashid: u32) -> Option<&'d str> {
         let i = usize::try_from(crashid.checked_sub(1)?).ok()?;
         self.crash_stems().nth(i)
     }
@@ -374,19 +469,19 @@ impl<'a> Index<'a> {
 
     /// The bytes of the extension block (UTF-8, checked).
     #[cfg(feature = "alloc")]
-    pub(crate) fn ext_block(&self) -> &'a [u8] {
+    pub(crate) fn ext_block(&self) -> &'d [u8] {
         self.exts
     }
 
     /// The bytes of the crash block (UTF-8, checked).
     #[cfg(feature = "alloc")]
-    pub(crate) fn crash_block(&self) -> &'a [u8] {
+    pub(crate) fn crash_block(&self) -> &'d [u8] {
         self.crash
     }
 
     /// The rows as stored, without checks.
     #[must_use]
-    pub fn raw_rows(&self) -> &'a [raw::Row] {
+    pub fn raw_rows(&self) -> &'d [raw::Row] {
         self.rows
     }
 
@@ -401,7 +496,7 @@ impl<'a> Index<'a> {
     }
 
     /// Every row in order, each with its ids checked.
-    pub fn entries(&self) -> impl Iterator<Item = Result<Entry>> + use<'a> {
+    pub fn entries(&self) -> impl Iterator<Item = Result<Entry>> + use<'d, D> {
         let this = *self;
         (0u64..)
             .zip(self.rows)
@@ -411,7 +506,7 @@ impl<'a> Index<'a> {
     /// The rows of `query`'s stem (the stem rule is applied, so `"x.jpg"` finds `x`), by
     /// a linear scan: no allocation, O(rows). Build a [`StemMap`](crate::StemMap) for
     /// many lookups.
-    pub fn find(&self, query: &str) -> impl Iterator<Item = Result<Entry>> + use<'a> {
+    pub fn find(&self, query: &str) -> impl Iterator<Item = Result<Entry>> + use<'d, D> {
         let stem = key::stem(query);
         let (hash, crashid) = (key::keyhash(stem), self.crashid_of(stem));
         self.entries().filter(move |e| {
@@ -494,14 +589,19 @@ pub(crate) fn offsets_rule(header: &raw::Header, file_len: u64) -> Result<(u64, 
     Ok((off_crash, off_arr))
 }
 
-/// Exactly `n_rows` rows after `off_arr` (overflow-safe); returns them.
-pub(crate) fn rows_rule<'a>(
-    data: &'a [u8],
+/// Exactly `n_rows` rows after `off_arr` in a file of `file_len` bytes (overflow-safe);
+/// returns them.
+pub(crate) fn rows_rule<'d, D: Data<'d>>(
+    data: D,
     header: &raw::Header,
     off_arr: u64,
-) -> Result<&'a [raw::Row]> {
+    file_len: u64,
+) -> Result<&'d [raw::Row]>
+where
+    Error: From<D::Error>,
+{
     let n_rows = header.n_rows.get();
-    let available = bytes::len_u64(data).saturating_sub(off_arr);
+    let available = file_len.saturating_sub(off_arr);
     if n_rows.checked_mul(ROW_LEN) != Some(available) {
         return Err(ErrorKind::RowBytes {
             n_rows,
@@ -510,15 +610,21 @@ pub(crate) fn rows_rule<'a>(
         }
         .at(N_ROWS_AT));
     }
-    Ok(bytes::read_table::<raw::Row>(
-        data, off_arr, n_rows, "rows",
-    )?)
+    Ok(data.read_slice::<raw::Row>(off_arr, n_rows, "rows")?)
 }
 
 /// The block `data[start..end]` (both checked by [`offsets_rule`]), checked to be UTF-8.
-pub(crate) fn text_block(data: &[u8], start: u64, end: u64, block: Block) -> Result<&[u8]> {
+pub(crate) fn text_block<'d, D: Data<'d>>(
+    data: D,
+    start: u64,
+    end: u64,
+    block: Block,
+) -> Result<&'d [u8]>
+where
+    Error: From<D::Error>,
+{
     let len = end.saturating_sub(start);
-    let raw = bytes::slice(data, start, len, "text block")?;
+    let raw = data.bytes(start, len, "text block")?;
     match core::str::from_utf8(raw) {
         Ok(_) => Ok(raw),
         Err(e) => {
@@ -551,7 +657,11 @@ pub(crate) fn count_rule(text: &[u8], block: Block, count: u32) -> Result<()> {
 }
 
 /// A row's ids are in range: `extid < n_ext`, `crashid ≤ n_crash`.
-pub(crate) fn row_rule(index: &Index<'_>, i: u64, raw: &raw::Row) -> Result<()> {
+pub(crate) fn row_rule<'d, D: Data<'d>>(
+    index: &Index<'d, D>,
+    i: u64,
+    raw: &raw::Row,
+) -> Result<()> {
     let row_at = index
         .rows_offset()
         .saturating_add(i.saturating_mul(ROW_LEN));

@@ -1,4 +1,11 @@
-#![doc = include_str!("../README.md")]
+// The README's example needs `alloc` (IndexFile, StemMap, verify): without it the
+// crate's documentation is the first paragraph only, so that its doctest is not built.
+#![cfg_attr(feature = "alloc", doc = include_str!("../README.md"))]
+#![cfg_attr(
+    not(feature = "alloc"),
+    doc = "Reader, writer, tar-shard indexer, fast lookup and ranged reader for .taridx v1.0 \
+           (the README's example needs the `alloc` feature)."
+)]
 #![no_std]
 #![forbid(unsafe_code)]
 #![cfg_attr(docsrs, feature(doc_cfg))]

@@ -21,6 +21,7 @@ use core::ops::Range;
 
 use binfmt_core::Kind;
 use binfmt_core::bytes::to_u64;
+use binfmt_core::data::Data;
 
 use crate::error::{ErrorKind, Result};
 use crate::index::{self, Entry, Index};
@@ -64,8 +65,8 @@ impl Run {
 /// # Ok::<(), taridx::Error>(())
 /// ```
 #[derive(Debug, Clone)]
-pub struct StemMap<'a> {
-    index: Index<'a>,
+pub struct StemMap<'a, D: Data<'a> = &'a [u8]> {
+    index: Index<'a, D>,
     keys: Keys,
 }
 
@@ -112,14 +113,14 @@ enum Table {
 /// sorted layout. Uniform keys at load ≤ 0.75 stay far below it.
 const PROBE_LIMIT: usize = 256;
 
-impl<'a> StemMap<'a> {
+impl<'a, D: Data<'a>> StemMap<'a, D> {
     /// Builds the map: one pass over the rows (and, for indexes whose stems are not
     /// contiguous, a counting sort of the runs).
     ///
     /// # Errors
     /// [`ErrorKind::ExtId`] or [`ErrorKind::CrashId`] for the first bad row (when the
     /// index's options check row ids); [`ErrorKind::TooManyRows`] beyond 2³² − 1 rows.
-    pub fn build(index: &Index<'a>) -> Result<Self> {
+    pub fn build(index: &Index<'a, D>) -> Result<Self> {
         Ok(StemMap {
             index: *index,
             keys: Keys::build(index)?,
@@ -133,7 +134,7 @@ impl<'a> StemMap<'a> {
 }
 
 impl Keys {
-    pub(crate) fn build(index: &Index<'_>) -> Result<Self> {
+    pub(crate) fn build<'d, D: Data<'d>>(index: &Index<'d, D>) -> Result<Self> {
         let rows = index.raw_rows();
         let n = u32::try_from(rows.len()).map_err(|_| {
             ErrorKind::TooManyRows {
@@ -177,8 +178,8 @@ impl Keys {
         })
     }
     /// The direct table, or `None` when a key has more than one run or probes run long.
-    fn direct(
-        index: &Index<'_>,
+    fn direct<'d, D: Data<'d>>(
+        index: &Index<'d, D>,
         rows: &[raw::Row],
         n: u32,
     ) -> Result<Option<(Table, Vec<u32>, u64)>> {
@@ -248,7 +249,11 @@ impl Keys {
     }
 
     /// The sorted layout: runs bucketed by keyhash bits, sorted inside each bucket.
-    fn sorted(index: &Index<'_>, rows: &[raw::Row], n: u32) -> Result<(Table, Vec<u32>, u64)> {
+    fn sorted<'d, D: Data<'d>>(
+        index: &Index<'d, D>,
+        rows: &[raw::Row],
+        n: u32,
+    ) -> Result<(Table, Vec<u32>, u64)> {
         let (n_ext, n_crash) = (index.n_ext(), index.n_crash());
         let strict = index.options().checks_row_ids();
 
@@ -343,7 +348,7 @@ impl Keys {
 
     /// The crash id of `stem`: its crash-block id (the smallest, if the block repeats
     /// it), else 0.
-    pub(crate) fn crashid_of(&self, index: &Index<'_>, stem: &str) -> u32 {
+    pub(crate) fn crashid_of<'d, D: Data<'d>>(&self, index: &Index<'d, D>, stem: &str) -> u32 {
         if index.n_crash() == 0 {
             return 0;
         }
@@ -361,7 +366,11 @@ impl Keys {
     }
 
     /// The extension with id `extid`.
-    pub(crate) fn extension<'a>(&self, index: &Index<'a>, extid: u16) -> Option<&'a str> {
+    pub(crate) fn extension<'a, D: Data<'a>>(
+        &self,
+        index: &Index<'a, D>,
+        extid: u16,
+    ) -> Option<&'a str> {
         let span = self.exts.get(usize::from(extid))?.clone();
         core::str::from_utf8(index.ext_block().get(span)?).ok()
     }
@@ -454,10 +463,10 @@ impl Keys {
     }
 }
 
-impl<'a> StemMap<'a> {
+impl<'a, D: Data<'a>> StemMap<'a, D> {
     /// The index the map was built from.
     #[must_use]
-    pub fn index(&self) -> &Index<'a> {
+    pub fn index(&self) -> &Index<'a, D> {
         &self.index
     }
 

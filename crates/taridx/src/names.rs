@@ -13,6 +13,8 @@ use alloc::string::String;
 use alloc::vec::Vec;
 use core::ops::Range;
 
+use binfmt_core::data::Data;
+
 use crate::error::Result;
 use crate::index::{Entry, Index};
 use crate::key;
@@ -76,7 +78,7 @@ pub struct Verifier {
 impl Verifier {
     /// Prepares verification for the rows of `index`.
     #[must_use]
-    pub fn new(index: &Index<'_>) -> Self {
+    pub fn new<'d, D: Data<'d>>(index: &Index<'d, D>) -> Self {
         let rows = index.raw_rows();
         let key = |r: &crate::raw::Row| (r.fid.get(), r.offset.get());
         let end = |r: &crate::raw::Row| Entry::decode(0, r).next_header();

@@ -1,14 +1,5 @@
-//! Reading an index and its shards by range (object stores, HTTP, files), with a fixed
-//! request plan:
-//!
-//! | access | requests |
-//! |---|---|
-//! | [`Reader::open`] | 1 on the index: the whole object (`read_head(u64::MAX)`) |
-//! | [`Reader::sample`], [`Reader::members`] | 1 per member, all members of one shard in one `read_ranges` call |
-//!
-//! A member's request covers its extended headers (which start no earlier than where
-//! the previous indexed member of its shard ends), its own header and its payload, so
-//! that its name is verified from the same bytes as the payload is read from.
+//! Reading an index and its shards by range (object stores, HTTP, files): [`Reader`],
+//! whose documentation holds the request plan.
 
 use alloc::borrow::Cow;
 use alloc::vec::Vec;
@@ -28,11 +19,20 @@ use crate::options::ReadOptions;
 /// An index and its shards read by range through [`ByteSource`]s (object stores, HTTP,
 /// files), with a fixed request plan:
 ///
-/// | access | requests |
-/// |---|---|
-/// | [`Reader::open`] | 1 on the index: the whole object (`read_head(u64::MAX)`) |
-/// | [`Reader::sample`], [`Reader::members`] | 1 per member; the members in one shard in one `read_ranges` call |
-/// | [`Reader::lookup`], [`Reader::index`] | none |
+/// | operation | requests | dependent round trips |
+/// |---|---|---|
+/// | [`Reader::open`] | 1 on the index: the whole object (`read_head(u64::MAX)`), kept and viewed as an [`Index`] (a stream's first 64 bytes are checked first) | 1 |
+/// | [`Reader::index`], [`Reader::lookup`], [`Reader::extension`] | none | 0 |
+/// | [`Reader::sample`], [`Reader::members`] | 1 per member; the members in one shard in one `read_ranges` call | 1 per shard the members are in (1 for a sample in one shard) |
+/// | [`Reader::get_many`] (several samples) | 1 per member of every sample; all members in one shard in one `read_ranges` call | 1 per shard touched (one call after the other) |
+///
+/// So a sample costs two dependent round trips from nothing (the index, then its
+/// members), and one once the reader is open. A remote source runs the ranges of one
+/// `read_ranges` call concurrently (and bounds how many are in flight).
+///
+/// The index is held whole (lookups need every row) and [`Reader::index`] is the one
+/// [`Index`] view over those bytes, rebuilt in O(1) without checks: every accessor of
+/// the index is the view's.
 ///
 /// A member's request covers its extended headers, its own header and its payload (see
 /// [`Verifier::member_range`]), so that its name is verified from the same bytes as the
@@ -226,6 +226,65 @@ impl<S: ByteSource> Reader<S> {
         self.members(&entries, query)
     }
 
+    /// The members of several samples, one list per key in the keys' order (each in row
+    /// order, as [`sample`](Self::sample) returns them), read as one batch: every member
+    /// of every key that lies in one shard is in one `read_ranges` call, so a remote
+    /// source fetches them concurrently.
+    ///
+    /// ```
+    /// # use binfmt_core::source::Counting;
+    /// # use taridx::{BuildOptions, IndexBuilder, Reader};
+    /// # fn tar(members: &[(&str, &[u8])]) -> Vec<u8> {
+    /// #     let mut out = Vec::new();
+    /// #     for (name, data) in members {
+    /// #         let mut h = [0u8; 512];
+    /// #         h[..name.len()].copy_from_slice(name.as_bytes());
+    /// #         h[100..107].copy_from_slice(b"0000644");
+    /// #         h[124..135].copy_from_slice(format!("{:011o}", data.len()).as_bytes());
+    /// #         h[156] = b'0';
+    /// #         h[257..263].copy_from_slice(b"ustar\0");
+    /// #         h[263..265].copy_from_slice(b"00");
+    /// #         h[148..156].copy_from_slice(b"        ");
+    /// #         let sum: u32 = h.iter().map(|&b| u32::from(b)).sum();
+    /// #         h[148..155].copy_from_slice(format!("{sum:06o}\0").as_bytes());
+    /// #         out.extend_from_slice(&h);
+    /// #         out.extend_from_slice(data);
+    /// #         out.resize(out.len().div_ceil(512) * 512, 0);
+    /// #     }
+    /// #     out.resize(out.len() + 1024, 0);
+    /// #     out
+    /// # }
+    /// let shard = tar(&[("a.jpg", b"JPEG"), ("a.cls", b"7"), ("b.jpg", b"PNG?")]);
+    /// let mut builder = IndexBuilder::new(BuildOptions::strict());
+    /// builder.add_shard("train_0000.tar", &shard)?;
+    /// let index = builder.finish().0.to_vec()?;
+    /// let shard = Counting::new(&shard[..]);
+    /// let reader = Reader::open(&index[..], vec![&shard])?;
+    /// let batch = reader.get_many(&["b", "nope", "a"])?;
+    /// let sizes: Vec<usize> = batch.iter().map(Vec::len).collect();
+    /// assert_eq!(sizes, [1, 0, 2]);
+    /// assert_eq!(batch[0][0].payload(), b"PNG?");
+    /// assert_eq!(shard.stats().requests, 3); // one per member, in one call
+    /// # Ok::<(), taridx::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As [`members`](Self::members); an error fails the whole batch.
+    pub fn get_many<Q: AsRef<str>>(&self, keys: &[Q]) -> Result<Vec<Vec<Payload<'_>>>> {
+        let stems: Vec<&str> = keys.iter().map(|q| key::stem(q.as_ref())).collect();
+        let mut wanted: Vec<(usize, Entry)> = Vec::new();
+        for (k, q) in keys.iter().enumerate() {
+            wanted.extend(self.lookup(q.as_ref()).map(|e| (k, e)));
+        }
+        let mut out: Vec<Vec<Payload<'_>>> = keys.iter().map(|_| Vec::new()).collect();
+        for (k, payload) in self.fetch(&wanted, &stems)? {
+            if let Some(list) = out.get_mut(k) {
+                list.push(payload);
+            }
+        }
+        Ok(out)
+    }
+
     /// The members of `entries` whose names have `query`'s stem (all of them without
     /// verification), in the order given: one request per entry, one `read_ranges` call
     /// per shard.
@@ -236,14 +295,28 @@ impl<S: ByteSource> Reader<S> {
     /// before a member's payload does; damage in a member's own header blocks (see
     /// [`tar::member_at`](crate::tar::member_at)).
     pub fn members(&self, entries: &[Entry], query: &str) -> Result<Vec<Payload<'_>>> {
-        let stem = key::stem(query);
-        let mut fids: Vec<u16> = entries.iter().map(|e| e.fid).collect();
+        let wanted: Vec<(usize, Entry)> = entries.iter().map(|e| (0, *e)).collect();
+        let found = self.fetch(&wanted, &[key::stem(query)])?;
+        Ok(found.into_iter().map(|(_, p)| p).collect())
+    }
+
+    /// The members `wanted` (each `(i, entry)` verified against `stems[i]`), in the order
+    /// given, with their `i`: one `read_ranges` call per shard.
+    fn fetch(
+        &self,
+        wanted: &[(usize, Entry)],
+        stems: &[&str],
+    ) -> Result<Vec<(usize, Payload<'_>)>> {
+        let mut fids: Vec<u16> = wanted.iter().map(|(_, e)| e.fid).collect();
         fids.sort_unstable();
         fids.dedup();
-        let mut found: Vec<(usize, Payload<'_>)> = Vec::with_capacity(entries.len());
+        let mut found: Vec<(usize, usize, Payload<'_>)> = Vec::with_capacity(wanted.len());
         for fid in fids {
             let shard = self.shards.get(usize::from(fid)).ok_or_else(|| {
-                let row = entries.iter().find(|e| e.fid == fid).map_or(0, |e| e.row);
+                let row = wanted
+                    .iter()
+                    .find(|(_, e)| e.fid == fid)
+                    .map_or(0, |(_, e)| e.row);
                 ErrorKind::NoShard {
                     row,
                     fid,
@@ -251,17 +324,18 @@ impl<S: ByteSource> Reader<S> {
                 }
                 .unlocated()
             })?;
-            let wanted: Vec<(usize, &Entry)> = entries
+            let mine: Vec<(usize, &(usize, Entry))> = wanted
                 .iter()
                 .enumerate()
-                .filter(|(_, e)| e.fid == fid)
+                .filter(|(_, (_, e))| e.fid == fid)
                 .collect();
-            let ranges = wanted
+            let ranges = mine
                 .iter()
-                .map(|(_, e)| self.range(e))
+                .map(|(_, (_, e))| self.range(e))
                 .collect::<Result<Vec<Range<u64>>>>()?;
             let chunks = shard.read_ranges(&ranges).map_err(past_end)?;
-            for (((i, entry), range), chunk) in wanted.into_iter().zip(ranges).zip(chunks) {
+            for (((at, (k, entry)), range), chunk) in mine.into_iter().zip(ranges).zip(chunks) {
+                let stem = stems.get(*k).copied().unwrap_or_default();
                 if self.verify_names
                     && !self
                         .verifier
@@ -274,7 +348,8 @@ impl<S: ByteSource> Reader<S> {
                     .and_then(|p| usize::try_from(p.saturating_sub(range.start)).ok())
                     .unwrap_or(usize::MAX);
                 found.push((
-                    i,
+                    at,
+                    *k,
                     Payload {
                         entry: *entry,
                         bytes: chunk,
@@ -283,8 +358,8 @@ impl<S: ByteSource> Reader<S> {
                 ));
             }
         }
-        found.sort_unstable_by_key(|(i, _)| *i);
-        Ok(found.into_iter().map(|(_, p)| p).collect())
+        found.sort_unstable_by_key(|(at, _, _)| *at);
+        Ok(found.into_iter().map(|(_, k, p)| (k, p)).collect())
     }
 
     /// The bytes one member's request covers: its header blocks and payload (see

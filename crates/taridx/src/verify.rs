@@ -72,11 +72,11 @@ fn walk<S: Sink<Error> + ?Sized>(
     for warning in index::warnings(header, compatibility, options) {
         tally.warning(warning)?;
     }
-    let Some((off_crash, off_arr)) = tally.check(index::offsets_rule(header, bytes::len_u64(data)))
-    else {
+    let file_len = bytes::len_u64(data);
+    let Some((off_crash, off_arr)) = tally.check(index::offsets_rule(header, file_len)) else {
         return ControlFlow::Break(());
     };
-    let rows = tally.check(index::rows_rule(data, header, off_arr));
+    let rows = tally.check(index::rows_rule(data, header, off_arr, file_len));
     let mut blocks = [(&[][..], Block::Extensions), (&[][..], Block::CrashStems)];
     for ((text, block), (start, end, count)) in blocks.iter_mut().zip([
         (HEADER_LEN, off_crash, header.n_ext.get()),
@@ -94,7 +94,7 @@ fn walk<S: Sink<Error> + ?Sized>(
         return ControlFlow::Break(());
     }
     let [(exts, _), (crash, _)] = blocks;
-    let index = Index::assemble(header, exts, crash, rows, compatibility, options);
+    let index = Index::assemble(data, header, exts, crash, rows, compatibility, options);
     let (n_ext, n_crash) = (index.n_ext(), index.n_crash());
     // One branch-free pass; the offending rows are located only if there are some.
     let bad = rows.iter().fold(false, |bad, r| {

@@ -119,7 +119,7 @@ impl IndexFile {
     /// # Errors
     /// As [`IndexFile::new`], and [`ErrorKind::ExtId`]/[`ErrorKind::CrashId`] from the
     /// rows.
-    pub fn from_index(index: &Index<'_>) -> Result<Self> {
+    pub fn from_index<'d, D: binfmt_core::data::Data<'d>>(index: &Index<'d, D>) -> Result<Self> {
         let rows = index
             .entries()
             .map(|e| {

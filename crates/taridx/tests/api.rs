@@ -1,5 +1,7 @@
 //! Reader checks (one test per error), the writer's validation, name verification,
 //! positional access, and property tests: round trips, and no panic on any bytes.
+// Integration tests use the `std` API (builder, files, sources).
+#![cfg(feature = "std")]
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,

@@ -1,6 +1,8 @@
 //! Every tar edge case of the reference document, from the fixtures made by
 //! tools/taridx/make_fixtures.py (and a few crafted here), in both modes, checked against
 //! the documented expectations and against Python's tarfile view recorded with them.
+// Integration tests use the `std` API (builder, files, sources).
+#![cfg(feature = "std")]
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,

@@ -1,5 +1,7 @@
 //! The golden files: glzn's own indexes (compat oracle) and the strict-mode oracles,
 //! reproduced byte for byte from the committed shards.
+// Integration tests use the `std` API (builder, files, sources).
+#![cfg(feature = "std")]
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,

@@ -1,5 +1,7 @@
 //! Hostile and real-world shards and indexes: one regression test per class of problem
 //! (each failed before its fix), with memory bounded by a counting allocator.
+// Integration tests use the `std` API (builder, files, sources).
+#![cfg(feature = "std")]
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,

@@ -1,6 +1,8 @@
 //! Interop with the references through Python (skipped unless BINFMT_PYTHON is set):
 //! Python reads back every index we write and checks it against tarfile; the committed
 //! expectations are what the references say today; the fixtures are reproducible.
+// Integration tests use the `std` API (builder, files, sources).
+#![cfg(feature = "std")]
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,

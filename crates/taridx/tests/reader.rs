@@ -1,6 +1,8 @@
 //! `Reader`: the request plan (the index in one request, one request per member, the
 //! members of a shard in one `read_ranges` call), measured with `Counting`; names
 //! verified from the same bytes as the payload.
+// Integration tests use the `std` API (builder, files, sources).
+#![cfg(feature = "std")]
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,
