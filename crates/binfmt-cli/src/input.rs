@@ -40,19 +40,7 @@ const REMOTE_CONCURRENCY: usize = 8;
 /// True when `arg` names a URL rather than a path (`s3://`, `gs://`, `az://`, `http://`,
 /// `https://`, `file://`, in any case).
 pub(crate) fn is_url(arg: &str) -> bool {
-    #[cfg(feature = "remote")]
-    {
-        binfmt_remote::is_url(arg)
-    }
-    #[cfg(not(feature = "remote"))]
-    {
-        ["s3://", "gs://", "az://", "http://", "https://", "file://"]
-            .iter()
-            .any(|p| {
-                arg.get(..p.len())
-                    .is_some_and(|h| h.eq_ignore_ascii_case(p))
-            })
-    }
+    binfmt_core::text::is_url(arg)
 }
 
 /// The identity (device, inode) of the file an input argument reads, whatever form names

@@ -29,7 +29,9 @@ use alloc::string::String;
 use core::fmt::Write as _;
 
 /// The URL schemes the workspace reads (`s3`, `gs`, `az`, `http`, `https`, `file`).
-pub const URL_SCHEMES: [&str; 6] = ["s3", "gs", "az", "http", "https", "file"];
+pub const URL_SCHEMES: [&str; 11] = [
+    "s3", "s3a", "gs", "az", "azure", "abfs", "abfss", "adl", "http", "https", "file",
+];
 
 /// True when `c` is shown as an escape by [`escape`]: a control character (C0, DEL,
 /// C1), a line or paragraph separator, or a Unicode format character (bidirectional
@@ -118,8 +120,9 @@ pub fn escape_controls(text: &str) -> String {
     out
 }
 
-/// True when `text` is a URL the workspace reads: `s3://`, `gs://`, `az://`, `http://`,
-/// `https://` or `file://`, the scheme in any case.
+/// True when `text` is a URL the workspace reads (`SCHEME://…` with a scheme of
+/// [`URL_SCHEMES`], in any case), as opposed to a local path: the one test, used by
+/// binfmt-remote, the CLI (with or without remote support) and the Python package.
 #[must_use]
 pub fn is_url(text: &str) -> bool {
     text.split_once("://")
@@ -144,9 +147,16 @@ pub fn redact_url(url: &str) -> String {
         Some(at) => location.split_at(at),
         None => (location, ""),
     };
-    let host = authority
-        .rsplit_once('@')
-        .map_or(authority, |(_, host)| host);
+    // In `abfs[s]://container@account…` the "user name" is the container, not a
+    // credential: kept, unless a password follows it.
+    let container = ["abfs", "abfss"]
+        .iter()
+        .any(|s| s.eq_ignore_ascii_case(scheme));
+    let host = match authority.rsplit_once('@') {
+        Some((user, _)) if container && !user.contains(':') => authority,
+        Some((_, host)) => host,
+        None => authority,
+    };
     let mut out = String::with_capacity(url.len());
     out.push_str(scheme);
     out.push_str("://");

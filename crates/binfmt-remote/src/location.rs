@@ -6,9 +6,7 @@ use std::string::String;
 use url::Url;
 
 /// The URL schemes a [`RemoteSource`](crate::RemoteSource) reads.
-pub const SCHEMES: &[&str] = &[
-    "s3", "s3a", "gs", "az", "azure", "abfs", "abfss", "adl", "http", "https", "file",
-];
+pub const SCHEMES: &[&str] = &binfmt_core::text::URL_SCHEMES;
 
 /// True when `arg` is a URL that a [`RemoteSource`](crate::RemoteSource) reads
 /// (`SCHEME://…` with a scheme of [`SCHEMES`]), as opposed to a local path.
@@ -25,8 +23,7 @@ pub const SCHEMES: &[&str] = &[
 /// ```
 #[must_use]
 pub fn is_url(arg: &str) -> bool {
-    arg.split_once("://")
-        .is_some_and(|(scheme, _)| SCHEMES.iter().any(|s| s.eq_ignore_ascii_case(scheme)))
+    binfmt_core::text::is_url(arg)
 }
 
 /// `url` as messages show it: no user name or password, and a query string (which may
