@@ -15,9 +15,10 @@ mod common;
 #[path = "../../../tools/remote/servers.rs"]
 mod servers;
 
+use core::time::Duration;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use common::stderr;
 use servers::{DelayProxy, Nginx, TempDir};

@@ -22,29 +22,35 @@ const MAX_LISTED_EXTENSIONS: usize = 16;
 pub(super) struct GetArgs {
     /// The .taridx file.
     #[arg(value_name = "INDEX")]
-    index: PathBuf,
-    /// The sample's stem (or a member name; see above).
-    #[arg(value_name = "STEM")]
-    stem: String,
+    pub(super) index: PathBuf,
+    /// The sample's stem (or a member name; see above); several make a batch.
+    #[arg(value_name = "STEM", required_unless_present = "keys")]
+    pub(super) stems: Vec<String>,
+    /// More stems, one per line, from FILE (- for standard input): a batch.
+    #[arg(long, value_name = "FILE")]
+    pub(super) keys: Option<PathBuf>,
+    /// For a batch: write each member to DIR/STEM.EXT instead of a tar stream.
+    #[arg(long, value_name = "DIR")]
+    pub(super) output_dir: Option<PathBuf>,
     /// The member's extension (`jpg`, `b.c.json`; compared in lower case).
     #[arg(long, value_name = "EXT")]
-    ext: Option<String>,
+    pub(super) ext: Option<String>,
     /// The fold's shards in shard-id order (default: found next to the index).
     #[arg(long, num_args = 1.., value_name = "SHARD")]
-    shards: Vec<PathBuf>,
+    pub(super) shards: Vec<PathBuf>,
     /// Trust the keyhash: read the payload alone, without the member's name.
     #[arg(long)]
-    no_verify: bool,
+    pub(super) no_verify: bool,
     /// Where to write the payload (- for standard output, the default).
     #[arg(short = 'o', long = "output", value_name = "OUT", default_value = "-")]
-    output: PathBuf,
+    pub(super) output: PathBuf,
     /// Replace OUT if it exists (the index and its shards are never replaced).
     #[arg(short = 'f', long)]
-    force: bool,
+    pub(super) force: bool,
 }
 
 /// The extension asked for: --ext, or else the one in the query itself.
-fn wanted(query: &str, ext: Option<&str>) -> Option<String> {
+pub(super) fn wanted(query: &str, ext: Option<&str>) -> Option<String> {
     match ext {
         Some(ext) => Some(ext.to_lowercase()),
         None => {
@@ -136,7 +142,7 @@ fn find<'r, S: ByteSource>(
 }
 
 /// The shards: --shards, or the fold's shards next to a local index.
-fn shard_paths(args: &GetArgs) -> Result<Vec<PathBuf>, Failure> {
+pub(super) fn shard_paths(args: &GetArgs) -> Result<Vec<PathBuf>, Failure> {
     if !args.shards.is_empty() {
         return Ok(args.shards.clone());
     }
@@ -152,32 +158,25 @@ fn shard_paths(args: &GetArgs) -> Result<Vec<PathBuf>, Failure> {
 }
 
 pub(super) fn run(args: &GetArgs) -> Result<ExitCode, Failure> {
+    if args.stems.len() != 1 || args.keys.is_some() || args.output_dir.is_some() {
+        return super::batch::run(args);
+    }
     let paths = shard_paths(args)?;
     let index_name = escape::path(&args.index);
-    let source = input::open_source(&args.index)?;
-    let shards: Vec<Shard> = paths.iter().map(|p| Shard::new(p)).collect();
-    let reader = Reader::open_with(&*source, shards, &ReadOptions::new())
-        .map_err(|e| match e.kind() {
-            ErrorKind::Io(_) => index_failure(&index_name, &e),
-            _ if binfmt_core::text::is_url(&index_name) || args.index.as_os_str() == "-" => {
-                index_failure(&index_name, &e)
-            }
-            _ => crate::registry::explain(
-                &args.index,
-                &super::FORMAT,
-                index_failure(&index_name, &e),
-            ),
-        })?
-        .verify_names(!args.no_verify);
+    let reader = open_reader(args, &paths)?;
     let fail = |fid: u16, e: taridx::Error| {
         let shard = reader.shards().get(usize::from(fid)).map(Shard::name);
         shard_failure(&index_name, shard, &e)
     };
-    let wanted = wanted(&args.stem, args.ext.as_deref());
+    let wanted = wanted(
+        args.stems.first().map_or("", String::as_str),
+        args.ext.as_deref(),
+    );
     let mut warn = |line: String| report::say(format_args!("binfmt: warning: {line}"));
+    let stem = args.stems.first().map_or("", String::as_str);
     let payload = find(
         &reader,
-        &args.stem,
+        stem,
         wanted.as_deref(),
         &mut warn,
         &fail,
@@ -196,7 +195,27 @@ pub(super) fn run(args: &GetArgs) -> Result<ExitCode, Failure> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn index_failure(index_name: &str, e: &taridx::Error) -> Failure {
+/// Opens INDEX (read whole, once) with its shards `paths` (opened when first read).
+pub(super) fn open_reader(args: &GetArgs, paths: &[PathBuf]) -> Result<Reader<Shard>, Failure> {
+    let index_name = escape::path(&args.index);
+    let source = input::open_source(&args.index)?;
+    let shards: Vec<Shard> = paths.iter().map(|p| Shard::new(p)).collect();
+    let reader =
+        Reader::open_with(&*source, shards, &ReadOptions::new()).map_err(|e| match e.kind() {
+            ErrorKind::Io(_) => index_failure(&index_name, &e),
+            _ if binfmt_core::text::is_url(&index_name) || args.index.as_os_str() == "-" => {
+                index_failure(&index_name, &e)
+            }
+            _ => crate::registry::explain(
+                &args.index,
+                &super::FORMAT,
+                index_failure(&index_name, &e),
+            ),
+        })?;
+    Ok(reader.verify_names(!args.no_verify))
+}
+
+pub(super) fn index_failure(index_name: &str, e: &taridx::Error) -> Failure {
     match e.kind() {
         ErrorKind::Io(io) => Failure::file(index_name, &io.source),
         _ => Failure::diagnostic(index_name, e),
@@ -205,7 +224,7 @@ fn index_failure(index_name: &str, e: &taridx::Error) -> Failure {
 
 /// A failure while reading a member: the shard's (I/O, damage), or the index's (a shard
 /// id without a shard).
-fn shard_failure(index_name: &str, shard: Option<String>, e: &taridx::Error) -> Failure {
+pub(super) fn shard_failure(index_name: &str, shard: Option<String>, e: &taridx::Error) -> Failure {
     if let ErrorKind::NoShard { fid, shards, .. } = e.kind() {
         return Failure::file(
             index_name,

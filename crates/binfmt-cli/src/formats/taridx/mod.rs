@@ -1,6 +1,7 @@
 //! `binfmt` support for .taridx indexes of tar shards: `inspect`, `verify` (the
 //! library's), and `binfmt taridx build|get`.
 
+mod batch;
 mod build;
 mod get;
 mod shards;
@@ -79,7 +80,8 @@ enum Command {
     /// summary line `OUT: N rows, N stems, N extensions, N shards (…)`. A progress bar
     /// is drawn on stderr when it is a terminal.
     Build(build::BuildArgs),
-    /// Write the payload of one member to standard output (or -o OUT).
+    /// Write the payload of one member to standard output (or -o OUT); with several
+    /// stems, a batch of samples as a tar stream (or files in --output-dir).
     ///
     /// STEM selects the sample (the stem rule applies: text after the last `/`, up to
     /// the first `.`); --ext, or else an extension in STEM itself (`x.jpg`), selects the
@@ -88,6 +90,16 @@ enum Command {
     /// opened, and the member is read in one ranged read. By default the member's name is
     /// checked in its own header blocks (read with the payload), so a stem that merely
     /// shares a 64-bit hash with an indexed one is reported as absent.
+    ///
+    /// Batch: more than one STEM, or --keys FILE (one stem per line, - for standard
+    /// input). The index is read once; the members of up to 64 samples are fetched
+    /// together, one ranged read each and one batch per shard (a URL's batch runs up to 8
+    /// requests at once). Every member of each sample is written (only --ext's, with
+    /// --ext), samples in the order given, as a tar stream to OUT (default standard
+    /// output) whose members are named STEM.EXT, as webdataset names them; or, with
+    /// --output-dir DIR, as the files DIR/STEM.EXT (an existing one is replaced only with
+    /// --force). A stem that is absent is reported on standard error and the batch goes
+    /// on; the exit code is then 1.
     Get(get::GetArgs),
 }
 
