@@ -3,7 +3,7 @@
 //! After gimli-rs/object's `ReadCache`: the ranges a view reads are fetched once and kept
 //! in an append-only arena, so the view can hand out `&'d [u8]` and zerocopy structs that
 //! borrow from the cache exactly as they borrow from a slice. The arena is
-//! [`elsa::FrozenVec`] (boxed buffers that never move or go away while the cache lives),
+//! [`elsa::sync::FrozenVec`] (boxed buffers that never move or go away while the cache lives),
 //! so no `unsafe` is needed here.
 //!
 //! Reads are planned, not issued one by one:
@@ -35,31 +35,39 @@
 //! # Ok::<(), binfmt_core::source::SourceError>(())
 //! ```
 
-use core::cell::{Cell, RefCell};
 use core::ops::Range;
+use core::sync::atomic::{AtomicU64, Ordering};
 use std::borrow::Cow;
 use std::boxed::Box;
 use std::io;
+use std::sync::Mutex;
 use std::vec::Vec;
 
-use elsa::FrozenVec;
+use elsa::sync::FrozenVec;
 
 use crate::bytes::len_u64;
 use crate::data::Data;
 use crate::error::Error;
 use crate::source::{ByteSource, SourceError, from_io};
 
-/// A range cache over a [`ByteSource`]; `&ReadCache` implements [`Data`].
+/// [`ReadCache`]'s mark for a length not yet known.
+const UNKNOWN: u64 = u64::MAX;
+
+/// A range cache over a [`ByteSource`]; `&ReadCache` implements [`Data`]. It is `Sync`
+/// when the source is (several threads may read through one cache: the arena and its
+/// index are behind locks that are held only to look up or to add a buffer, never
+/// during I/O).
 pub struct ReadCache<S> {
     source: S,
     /// The bytes read, each buffer where `spans` says it starts.
     arena: FrozenVec<Box<[u8]>>,
     /// `(start, end, arena index)`, sorted by start.
-    spans: RefCell<Vec<(u64, u64, usize)>>,
+    spans: Mutex<Vec<(u64, u64, usize)>>,
     /// Ranges hinted and not yet fetched.
-    hints: RefCell<Vec<Range<u64>>>,
-    held: Cell<u64>,
-    len: Cell<Option<u64>>,
+    hints: Mutex<Vec<Range<u64>>>,
+    held: AtomicU64,
+    /// The source's length, once known (`u64::MAX`: not yet).
+    len: AtomicU64,
     limit: u64,
     gap: u64,
 }
@@ -68,7 +76,7 @@ impl<S> core::fmt::Debug for ReadCache<S> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("ReadCache")
             .field("buffers", &self.arena.len())
-            .field("held", &self.held.get())
+            .field("held", &self.held.load(Ordering::Relaxed))
             .field("limit", &self.limit)
             .finish_non_exhaustive()
     }
@@ -87,10 +95,10 @@ impl<S: ByteSource> ReadCache<S> {
         ReadCache {
             source,
             arena: FrozenVec::new(),
-            spans: RefCell::new(Vec::new()),
-            hints: RefCell::new(Vec::new()),
-            held: Cell::new(0),
-            len: Cell::new(None),
+            spans: Mutex::new(Vec::new()),
+            hints: Mutex::new(Vec::new()),
+            held: AtomicU64::new(0),
+            len: AtomicU64::new(UNKNOWN),
             limit: Self::DEFAULT_LIMIT,
             gap: Self::DEFAULT_GAP,
         }
@@ -104,7 +112,7 @@ impl<S: ByteSource> ReadCache<S> {
         let cache = ReadCache::new(source);
         let n = len_u64(head);
         if n < max {
-            cache.len.set(Some(n));
+            cache.set_len(n);
         }
         cache.keep(0, head.to_vec().into_boxed_slice());
         cache
@@ -140,7 +148,7 @@ impl<S: ByteSource> ReadCache<S> {
     /// How many bytes the arena holds.
     #[must_use]
     pub fn held(&self) -> u64 {
-        self.held.get()
+        self.held.load(Ordering::Relaxed)
     }
 
     /// The source.
@@ -153,12 +161,24 @@ impl<S: ByteSource> ReadCache<S> {
         self.source
     }
 
+    fn known_len(&self) -> Option<u64> {
+        Some(self.len.load(Ordering::Relaxed)).filter(|&n| n != UNKNOWN)
+    }
+
+    fn set_len(&self, len: u64) {
+        self.len.store(len, Ordering::Relaxed);
+    }
+
     fn keep(&self, start: u64, buf: Box<[u8]>) -> &[u8] {
         let end = start.saturating_add(len_u64(&buf));
-        self.held.set(self.held.get().saturating_add(len_u64(&buf)));
-        let index = self.arena.len();
-        let kept = self.arena.push_get(buf);
-        let mut spans = self.spans.borrow_mut();
+        self.held.fetch_add(len_u64(&buf), Ordering::Relaxed);
+        // The index from the push itself: another thread may push at the same time.
+        let index = self.arena.push_get_index(buf);
+        let kept = self.arena.get(index).unwrap_or_default();
+        let mut spans = self
+            .spans
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         let at = spans.partition_point(|s| s.0 <= start);
         spans.insert(at, (start, end, index));
         kept
@@ -166,7 +186,10 @@ impl<S: ByteSource> ReadCache<S> {
 
     /// The held bytes of `range`, if one buffer holds all of them.
     fn find(&self, range: &Range<u64>) -> Option<&[u8]> {
-        let spans = self.spans.borrow();
+        let spans = self
+            .spans
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         let upto = spans.partition_point(|s| s.0 <= range.start);
         // Buffers seldom overlap: the few before the range's start are enough to look at.
         let (start, _, index) = spans
@@ -183,19 +206,19 @@ impl<S: ByteSource> ReadCache<S> {
     }
 
     fn source_len(&self) -> Result<u64, SourceError> {
-        if let Some(len) = self.len.get() {
+        if let Some(len) = self.known_len() {
             return Ok(len);
         }
         let len = self
             .source
             .len()
             .map_err(|e| SourceError::Io(crate::error::IoError::from(e)))?;
-        self.len.set(Some(len));
+        self.set_len(len);
         Ok(len)
     }
 
     fn room_for(&self, n: u64, offset: u64, what: &'static str) -> Result<(), SourceError> {
-        if self.held.get().saturating_add(n) > self.limit {
+        if self.held.load(Ordering::Relaxed).saturating_add(n) > self.limit {
             return Err(from_io(
                 io::Error::new(
                     io::ErrorKind::OutOfMemory,
@@ -217,7 +240,12 @@ impl<S: ByteSource> ReadCache<S> {
         let len = range.end - range.start;
         self.room_for(len, range.start, what)?;
         let mut batch: Vec<Range<u64>> = Vec::new();
-        let hints = core::mem::take(&mut *self.hints.borrow_mut());
+        let hints = core::mem::take(
+            &mut *self
+                .hints
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner),
+        );
         if !hints.is_empty() && !self.source.is_stream() {
             let total = self.source_len()?;
             for h in hints {
@@ -243,7 +271,7 @@ impl<S: ByteSource> ReadCache<S> {
         // A batch that fails (a hinted range the source refused) or that does not hold
         // the range falls through: the range alone then says what is wrong with it.
         if !single
-            && self.held.get().saturating_add(want) <= self.limit
+            && self.held.load(Ordering::Relaxed).saturating_add(want) <= self.limit
             && let Ok(parts) = self.source.read_ranges(&merged)
         {
             for (r, part) in merged.iter().zip(parts) {
@@ -274,7 +302,7 @@ impl<'d, S: ByteSource> Data<'d> for &'d ReadCache<S> {
         if let Some(bytes) = self.find(&range) {
             return Ok(bytes);
         }
-        if let Some(total) = self.len.get().filter(|&t| end > t) {
+        if let Some(total) = self.known_len().filter(|&t| end > t) {
             return Err(SourceError::Layout(Error::truncated(
                 what,
                 offset,
@@ -286,7 +314,7 @@ impl<'d, S: ByteSource> Data<'d> for &'d ReadCache<S> {
     }
 
     fn head(self, max: u64) -> Result<&'d [u8], SourceError> {
-        let want = self.len.get().map_or(max, |len| len.min(max));
+        let want = self.known_len().map_or(max, |len| len.min(max));
         if let Some(bytes) = self.find(&(0..want)) {
             return Ok(bytes);
         }
@@ -297,13 +325,13 @@ impl<'d, S: ByteSource> Data<'d> for &'d ReadCache<S> {
             .map_err(|e| from_io(e, 0, max, "head"))?;
         let n = len_u64(&head);
         if n < max {
-            self.len.set(Some(n));
+            self.set_len(n);
         }
         Ok(self.keep(0, head.into_owned().into_boxed_slice()))
     }
 
     fn tail(self, max: u64) -> Result<(u64, &'d [u8]), SourceError> {
-        if let Some(len) = self.len.get() {
+        if let Some(len) = self.known_len() {
             let start = len.saturating_sub(max);
             if let Some(bytes) = self.find(&(start..len)) {
                 return Ok((start, bytes));
@@ -314,7 +342,7 @@ impl<'d, S: ByteSource> Data<'d> for &'d ReadCache<S> {
             .source
             .read_tail(max)
             .map_err(|e| from_io(e, 0, max, "tail"))?;
-        self.len.set(Some(start.saturating_add(len_u64(&tail))));
+        self.set_len(start.saturating_add(len_u64(&tail)));
         Ok((
             start,
             self.keep(start, tail.into_owned().into_boxed_slice()),
@@ -322,7 +350,10 @@ impl<'d, S: ByteSource> Data<'d> for &'d ReadCache<S> {
     }
 
     fn hint(self, ranges: &[Range<u64>]) -> Result<(), SourceError> {
-        let mut hints = self.hints.borrow_mut();
+        let mut hints = self
+            .hints
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         hints.extend(ranges.iter().filter(|r| r.start < r.end).cloned());
         Ok(())
     }
@@ -356,10 +387,32 @@ impl<'d, S: ByteSource> Data<'d> for &'d ReadCache<S> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::bytes::to_u64;
     use crate::source::Counting;
 
     fn file() -> Vec<u8> {
         (0..10_000u32).map(|i| (i % 251) as u8).collect()
+    }
+
+    #[test]
+    fn a_cache_is_shared_between_threads() {
+        fn sync<T: Sync + Send>(_: &T) {}
+        let f = file();
+        let cache = ReadCache::new(&f[..]);
+        sync(&cache);
+        std::thread::scope(|scope| {
+            for t in 0..4usize {
+                let cache = &cache;
+                let f = &f;
+                scope.spawn(move || {
+                    for i in 0..50usize {
+                        let at = (t * 50 + i) * 13;
+                        let got = cache.bytes(to_u64(at), 7, "x").unwrap();
+                        assert_eq!(got, &f[at..at + 7]);
+                    }
+                });
+            }
+        });
     }
 
     #[test]

@@ -1,10 +1,12 @@
 //! Reading stores from files.
 //!
-//! Four ways, by cost: [`reader`] opens a [`Reader`] that reads the header, descriptors
-//! and keys, then each array you ask for, by positioned reads (no map: a file truncated
-//! meanwhile gives an error, never `SIGBUS`); [`map`] (feature `mmap`) maps the file and
-//! copies nothing, so opening is O(items) whatever the file's size; [`read`] reads the
-//! whole file into an 8-aligned buffer; [`open`] reads it and validates its first store.
+//! Four ways, by cost: [`open`] opens a [`Reader`] (the owned view over a
+//! [`ReadCache`](binfmt_core::cache::ReadCache) of the file) that reads the header,
+//! descriptors and keys, then each array you ask for, by positioned reads (no map: a file
+//! truncated meanwhile gives an error, never `SIGBUS`); [`map`] (feature `mmap`) maps the
+//! file and copies nothing, so opening is O(items) whatever the file's size; [`read`]
+//! reads the whole file into an 8-aligned buffer; [`load`] reads it and validates its
+//! first store.
 //! Typed access from a map or a buffer borrows instead of copying on little-endian hosts,
 //! since both are 8-aligned.
 //!
@@ -25,6 +27,7 @@ use binfmt_core::IoError;
 use binfmt_core::source::FileSource;
 
 use crate::error::Result;
+use crate::options::ReadOptions;
 use crate::owned::{AlignedBytes, OwnedStore};
 use crate::reader::Reader;
 
@@ -45,22 +48,24 @@ pub fn read(path: impl AsRef<Path>) -> Result<AlignedBytes> {
     Ok(read().map_err(io)?)
 }
 
-/// Reads the file at `path` and validates its first store. The buffer keeps what follows
+/// Reads the whole file at `path` and validates its first store. The buffer keeps what follows
 /// it: [`OwnedStore::store`] and [`Store::warnings`](crate::Store::warnings) tell what that
 /// is; [`stores`](crate::stores) over [`read`] reads further stores.
 ///
 /// # Errors
 /// [`ErrorKind::Io`](crate::ErrorKind::Io), and every error of
 /// [`Store::parse`](crate::Store::parse).
-pub fn open(path: impl AsRef<Path>) -> Result<OwnedStore> {
+pub fn load(path: impl AsRef<Path>) -> Result<OwnedStore> {
     OwnedStore::from_aligned(read(path)?)
 }
 
-/// Opens the file at `path` for reading by ranges: see [`Reader`].
+/// Opens the file at `path` for reading by ranges, with the default [`ReadOptions`]: a
+/// [`Reader`] over a [`FileSource`] (one positioned read of the first 64 KiB for the
+/// metadata of most stores, then one per array).
 ///
 /// ```no_run
 /// # fn main() -> Result<(), kastore::Error> {
-/// let reader = kastore::fs::reader("example.trees")?; // header, descriptors, keys
+/// let reader = kastore::fs::open("example.trees")?; // header, descriptors, keys
 /// let time = reader.get::<f64>("nodes/time")?; // one positioned read
 /// # let _ = time;
 /// # Ok(())
@@ -70,10 +75,26 @@ pub fn open(path: impl AsRef<Path>) -> Result<OwnedStore> {
 /// # Errors
 /// [`ErrorKind::Io`](crate::ErrorKind::Io), naming the path, and every error of
 /// [`Reader::open`].
-pub fn reader(path: impl AsRef<Path>) -> Result<Reader<FileSource>> {
+pub fn open(path: impl AsRef<Path>) -> Result<Reader<FileSource>> {
+    open_with(path, &ReadOptions::new())
+}
+
+/// [`open`] with `options`.
+///
+/// # Errors
+/// As [`open`], and [`ErrorKind::TooLarge`](crate::ErrorKind::TooLarge).
+pub fn open_with(path: impl AsRef<Path>, options: &ReadOptions) -> Result<Reader<FileSource>> {
     let path = path.as_ref();
     let source = FileSource::open(path).map_err(IoError::at_path(path))?;
-    Reader::open(source)
+    Reader::open_with(source, options)
+}
+
+/// The same as [`open`] (its earlier name).
+///
+/// # Errors
+/// As [`open`].
+pub fn reader(path: impl AsRef<Path>) -> Result<Reader<FileSource>> {
+    open(path)
 }
 
 /// A read-only memory map (re-exported from `binfmt_core::mmap`).

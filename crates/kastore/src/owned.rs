@@ -129,7 +129,7 @@ impl fmt::Debug for AlignedBytes {
 ///
 /// Made by [`OwnedStore::from_bytes`] or [`OwnedStore::from_aligned`], by reading a stream
 /// ([`OwnedStore::read_from`](OwnedStore::read_from), [`StreamReader`](crate::StreamReader))
-/// or a file ([`fs::open`](crate::fs::open)). [`OwnedStore::store`] gives the borrowed view.
+/// or a file ([`fs::load`](crate::fs::load)). [`OwnedStore::store`] gives the borrowed view.
 /// The buffer keeps any bytes after the store, so that the view's
 /// [`warnings`](Store::warnings) can name them.
 #[derive(Clone)]
@@ -178,28 +178,32 @@ impl OwnedStore {
         // `file_size` bytes are there.
         let descriptors = binfmt_core::bytes::read_table(&self.bytes, HEADER_LEN, n, "descriptors")
             .unwrap_or(&[]);
-        let (store, rest) = self.split();
+        let all = self.bytes.as_bytes();
         let checked = Checked {
             descriptors,
             info: self.info,
         };
-        Store::new(checked, store, rest, 0, &self.options)
+        Store::from_parts(
+            all,
+            self.store_bytes(),
+            checked,
+            0,
+            binfmt_core::bytes::len_u64(all),
+            &self.options,
+        )
     }
 
-    /// The store's bytes (exactly `file_size` of them) and the bytes after it.
-    fn split(&self) -> (&[u8], &[u8]) {
+    /// The store's bytes (exactly `file_size` of them; the bytes after it follow).
+    fn store_bytes(&self) -> &[u8] {
         let size = usize::try_from(self.info.file_size).unwrap_or(usize::MAX);
         let all = self.bytes.as_bytes();
-        (
-            all.get(..size).unwrap_or(all),
-            all.get(size..).unwrap_or(&[]),
-        )
+        all.get(..size).unwrap_or(all)
     }
 
     /// The store's bytes: exactly `file_size` of them.
     #[must_use]
     pub fn as_bytes(&self) -> &[u8] {
-        self.split().0
+        self.store_bytes()
     }
 
     /// The buffer (the store, then any bytes that followed it), for reuse.

@@ -1,11 +1,11 @@
 //! Inputs that hold several stores back to back.
 
 use core::iter::FusedIterator;
+use core::marker::PhantomData;
 
-use binfmt_core::bytes;
+use binfmt_core::data::Data;
 
-use crate::check;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::options::ReadOptions;
 use crate::store::Store;
 
@@ -19,6 +19,10 @@ use crate::store::Store;
 /// [`warnings`](Store::warnings) name them. Error and warning offsets count from the
 /// start of `data`. A store that does not start at a multiple of 8 is still read, but
 /// [`Store::get`] then copies its multi-byte arrays.
+///
+/// [`Stores::new`] reads the stores of any [`Data`], e.g. a
+/// [`ReadCache`](binfmt_core::cache::ReadCache) over a file: each store's metadata in
+/// one request when it fits in 64 KiB, and its arrays only when asked for.
 ///
 /// ```
 /// # #[cfg(not(feature = "alloc"))] fn main() {}
@@ -45,24 +49,49 @@ pub fn stores(data: &[u8]) -> Stores<'_> {
 /// [`stores`] with `options`.
 #[must_use]
 pub fn stores_with<'a>(data: &'a [u8], options: &ReadOptions) -> Stores<'a> {
-    Stores {
-        data,
-        offset: 0,
-        done: false,
-        options: *options,
-    }
+    Stores::new(data, options)
 }
 
-/// The iterator of [`stores`].
+/// The iterator of [`stores`], over a slice or any [`Data`].
 #[derive(Debug, Clone)]
-pub struct Stores<'a> {
-    data: &'a [u8],
+pub struct Stores<'d, D: Data<'d> = &'d [u8]> {
+    data: D,
     offset: u64,
     done: bool,
     options: ReadOptions,
+    _data: PhantomData<&'d [u8]>,
 }
 
-impl Stores<'_> {
+impl<'d, D: Data<'d>> Stores<'d, D> {
+    /// The stores in `data`, back to back, as [`stores`] reads a slice.
+    ///
+    /// ```
+    /// # #[cfg(feature = "std")] {
+    /// use binfmt_core::cache::ReadCache;
+    /// use binfmt_core::source::Counting;
+    /// use kastore::{ReadOptions, Stores};
+    ///
+    /// let mut file = kastore::Builder::new().insert("a", &[1u8])?.to_vec()?;
+    /// file.extend_from_slice(&kastore::Builder::new().to_vec()?);
+    /// let source = Counting::new(&file[..]);
+    /// let cache = ReadCache::new(&source);
+    /// let stores = Stores::new(&cache, &ReadOptions::new()).collect::<Result<Vec<_>, _>>()?;
+    /// assert_eq!(stores.iter().map(|s| s.offset()).collect::<Vec<_>>(), [0, 137]);
+    /// assert_eq!(source.stats().requests, 1); // both stores in the first read
+    /// # }
+    /// # Ok::<(), kastore::Error>(())
+    /// ```
+    #[must_use]
+    pub fn new(data: D, options: &ReadOptions) -> Self {
+        Stores {
+            data,
+            offset: 0,
+            done: false,
+            options: *options,
+            _data: PhantomData,
+        }
+    }
+
     /// Where the next store would start in the input.
     #[must_use]
     pub fn offset(&self) -> u64 {
@@ -70,22 +99,29 @@ impl Stores<'_> {
     }
 }
 
-impl<'a> Iterator for Stores<'a> {
-    type Item = Result<Store<'a>>;
+impl<'d, D: Data<'d>> Iterator for Stores<'d, D>
+where
+    Error: From<D::Error>,
+{
+    type Item = Result<Store<'d, D>>;
 
     fn next(&mut self) -> Option<Self::Item> {
         if self.done {
             return None;
         }
-        let rest = bytes::rest(self.data, self.offset, "store").unwrap_or(&[]);
-        if rest.is_empty() {
+        let len = match self.data.size() {
+            Ok(len) => len,
+            Err(e) => {
+                self.done = true;
+                return (self.offset == 0).then(|| Err(e.into()));
+            }
+        };
+        if self.offset >= len {
             self.done = true;
             return None;
         }
-        match check::first_problem(rest, &self.options) {
-            Ok((checked, bytes)) => {
-                let after = rest.get(bytes.len()..).unwrap_or(&[]);
-                let store = Store::new(checked, bytes, after, self.offset, &self.options);
+        match Store::from_data_at(self.data, self.offset, &self.options) {
+            Ok(store) => {
                 self.offset = self.offset.saturating_add(store.file_size());
                 Some(Ok(store))
             }
@@ -99,4 +135,4 @@ impl<'a> Iterator for Stores<'a> {
     }
 }
 
-impl FusedIterator for Stores<'_> {}
+impl<'d, D: Data<'d>> FusedIterator for Stores<'d, D> where Error: From<D::Error> {}

@@ -73,6 +73,21 @@ impl Warnings {
         Warnings::of(classify(rest, options), at)
     }
 
+    /// The warnings for `len` trailing bytes at byte `at` of the input, with the first
+    /// problem of the store they begin like (its offset counted from the input's start).
+    pub(crate) fn trailing(at: u64, len: u64, store_like: Option<Error>) -> Warnings {
+        Warnings {
+            first: Some(
+                ErrorKind::TrailingBytes {
+                    len,
+                    store_like: store_like.is_some(),
+                }
+                .at(at),
+            ),
+            second: store_like,
+        }
+    }
+
     /// The warnings for a classification of the bytes at byte `at` of the input.
     pub(crate) fn of(after: After, at: u64) -> Warnings {
         match after {

@@ -13,7 +13,8 @@ mod common;
 
 use std::path::Path;
 
-use binfmt_core::source::{Counting, FileSource};
+use binfmt_core::cache::ReadCache;
+use binfmt_core::source::{ByteSource, Counting, FileSource};
 use kastore::{Builder, ErrorCode, ErrorKind, ReadOptions, Reader, Store};
 
 fn fixtures() -> &'static Path {
@@ -101,7 +102,8 @@ fn descriptors_beyond_the_first_request_take_one_more() {
             .unwrap(),
         [4321]
     );
-    assert_eq!(source.stats().requests, 3);
+    // The guess at the keys (32 bytes each, 20 used) brought the small arrays with them.
+    assert_eq!(source.stats().requests, 2);
 }
 
 #[test]
@@ -149,10 +151,11 @@ fn typed_arrays_are_borrowed_from_aligned_memory_and_read_from_files() {
     let path = fixtures().join("valid/all_dtypes.kas");
     let reader = Reader::open(kastore::fs::read(&path).unwrap()).unwrap();
     assert!(reader.get::<f64>("float64").unwrap().is_borrowed());
-    // From a file: the buffer the positioned read filled (used in place when aligned).
+    // From a file: this small file's arrays came with the metadata read, and are
+    // borrowed from the cache (a larger array: the buffer the positioned read filled,
+    // used in place when aligned).
     let reader = kastore::fs::reader(&path).unwrap();
     let values = reader.get::<f64>("float64").unwrap();
-    assert!(!values.is_borrowed());
     assert_eq!(values[..3], [0.0, -0.0, 1.0]);
     assert_eq!(values[13].to_bits(), 0x7FF8_0000_0000_0001);
 }
@@ -183,12 +186,106 @@ fn a_file_truncated_after_opening_is_an_error_not_a_crash() {
     let dir = std::env::temp_dir().join(format!("kastore-reader-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("shrinks.kas");
-    std::fs::write(&path, many_keys(10, 8)).unwrap();
+    // An array past the first read: the arrays that came with the metadata are served
+    // as they were when the file was opened.
+    let mut b = Builder::new();
+    let zeros = vec![0u64; 20_000];
+    b.insert("a", &zeros).unwrap();
+    b.insert("b", &[9u32]).unwrap();
+    std::fs::write(&path, b.to_vec().unwrap()).unwrap();
     let reader = Reader::open(FileSource::open(&path).unwrap()).unwrap();
     std::fs::write(&path, b"short").unwrap();
-    let e = reader.get::<u32>(b"00000009").unwrap_err();
+    let e = reader.get::<u32>("b").unwrap_err();
     assert!(matches!(e.kind(), ErrorKind::Io(_)), "{e}");
     let e = kastore::fs::reader(dir.join("missing.kas")).unwrap_err();
     assert!(e.to_string().contains("missing.kas"), "{e}");
     std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// A cache that already holds the 256 bytes format detection read.
+fn detected<S: ByteSource>(source: S) -> ReadCache<S> {
+    let head = source.read_head(256).unwrap().into_owned();
+    assert!(kastore::sniff(&head));
+    ReadCache::with_head(source, &head, 256)
+}
+
+#[test]
+fn after_detection_opening_takes_one_request_and_each_array_one_more() {
+    let data = hundred_megabytes();
+    let source = Counting::new(&data[..]);
+    let cache = detected(&source);
+    assert_eq!(source.stats().requests, 1); // detection's
+    let reader = Reader::from_cache(cache, &ReadOptions::new()).unwrap();
+    assert_eq!(source.stats().requests, 2);
+    assert_eq!(reader.len(), 6);
+    assert_eq!(reader.get::<f64>("nodes/time").unwrap()[3], 0.75);
+    assert_eq!(source.stats().requests, 3);
+    // The view over the cache is the same store, rebuilt without I/O.
+    let view = reader.view();
+    assert!(view.keys().eq(Store::parse(&data).unwrap().keys()));
+    assert_eq!(view.warnings().count(), 0);
+    assert_eq!(source.stats().requests, 3);
+
+    // Descriptors that do not fit in 64 KiB: sized from the header, keys guessed.
+    let data = many_keys(5000, 20);
+    let source = Counting::new(&data[..]);
+    let reader = Reader::from_cache(detected(&source), &ReadOptions::new()).unwrap();
+    assert_eq!(source.stats().requests, 2);
+    assert_eq!(reader.len(), 5000);
+    // Keys longer than the guess: one more, unavoidably (their lengths are in the
+    // descriptors).
+    let data = many_keys(2000, 100);
+    let source = Counting::new(&data[..]);
+    let reader = Reader::from_cache(detected(&source), &ReadOptions::new()).unwrap();
+    assert_eq!(source.stats().requests, 3);
+    assert_eq!(reader.len(), 2000);
+}
+
+#[test]
+fn the_view_over_a_cache_reads_stores_back_to_back() {
+    let mut data = many_keys(3, 8);
+    let first = data.len() as u64;
+    data.extend_from_slice(&many_keys(2000, 100)); // metadata past the first read
+    data.extend_from_slice(b"\x89KAS"); // a store cut short
+    let source = Counting::new(&data[..]);
+    let cache = ReadCache::new(&source);
+    let stores: Vec<_> = kastore::Stores::new(&cache, &ReadOptions::new())
+        .collect::<Result<_, _>>()
+        .unwrap();
+    assert_eq!(stores.len(), 2);
+    assert_eq!(stores[1].offset(), first);
+    // The first read held the first store and the header of the second; its descriptors
+    // and keys took two more, and the bytes after it one.
+    assert_eq!(source.stats().requests, 4);
+    let warnings: Vec<_> = stores[1].warnings().collect();
+    let sliced: Vec<_> = kastore::stores(&data)
+        .collect::<Result<Vec<_>, _>>()
+        .unwrap();
+    let expected: Vec<_> = sliced[1].warnings().collect();
+    assert_eq!(warnings.len(), 2);
+    assert_eq!(
+        warnings
+            .iter()
+            .map(|w| (w.offset(), w.to_string()))
+            .collect::<Vec<_>>(),
+        expected
+            .iter()
+            .map(|w| (w.offset(), w.to_string()))
+            .collect::<Vec<_>>()
+    );
+    let item = stores[1]
+        .find(format!("{:08}{}", 1999, "k".repeat(92)))
+        .unwrap();
+    assert_eq!(*item.read_array::<u32>().unwrap(), [1999]);
+}
+
+#[test]
+fn the_cache_is_bounded_by_the_options() {
+    let data = many_keys(10, 8);
+    let reader = Reader::open_with(&data[..], &ReadOptions::new().max_store_size(1000)).unwrap();
+    assert_eq!(reader.cache().limit(), 2000 + 128 * 1024);
+    let reader = Reader::open(&data[..]).unwrap();
+    assert_eq!(reader.cache().limit(), 256 << 20);
+    // A source in memory is borrowed, never copied into the cache.
+    assert_eq!(reader.cache().held(), 0);
 }
