@@ -95,15 +95,30 @@ pub(crate) fn mismatch(head: &[u8], expected: &Format) -> Option<String> {
         .map(|found| format!("this is {}, not {}", found.noun, expected.noun))
 }
 
-/// Checks that `input` can be of the format `expected` ([`mismatch`]).
+/// Checks that `input` can be of the format `expected` ([`mismatch`]); a stream must also
+/// start with the format's signature, since it is never read further to find out.
 ///
 /// # Errors
-/// A failure naming the input when it is empty or of another format.
+/// A failure naming the input when it is empty, of another format, or a stream without
+/// the signature.
 pub(crate) fn expect(input: &Input, expected: &Format) -> Result<(), Failure> {
-    match mismatch(input.head(), expected) {
-        Some(why) => Err(Failure::file(input.name(), why)),
-        None => Ok(()),
+    if let Some(why) = mismatch(input.head(), expected) {
+        return Err(Failure::file(input.name(), why));
     }
+    // A stream (a pipe, `/dev/zero`, standard input) is judged on its first bytes: it is
+    // not read further to let the parser say in detail what a file would be told.
+    if input.source().is_stream() && !(expected.sniff)(input.head()) {
+        let head = input.head().get(..16).unwrap_or(input.head());
+        return Err(Failure::file(
+            input.name(),
+            format!(
+                "not {} (first bytes: {})",
+                expected.noun,
+                binfmt_core::Found::new(head)
+            ),
+        ));
+    }
+    Ok(())
 }
 
 /// [`expect`] for a file a library opened itself (an in-place edit), when it failed with

@@ -1,18 +1,17 @@
 //! `binfmt` support for kastore files (and tskit `.trees` files, which are kastore files).
 
-use std::borrow::Cow;
 use std::io::{self, Write};
-use std::ops::Range;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use binfmt_core::cache::ReadCache;
 use binfmt_core::source::ByteSource;
-use binfmt_core::{Kind as _, Severity, Summary};
+use binfmt_core::{Severity, Summary};
 use clap::{Args, FromArgMatches as _, Subcommand};
-use kastore::{AnyArray, ErrorKind, Item, MAGIC, Reader, Store};
+use kastore::{AnyArray, Item, ReadOptions, Store, Stores};
 use serde_json::Value;
 
-use crate::input::Input;
+use crate::input::{HEAD_LEN, Input};
 use crate::model::{Facts, Key};
 use crate::registry::{self, Format, InspectOptions, Inspection, Report};
 use crate::report::{self, Failure, Problem};
@@ -119,9 +118,24 @@ struct GetArgs {
     store: usize,
 }
 
+/// The input as the one door reads it: a range cache that starts with the bytes
+/// detection read, so that opening a store costs no request when they hold its
+/// metadata, and one (the descriptors and keys, in one hinted batch) when not.
+type Cache<'i> = ReadCache<&'i dyn ByteSource>;
+
+/// A store of the input, read through [`Cache`].
+type View<'c, 'i> = Store<'c, &'c Cache<'i>>;
+
+fn cache(input: &Input) -> Cache<'_> {
+    ReadCache::with_head(input.source(), input.head(), HEAD_LEN)
+}
+
+/// `inspect`: the stores' metadata only (a 50 GB `.trees` on S3 is its header,
+/// descriptors and keys), never the arrays.
 fn inspect(input: &Input, _options: &InspectOptions) -> Result<Inspection, Failure> {
+    let cache = cache(input);
     let mut stores = Vec::new();
-    for store in kastore::stores(input.bytes()?) {
+    for store in Stores::new(&cache, &ReadOptions::new()) {
         stores.push(store.map_err(|e| Failure::diagnostic(input.name(), &e))?);
     }
     let (Some(first), Some(last)) = (stores.first(), stores.last()) else {
@@ -160,22 +174,30 @@ fn inspect(input: &Input, _options: &InspectOptions) -> Result<Inspection, Failu
 }
 
 /// `"1.0"`: every format's `"version"` is a string.
-fn version_json(store: &Store<'_>) -> Value {
+fn version_json(store: &View<'_, '_>) -> Value {
     let v = store.version();
     Value::String(format!("{}.{}", v.major, v.minor))
 }
 
-/// `1.0`, with a note when the store is not as the reference writes it.
-fn version_text(store: &Store<'_>) -> String {
+/// `1.0`, with a note when the store's metadata is not as the reference writes it
+/// (what the metadata shows: the minor version and the reserved bytes; padding between
+/// arrays is not read by `inspect`).
+fn version_text(store: &View<'_, '_>) -> String {
     let v = store.version();
     let mut text = format!("{}.{}", v.major, v.minor);
-    if !store.is_canonical() {
-        text.push_str(" (non-zero reserved or padding bytes, or a newer minor version)");
+    let h = store.header();
+    let reserved = h.reserved.iter().any(|&b| b != 0)
+        || store
+            .descriptors()
+            .iter()
+            .any(|d| d.reserved_type.iter().any(|&b| b != 0) || d.reserved.iter().any(|&b| b != 0));
+    if v.minor != 0 || reserved {
+        text.push_str(" (non-zero reserved bytes, or a newer minor version)");
     }
     text
 }
 
-fn item_facts(item: &Item<'_>) -> Facts {
+fn item_facts<'c>(item: &Item<'c, &'c Cache<'_>>) -> Facts {
     let key = item.key();
     let mut facts = Facts::new();
     facts.shown(
@@ -188,11 +210,11 @@ fn item_facts(item: &Item<'_>) -> Facts {
     }
     facts
         .value("dtype", item.dtype().name())
-        .value("len", item.len());
+        .value("len", item.array_len());
     facts
 }
 
-fn items_json(store: &Store<'_>) -> Value {
+fn items_json(store: &View<'_, '_>) -> Value {
     Value::Array(
         store
             .items()
@@ -202,7 +224,7 @@ fn items_json(store: &Store<'_>) -> Value {
 }
 
 /// A further store's items in one text cell: their number and first keys.
-fn items_summary(store: &Store<'_>) -> String {
+fn items_summary(store: &View<'_, '_>) -> String {
     let mut text = store.len().to_string();
     for (i, item) in store.items().take(STORE_KEYS_SHOWN).enumerate() {
         text.push_str(if i == 0 { ": " } else { ", " });
@@ -253,106 +275,46 @@ fn get(args: &GetArgs) -> Result<ExitCode, Failure> {
     let input = Input::open(&args.file)?;
     registry::expect(&input, &FORMAT)?;
     let name = input.name();
-    let store = open_store(&input, args.store)?;
+    let cache = cache(&input);
+    let store = open_store(&input, &cache, args.store)?;
     for warning in store.warnings() {
-        report::say(format_args!("binfmt: {name}: {warning}"));
+        report::say(format_args!(
+            "binfmt: {name}: {}",
+            Problem::from_diagnostic(Severity::Warning, &warning)
+        ));
     }
-    let entry = store
-        .reader
+    let item = store
         .find(&key)
         .map_err(|e| Failure::diagnostic(name, &e))?;
-    let bytes = store
-        .reader
-        .read(&entry)
-        .map_err(|e| Failure::diagnostic(name, &e.rebased(store.start)))?;
+    // The array alone: one request into a buffer of our own (none when the metadata
+    // read already holds it).
+    let bytes = item.read().map_err(|e| Failure::diagnostic(name, &e))?;
     let mut out = io::BufWriter::new(crate::write::stdout()?);
     if args.raw {
         out.write_all(&bytes).map_err(Failure::stdout)?;
     } else {
-        print_values(&mut out, AnyArray::new(entry.dtype(), &bytes)).map_err(Failure::stdout)?;
+        print_values(&mut out, AnyArray::new(item.dtype(), &bytes)).map_err(Failure::stdout)?;
     }
     out.flush().map_err(Failure::stdout)?;
     Ok(ExitCode::SUCCESS)
 }
 
-/// One store of an input, read by ranges.
-struct OpenStore<'a> {
-    reader: Reader<Shifted<'a>>,
-    /// Where the store starts in the input.
-    start: u64,
-    /// The input, to look at what follows the store.
-    source: &'a dyn ByteSource,
-}
-
-impl OpenStore<'_> {
-    /// The warnings of [`Store::warnings`] for this store: the bytes after it, when they
-    /// are not a further store. Reads at most the metadata of the would-be store.
-    fn warnings(&self) -> Vec<Problem> {
-        let trailing = self.reader.trailing_len();
-        if trailing == 0 {
-            return Vec::new();
-        }
-        let at = self.start.saturating_add(self.reader.file_size());
-        let next = Shifted {
-            inner: self.source,
-            start: at,
-        };
-        let Err(problem) = Reader::open(next) else {
-            return Vec::new(); // a further store
-        };
-        let magic_len = u64::try_from(MAGIC.len()).unwrap_or(u64::MAX);
-        let head = self
-            .source
-            .read_range(at..at.saturating_add(trailing.min(magic_len)))
-            .unwrap_or_default();
-        let store_like = head.starts_with(MAGIC) || MAGIC.starts_with(&head);
-        let mut warnings = vec![
-            ErrorKind::TrailingBytes {
-                len: trailing,
-                store_like,
-            }
-            .at(at),
-        ];
-        if store_like {
-            warnings.push(problem.rebased(at));
-        }
-        warnings
-            .iter()
-            .map(|w| Problem::from_diagnostic(Severity::Warning, w))
-            .collect()
-    }
-}
-
-/// Opens store `index` of `input` (0 for an ordinary file): the metadata of each store
+/// Store `index` of the input (0 for an ordinary file): the metadata of each store
 /// before it is read, to learn where the next one starts, and nothing else.
-fn open_store(input: &Input, index: usize) -> Result<OpenStore<'_>, Failure> {
-    let source = input.source();
-    let mut start = 0u64;
-    let mut at = 0usize;
-    loop {
-        let shifted = Shifted {
-            inner: source,
-            start,
-        };
-        let reader = match Reader::open(shifted) {
-            Ok(reader) => reader,
-            Err(e) if at == 0 => return Err(Failure::diagnostic(input.name(), &e)),
-            // Bytes after a store that are not a store are trailing bytes.
-            Err(_) => return Err(no_such_store(input, index, at)),
-        };
-        if at == index {
-            return Ok(OpenStore {
-                reader,
-                start,
-                source,
-            });
+fn open_store<'c, 'i>(
+    input: &Input,
+    cache: &'c Cache<'i>,
+    index: usize,
+) -> Result<View<'c, 'i>, Failure> {
+    let mut count = 0usize;
+    for store in Stores::new(cache, &ReadOptions::new()) {
+        let store = store.map_err(|e| Failure::diagnostic(input.name(), &e))?;
+        if count == index {
+            return Ok(store);
         }
-        if reader.trailing_len() == 0 {
-            return Err(no_such_store(input, index, at.saturating_add(1)));
-        }
-        start = start.saturating_add(reader.file_size());
-        at = at.saturating_add(1);
+        count = count.saturating_add(1);
     }
+    Err(no_such_store(input, index, count))
 }
 
 /// `--store N` past the file's stores: an argument out of range (exit 2).
@@ -361,62 +323,6 @@ fn no_such_store(input: &Input, index: usize, count: usize) -> Failure {
         "--store {index}: {} holds {count} store(s), numbered from 0",
         input.name()
     ))
-}
-
-/// The bytes of a source from `start` on, as a source of their own (the kastore
-/// [`Reader`] reads a store that starts at byte 0).
-struct Shifted<'a> {
-    inner: &'a dyn ByteSource,
-    start: u64,
-}
-
-impl Shifted<'_> {
-    fn outer(&self, range: &Range<u64>) -> io::Result<Range<u64>> {
-        let shift = |at: u64| {
-            at.checked_add(self.start)
-                .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "offset overflow"))
-        };
-        Ok(shift(range.start)?..shift(range.end)?)
-    }
-}
-
-impl ByteSource for Shifted<'_> {
-    fn len(&self) -> io::Result<u64> {
-        Ok(self.inner.len()?.saturating_sub(self.start))
-    }
-
-    fn read_range(&self, range: Range<u64>) -> io::Result<Cow<'_, [u8]>> {
-        self.inner.read_range(self.outer(&range)?)
-    }
-
-    fn read_ranges(&self, ranges: &[Range<u64>]) -> io::Result<Vec<Cow<'_, [u8]>>> {
-        let outer = ranges
-            .iter()
-            .map(|r| self.outer(r))
-            .collect::<io::Result<Vec<_>>>()?;
-        self.inner.read_ranges(&outer)
-    }
-
-    fn read_head(&self, max_len: u64) -> io::Result<Cow<'_, [u8]>> {
-        // Through the inner source's own head read: the default asks for the length
-        // first, which reads a stream to its end before a magic byte is compared.
-        let end = self.start.saturating_add(max_len);
-        let head = self.inner.read_head(end)?;
-        let start = usize::try_from(self.start).unwrap_or(usize::MAX);
-        Ok(match head {
-            Cow::Borrowed(b) => Cow::Borrowed(b.get(start..).unwrap_or(&[])),
-            Cow::Owned(v) => Cow::Owned(v.get(start..).unwrap_or(&[]).to_vec()),
-        })
-    }
-
-    fn as_slice(&self) -> Option<&[u8]> {
-        let start = usize::try_from(self.start).ok()?;
-        self.inner.as_slice()?.get(start..)
-    }
-
-    fn is_stream(&self) -> bool {
-        self.inner.is_stream()
-    }
 }
 
 fn print_values(out: &mut dyn Write, values: AnyArray<'_>) -> io::Result<()> {
@@ -458,26 +364,21 @@ fn parse_hex(text: &str) -> Option<Vec<u8>> {
 /// (with the key lookup and the trailing-bytes warnings of the command).
 fn fuzz(input: &Input) {
     let mut sink = io::sink();
+    let cache = cache(input);
     for index in 0..4 {
-        let Ok(store) = open_store(input, index) else {
+        let Ok(store) = open_store(input, &cache, index) else {
             return;
         };
-        let _ = store.warnings();
-        let keys: Vec<Vec<u8>> = store
-            .reader
-            .keys()
-            .take(FUZZ_KEYS)
-            .map(<[u8]>::to_vec)
-            .collect();
-        for key in &keys {
-            let _ = key_cell(key);
-            let Ok(entry) = store.reader.find(key) else {
+        let _ = store.warnings().count();
+        for item in store.items().take(FUZZ_KEYS) {
+            let _ = key_cell(item.key());
+            let Ok(found) = store.find(item.key()) else {
                 continue;
             };
             // Bounded: the array may be as large as the input, never larger.
-            if let Ok(bytes) = store.reader.read(&entry) {
+            if let Ok(bytes) = found.read() {
                 let _ = sink.write_all(&bytes);
-                let _ = print_values(&mut sink, AnyArray::new(entry.dtype(), &bytes));
+                let _ = print_values(&mut sink, AnyArray::new(found.dtype(), &bytes));
             }
         }
     }
