@@ -282,9 +282,6 @@ pub(crate) fn append_file(
     let digest_len = header.checksum().size_u64();
     let chunk_len = u64::from(chunk_header.cbytes) + digest_len;
     let chunk_bytes = read_exact(&src, last_at, chunk_len, "chunk")?;
-    let (blosc_bytes, digest) = chunk_bytes
-        .split_at_checked(usize::try_from(chunk_header.cbytes).unwrap_or(usize::MAX))
-        .unwrap_or((&chunk_bytes, &[]));
     if chunk_header.nbytes != last_chunk {
         let typesize = u32::from(header.typesize());
         if chunk_header.nbytes.checked_add(typesize) == Some(last_chunk) {
@@ -300,14 +297,13 @@ pub(crate) fn append_file(
         }
         .at(last_at + 4));
     }
-    let last = Chunk {
-        index: last_index,
-        offset: last_at,
-        header: chunk_header,
-        bytes: blosc_bytes,
-        digest,
-        checksum: header.checksum(),
-    };
+    let last = Chunk::detached(
+        last_index,
+        last_at,
+        chunk_header,
+        header.checksum(),
+        &chunk_bytes,
+    );
     last.verify()?;
     last.check_blocks()?;
     let old_end = last_at + chunk_len;

@@ -1,8 +1,10 @@
 //! Chunks: the 16-byte Blosc1 header that starts each one, and the chunk view.
 
 use core::fmt;
+use core::marker::PhantomData;
 
 use binfmt_core::bytes::{self, to_u64};
+use binfmt_core::data::Data;
 use binfmt_core::{Kind, field_offset};
 
 use crate::checksum::Checksum;
@@ -388,18 +390,137 @@ const fn max_ratio(codec: Codec) -> i64 {
     }
 }
 
-/// One chunk of a parsed file: its Blosc buffer and its digest, both borrowed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Chunk<'a> {
+/// One chunk of a parsed file: where it is, its checked Blosc header, and the bytes it
+/// reads from.
+///
+/// Generic over the [`Data`] of its view like [`Bloscpack`](crate::Bloscpack):
+/// `Chunk<'a>` (bytes in memory) borrows its buffer and digest
+/// ([`bytes`](Chunk::bytes), [`digest`](Chunk::digest)); over a
+/// `ReadCache` the buffer is read when it is used
+/// ([`verify`](Chunk::verify), [`check_blocks`](Chunk::check_blocks), decompression),
+/// as a payload: in one request, and not kept.
+///
+/// ```
+/// use bloscpack_header::Bloscpack;
+///
+/// let mut file = Vec::new();
+/// file.extend_from_slice(b"blpk\x03\x00\x00\x08");
+/// file.extend_from_slice(&[0; 8]);
+/// file.extend_from_slice(&1i64.to_le_bytes());
+/// file.extend_from_slice(&0i64.to_le_bytes());
+/// file.extend_from_slice(&[2, 1, 0x13, 8, 0, 0, 0, 0, 1, 0, 0, 0, 16, 0, 0, 0]);
+/// let pack = Bloscpack::parse(&file)?;
+/// let chunk = pack.chunk(0).unwrap();
+/// assert_eq!((chunk.index(), chunk.offset(), chunk.bytes().len()), (0, 32, 16));
+/// chunk.verify()?;
+/// # Ok::<(), bloscpack_header::Error>(())
+/// ```
+#[derive(Debug, Clone, Copy)]
+pub struct Chunk<'d, D: Data<'d> = &'d [u8]> {
     pub(crate) index: u64,
     pub(crate) offset: u64,
     pub(crate) header: ChunkHeader,
-    pub(crate) bytes: &'a [u8],
-    pub(crate) digest: &'a [u8],
     pub(crate) checksum: Checksum,
+    /// The bytes the chunk is read from.
+    pub(crate) data: D,
+    /// Where the chunk starts in `data` (its file offset, except for a chunk read into a
+    /// buffer of its own).
+    pub(crate) at: u64,
+    pub(crate) _bytes: PhantomData<&'d [u8]>,
 }
 
+/// A chunk's buffer and digest as read: borrowed from memory, owned when read from a
+/// cache.
+#[cfg(feature = "alloc")]
+pub(crate) type Bulk<'d> = alloc::borrow::Cow<'d, [u8]>;
+/// A chunk's buffer and digest as read (without an allocator: borrowed).
+#[cfg(not(feature = "alloc"))]
+pub(crate) type Bulk<'d> = &'d [u8];
+
+/// Bulk bytes of `data`: [`Data::payload`] (a borrow for slices, not cached for caches).
+#[inline]
+pub(crate) fn bulk<'d, D: Data<'d>>(
+    data: D,
+    offset: u64,
+    len: u64,
+    what: &'static str,
+) -> core::result::Result<Bulk<'d>, D::Error> {
+    #[cfg(feature = "alloc")]
+    {
+        data.payload(offset, len, what)
+    }
+    #[cfg(not(feature = "alloc"))]
+    {
+        data.bytes(offset, len, what)
+    }
+}
+
+/// Chunks in memory are equal when their place, header and bytes are.
+impl PartialEq for Chunk<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        (self.index, self.offset, self.header, self.checksum)
+            == (other.index, other.offset, other.header, other.checksum)
+            && self.bytes() == other.bytes()
+            && self.digest() == other.digest()
+    }
+}
+
+impl Eq for Chunk<'_> {}
+
 impl<'a> Chunk<'a> {
+    /// A chunk whose buffer and digest are `bytes` (`cbytes` + digest bytes), found at
+    /// file offset `offset`.
+    #[cfg_attr(not(feature = "blosc"), allow(dead_code))]
+    pub(crate) fn detached(
+        index: u64,
+        offset: u64,
+        header: ChunkHeader,
+        checksum: Checksum,
+        bytes: &'a [u8],
+    ) -> Chunk<'a> {
+        Chunk {
+            index,
+            offset,
+            header,
+            checksum,
+            data: bytes,
+            at: 0,
+            _bytes: PhantomData,
+        }
+    }
+
+    /// The same chunk of a view whose data is `whole` in memory.
+    #[cfg(feature = "blosc")]
+    pub(crate) fn in_memory<D: Data<'a>>(chunk: &Chunk<'a, D>, whole: &'a [u8]) -> Chunk<'a> {
+        Chunk {
+            index: chunk.index,
+            offset: chunk.offset,
+            header: chunk.header,
+            checksum: chunk.checksum,
+            data: whole,
+            at: chunk.at,
+            _bytes: PhantomData,
+        }
+    }
+
+    /// The whole Blosc buffer (`cbytes` bytes, header included), borrowed.
+    #[must_use]
+    pub fn bytes(&self) -> &'a [u8] {
+        bytes::slice(self.data, self.at, u64::from(self.header.cbytes), "chunk").unwrap_or(&[])
+    }
+
+    /// The stored digest (empty when the file has no checksum), borrowed.
+    #[must_use]
+    pub fn digest(&self) -> &'a [u8] {
+        let at = self.at.saturating_add(u64::from(self.header.cbytes));
+        bytes::slice(self.data, at, self.checksum.size_u64(), "chunk digest").unwrap_or(&[])
+    }
+}
+
+impl<'d, D: Data<'d>> Chunk<'d, D>
+where
+    Error: From<D::Error>,
+{
     /// The chunk's position in the file (0-based).
     #[must_use]
     pub const fn index(&self) -> u64 {
@@ -418,30 +539,55 @@ impl<'a> Chunk<'a> {
         &self.header
     }
 
-    /// The whole Blosc buffer (`cbytes` bytes, header included).
-    #[must_use]
-    pub const fn bytes(&self) -> &'a [u8] {
-        self.bytes
-    }
-
-    /// The stored digest (empty when the file has no checksum).
-    #[must_use]
-    pub const fn digest(&self) -> &'a [u8] {
-        self.digest
-    }
-
     /// The byte offset of the digest.
     #[must_use]
     pub fn digest_offset(&self) -> u64 {
         self.offset.saturating_add(u64::from(self.header.cbytes))
     }
 
+    /// Where the chunk's `nbytes` field is.
+    #[must_use]
+    pub fn nbytes_offset(&self) -> u64 {
+        self.offset.saturating_add(NBYTES_AT)
+    }
+
+    /// The Blosc buffer followed by the digest, read once: a borrow for bytes in memory,
+    /// one request (not kept) over a cache.
+    pub(crate) fn load(&self) -> Result<Bulk<'d>> {
+        let len = u64::from(self.header.cbytes).saturating_add(self.checksum.size_u64());
+        bulk(self.data, self.at, len, "chunk")
+            .map_err(|e| Error::from(e).rebased(self.offset.saturating_sub(self.at)))
+    }
+
+    /// The Blosc buffer (`cbytes` bytes) followed by the digest: a borrow for bytes in
+    /// memory, read in one request (and not kept) over a cache.
+    ///
+    /// # Errors
+    /// I/O errors over a cache.
+    #[cfg(feature = "alloc")]
+    pub fn read(&self) -> Result<alloc::borrow::Cow<'d, [u8]>> {
+        self.load()
+    }
+
+    /// Splits what [`read`](Self::read) returned into the buffer and the digest.
+    pub(crate) fn split<'b>(&self, read: &'b Bulk<'_>) -> (&'b [u8], &'b [u8]) {
+        let read: &[u8] = read;
+        read.split_at_checked(usize::try_from(self.header.cbytes).unwrap_or(usize::MAX))
+            .unwrap_or((read, &[]))
+    }
+
     /// Checks the chunk's digest.
     ///
     /// # Errors
-    /// [`ErrorKind::ChunkDigestMismatch`] at the digest's offset.
+    /// [`ErrorKind::ChunkDigestMismatch`] at the digest's offset; I/O errors over a cache.
     pub fn verify(&self) -> Result<()> {
-        if self.checksum.matches(self.bytes, self.digest) {
+        let read = self.load()?;
+        let (body, digest) = self.split(&read);
+        self.verify_bytes(body, digest)
+    }
+
+    pub(crate) fn verify_bytes(&self, body: &[u8], digest: &[u8]) -> Result<()> {
+        if self.checksum.matches(body, digest) {
             Ok(())
         } else {
             Err(ErrorKind::ChunkDigestMismatch {
@@ -458,15 +604,13 @@ impl<'a> Chunk<'a> {
     /// ([`ChunkHeader::check_blocks`]).
     ///
     /// # Errors
-    /// [`ErrorKind::BadBloscHeader`] at the chunk's offset.
+    /// [`ErrorKind::BadBloscHeader`] at the chunk's offset; I/O errors over a cache.
     pub fn check_blocks(&self) -> Result<()> {
-        self.header
-            .check_blocks(self.bytes, self.offset, self.index)
-    }
-
-    /// Where the chunk's `nbytes` field is.
-    #[must_use]
-    pub fn nbytes_offset(&self) -> u64 {
-        self.offset.saturating_add(NBYTES_AT)
+        if self.header.nbytes == 0 || self.header.flags.memcpyed() {
+            return Ok(());
+        }
+        let read = self.load()?;
+        let (body, _) = self.split(&read);
+        self.header.check_blocks(body, self.offset, self.index)
     }
 }

@@ -432,7 +432,7 @@ pub type Error = binfmt_core::Error<ErrorKind>;
 pub type Result<T, E = Error> = core::result::Result<T, E>;
 
 /// An I/O error without a path, as this crate's error.
-#[cfg(feature = "std")]
+#[cfg(feature = "blosc")]
 pub(crate) fn io(e: std::io::Error) -> Error {
     Error::from(binfmt_core::IoError::from(e))
 }

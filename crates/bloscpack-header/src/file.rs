@@ -1,23 +1,50 @@
-//! A whole Bloscpack file, borrowed: header, sections and a checked walk over the chunks;
-//! and [`verify`], which applies the same rules and reports every problem.
+//! A whole Bloscpack file: header, sections and a checked walk over the chunks, over any
+//! [`Data`] (bytes in memory, or a `ReadCache` over a
+//! file, a stream or an object store); and [`verify`], which applies the same rules and
+//! reports every problem.
+//!
+//! The request plan of a view over a cache is in [`Bloscpack`]'s documentation.
 
-use core::ops::ControlFlow;
+use core::marker::PhantomData;
+use core::ops::{ControlFlow, Range};
 
 use binfmt_core::bytes::{self, len_u64, to_u64};
+use binfmt_core::data::Data;
 use binfmt_core::le::I64;
 use binfmt_core::verify::{Sink, Summary, Tally};
 use binfmt_core::{Kind, Severity};
 
 use crate::checksum::Checksum;
-use crate::chunk::{Chunk, ChunkHeader};
+use crate::chunk::{Bulk, Chunk, ChunkHeader, bulk};
 use crate::error::{Error, ErrorKind, Result};
 use crate::header::Header;
 use crate::journal;
 use crate::metadata::MetadataSection;
 use crate::options::ReadOptions;
-use crate::raw::HEADER_SIZE;
+use crate::raw::{self, BLOSC_HEADER_SIZE, HEADER_SIZE, METADATA_HEADER_SIZE, MetadataHeader};
 
-/// A parsed Bloscpack file, borrowing its bytes.
+/// How much a view over a cache asks for first: the header and, for most files, the
+/// metadata header (the only part whose length the header does not give).
+pub const HEAD_REQUEST: u64 = 256;
+
+/// The checked shape of a file as plain data: what a view knows besides its borrows.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Shape {
+    pub(crate) header: Header,
+    pub(crate) offsets_at: u64,
+    pub(crate) chunks_at: u64,
+    pub(crate) end: u64,
+    pub(crate) total: u64,
+    pub(crate) nchunks: u64,
+    pub(crate) uncompressed: u64,
+    pub(crate) largest_chunk: u32,
+    /// Where the last chunk starts (for the short-last-chunk warning).
+    pub(crate) last_at: u64,
+    /// The last chunk holds one element less than `last_chunk` (bloscpack 0.11/0.13).
+    pub(crate) short_last: bool,
+}
+
+/// A parsed Bloscpack file, reading its bytes through `D`.
 ///
 /// [`Bloscpack::parse`] checks the whole structure once: the header, the metadata
 /// section, the offsets section (used entries point at their chunks, spare ones are -1)
@@ -25,22 +52,55 @@ use crate::raw::HEADER_SIZE;
 /// and digest position. Digests, metadata text and the chunks' block tables are checked
 /// by [`verify`] (and before anything is decompressed), because that reads every byte of
 /// the file. Nothing here allocates.
+///
+/// `Bloscpack<'a>` borrows bytes in memory (zero-copy); `Bloscpack<'a, &'a ReadCache<S>>`
+/// (built by [`Bloscpack::from_data`] or `Reader::view`) reads
+/// by range with the plan below, through the same accessors and the same rules.
+///
+/// ```
+/// use bloscpack_header::{Bloscpack, ReadOptions};
+///
+/// let mut file = [0u8; 48];
+/// file[..8].copy_from_slice(b"blpk\x03\x00\x00\x08");
+/// file[16] = 1; // nchunks 1
+/// file[32..].copy_from_slice(&[2, 1, 0x13, 8, 0, 0, 0, 0, 1, 0, 0, 0, 16, 0, 0, 0]);
+/// let in_memory = Bloscpack::parse(&file)?;
+/// assert_eq!((in_memory.nchunks(), in_memory.end()), (1, 48));
+/// # #[cfg(feature = "std")] {
+/// use binfmt_core::cache::ReadCache;
+/// let cache = ReadCache::new(&file[..]);
+/// let by_range = Bloscpack::from_data(&cache, &ReadOptions::new())?;
+/// assert_eq!((by_range.nchunks(), by_range.end()), (1, 48));
+/// # }
+/// # Ok::<(), bloscpack_header::Error>(())
+/// ```
+///
+/// # Request plan over a cache
+///
+/// Over a `ReadCache` the view reads only what it needs, and announces with
+/// [`Data::hint`] what it will read next so that the cache fetches it in one batch
+/// (checked with `binfmt_core::source::Counting` in tests/plan.rs). Round trips count
+/// dependent waits; requests count ranges (a batch of several ranges is one round trip).
+///
+/// | operation | requests | dependent round trips |
+/// |---|---|---|
+/// | `Reader::open`: header (the first [`HEAD_REQUEST`] bytes) | 1 | 1 |
+/// | … metadata section and offsets section, when they end past the head | 1 (one range: they are adjacent) | +1 |
+/// | … every chunk's 16-byte Blosc header, hinted at once from the offsets | one per chunk not yet held (fewer where the cache's gap merges them: `Reader` merges those under 4 KiB apart) | +1 |
+/// | … a file **without** an offsets section: each chunk header after the previous one | one per chunk not yet held | +1 per chunk |
+/// | [`Bloscpack::chunk`], [`Bloscpack::chunks`], offsets, metadata, warnings (no undo record) | 0 (held) | 0 |
+/// | a chunk's [`verify`](crate::Chunk::verify), [`check_blocks`](crate::Chunk::check_blocks) | 1 each (a payload, not kept) | 1 |
+/// | `Reader::read_range` (feature `blosc`) | one per chunk holding the range, as one batch | 1 |
+/// | `unpack_*` (feature `blosc`), [`verify_data`] | one per chunk, streamed: memory holds one chunk | one per chunk |
+///
+/// The cache holds the head, the sections and 16 bytes per chunk (bounded by its limit):
+/// never a chunk's buffer.
 #[derive(Debug, Clone, Copy)]
-pub struct Bloscpack<'a> {
-    data: &'a [u8],
-    header: Header,
-    metadata: Option<MetadataSection<'a>>,
-    offsets: &'a [I64],
-    offsets_at: u64,
-    chunks_at: u64,
-    end: u64,
-    nchunks: u64,
-    uncompressed: u64,
-    largest_chunk: u32,
-    /// Where the last chunk starts (for the short-last-chunk warning).
-    last_at: u64,
-    /// The last chunk holds one element less than `last_chunk` (bloscpack 0.11/0.13).
-    short_last: bool,
+pub struct Bloscpack<'d, D: Data<'d> = &'d [u8]> {
+    data: D,
+    metadata: Option<MetadataSection<'d>>,
+    offsets: &'d [I64],
+    shape: Shape,
 }
 
 /// Where a walk's findings go: the first error stops `parse`; `verify` counts them all.
@@ -56,7 +116,7 @@ impl<'a> Bloscpack<'a> {
     /// # Errors
     /// The first problem found, with its byte offset.
     pub fn parse(data: &'a [u8]) -> Result<Bloscpack<'a>> {
-        Self::parse_with(data, &ReadOptions::new())
+        Self::from_data(data, &ReadOptions::new())
     }
 
     /// [`Bloscpack::parse`] with explicit [`ReadOptions`].
@@ -64,6 +124,27 @@ impl<'a> Bloscpack<'a> {
     /// # Errors
     /// As for [`Bloscpack::parse`].
     pub fn parse_with(data: &'a [u8], options: &ReadOptions) -> Result<Bloscpack<'a>> {
+        Self::from_data(data, options)
+    }
+
+    /// The bytes after the last chunk's digest (normally none).
+    #[must_use]
+    pub fn trailing(&self) -> &'a [u8] {
+        bytes::rest(self.data, self.shape.end, "trailing bytes").unwrap_or(&[])
+    }
+}
+
+impl<'d, D: Data<'d>> Bloscpack<'d, D>
+where
+    Error: From<D::Error>,
+{
+    /// [`Bloscpack::parse_with`] over any [`Data`]: bytes in memory, or a
+    /// `ReadCache`, read with the plan in the
+    /// [request plan](Bloscpack#request-plan-over-a-cache).
+    ///
+    /// # Errors
+    /// As for [`Bloscpack::parse`]; I/O errors of a cache's source.
+    pub fn from_data(data: D, options: &ReadOptions) -> Result<Self> {
         let mut first = None;
         let file = Self::scan(data, options, &mut |e| {
             first = Some(e);
@@ -77,73 +158,171 @@ impl<'a> Bloscpack<'a> {
         }
     }
 
+    /// Rebuilds a view from a shape `scan` checked over the same `data`: reads of bytes
+    /// the data holds (a cache has them: no I/O), no re-validation of the walk.
+    #[cfg(feature = "std")]
+    pub(crate) fn rebuild(data: D, shape: Shape) -> Self {
+        let metadata = if shape.header.has_metadata() {
+            MetadataSection::parse_in(data, to_u64(HEADER_SIZE)).ok()
+        } else {
+            None
+        };
+        let offsets = data
+            .read_slice::<I64>(shape.offsets_at, shape.header.offsets_len(), "offsets")
+            .unwrap_or(&[]);
+        Bloscpack {
+            data,
+            metadata,
+            offsets,
+            shape,
+        }
+    }
+
+    /// The checked shape, as plain data.
+    #[cfg(feature = "std")]
+    pub(crate) const fn shape(&self) -> &Shape {
+        &self.shape
+    }
+
     /// The rules of the format, shared by `parse` and `verify`: every problem goes to
     /// `report`; the view is returned when the walk reached the end (the problems on the
     /// way, if any, did not stop it).
-    fn scan(data: &'a [u8], options: &ReadOptions, report: Report<'_>) -> Option<Bloscpack<'a>> {
-        let header = match Header::parse_with(data, options) {
+    fn scan(data: D, options: &ReadOptions, report: Report<'_>) -> Option<Self> {
+        let fail = |report: Report<'_>, e: Error| {
+            let _ = report(e);
+            None
+        };
+        // The header is checked on the first bytes before the length is asked for: a
+        // stream learns its length by reading to its end, and `/dev/zero` has none.
+        let head = match data.head(HEAD_REQUEST) {
             Ok(h) => h,
-            Err(e) => {
-                let _ = report(e);
-                return None;
-            }
+            Err(e) => return fail(report, e.into()),
+        };
+        let header = match Header::parse_with(head, options) {
+            Ok(h) => h,
+            Err(e) => return fail(report, e),
+        };
+        let total = match data.size() {
+            Ok(t) => t,
+            Err(e) => return fail(report, e.into()),
         };
         let mut pos = to_u64(HEADER_SIZE);
+        if data.whole().is_none() {
+            // Metadata and offsets in one batch (a hint: a slice ignores it).
+            Self::hint_sections(data, head, &header, total);
+        }
         let metadata = if header.has_metadata() {
-            let section = MetadataSection::parse(data, pos)
+            let section = MetadataSection::parse_in(data, pos)
                 .and_then(|s| Ok((s, bytes::end(pos, s.len(), "metadata section")?)));
             match section {
                 Ok((section, next)) => {
                     pos = next;
                     Some(section)
                 }
-                Err(e) => {
-                    let _ = report(e);
-                    return None;
-                }
+                Err(e) => return fail(report, e),
             }
         } else {
             None
         };
         let offsets_at = pos;
-        let table = bytes::read_table::<I64>(data, pos, header.offsets_len(), "offsets")
-            .and_then(|t| Ok((t, bytes::end(pos, 8 * len_u64_of(t), "offsets")?)));
+        let table = data
+            .read_slice::<I64>(pos, header.offsets_len(), "offsets")
+            .map_err(Error::from)
+            .and_then(|t| Ok((t, bytes::end(pos, 8 * to_u64(t.len()), "offsets")?)));
         let offsets = match table {
             Ok((t, next)) => {
                 pos = next;
                 t
             }
-            Err(e) => {
-                let _ = report(e.into());
-                return None;
-            }
+            Err(e) => return fail(report, e),
         };
         let mut file = Bloscpack {
             data,
-            header,
             metadata,
             offsets,
-            offsets_at,
-            chunks_at: pos,
-            end: pos,
-            nchunks: 0,
-            uncompressed: 0,
-            largest_chunk: 0,
-            last_at: pos,
-            short_last: false,
+            shape: Shape {
+                header,
+                offsets_at,
+                chunks_at: pos,
+                end: pos,
+                total,
+                nchunks: 0,
+                uncompressed: 0,
+                largest_chunk: 0,
+                last_at: pos,
+                short_last: false,
+            },
         };
+        if data.whole().is_none() {
+            file.hint_chunk_headers();
+        }
         file.walk(report).ok()?;
         file.check_spare_slots(report).ok()?;
         Some(file)
     }
 
+    /// Hints the metadata and offsets sections (one range from the end of the header)
+    /// when the header and the metadata header in `head` say where they end, inside the
+    /// data.
+    fn hint_sections(data: D, head: &[u8], header: &Header, total: u64) {
+        let mut end = to_u64(HEADER_SIZE);
+        if header.has_metadata() {
+            let Ok(meta) = bytes::read::<MetadataHeader>(head, end, "metadata header") else {
+                return;
+            };
+            let digest = Checksum::from_id(meta.meta_checksum).map_or(0, Checksum::size_u64);
+            end = end
+                .saturating_add(to_u64(METADATA_HEADER_SIZE))
+                .saturating_add(u64::from(meta.max_meta_size.get()))
+                .saturating_add(digest);
+        }
+        end = end.saturating_add(header.offsets_len().saturating_mul(8));
+        if end > to_u64(head.len()) && end <= total {
+            let sections = to_u64(HEADER_SIZE)..end;
+            let _ = data.hint(core::slice::from_ref(&sections));
+        }
+    }
+
+    /// Hints the Blosc header of every chunk the offsets section names, so that the walk
+    /// finds them all fetched in one batch.
+    fn hint_chunk_headers(&self) {
+        const BATCH: usize = 64;
+        let size = to_u64(BLOSC_HEADER_SIZE);
+        let used = self
+            .shape
+            .header
+            .nchunks()
+            .and_then(|n| usize::try_from(n).ok())
+            .unwrap_or(0)
+            .min(self.offsets.len());
+        let mut batch: [Range<u64>; BATCH] = core::array::from_fn(|_| 0..0);
+        let mut n = 0;
+        for e in self.offsets.get(..used).unwrap_or(&[]) {
+            let Ok(at) = u64::try_from(e.get()) else {
+                continue;
+            };
+            if at < self.shape.chunks_at || at.saturating_add(size) > self.shape.total {
+                continue;
+            }
+            if let Some(slot) = batch.get_mut(n) {
+                *slot = at..at + size;
+                n += 1;
+            }
+            if n == BATCH {
+                let _ = self.data.hint(&batch);
+                n = 0;
+            }
+        }
+        let _ = self.data.hint(batch.get(..n).unwrap_or(&[]));
+    }
+
     /// Walks the chunks once, checking each, and records where they end. `Err` when the
     /// walk cannot go on (or the report said stop).
     fn walk(&mut self, report: Report<'_>) -> core::result::Result<(), ()> {
-        let digest_len = self.header.checksum().size_u64();
-        let total = len_u64(self.data);
-        let known = self.header.nchunks();
-        let mut pos = self.chunks_at;
+        let digest_len = self.shape.header.checksum().size_u64();
+        let total = self.shape.total;
+        let known = self.shape.header.nchunks();
+        let mut pos = self.shape.chunks_at;
         let mut index = 0u64;
         let stop = |flow: ControlFlow<()>| if flow.is_break() { Err(()) } else { Ok(()) };
         loop {
@@ -170,47 +349,59 @@ impl<'a> Bloscpack<'a> {
             if let Err(e) = self.check_offset(index, pos) {
                 stop(report(e))?;
             }
-            self.uncompressed = self.uncompressed.saturating_add(chunk.header.nbytes.into());
-            self.largest_chunk = self.largest_chunk.max(chunk.header.nbytes);
-            self.last_at = pos;
+            self.shape.uncompressed = self
+                .shape
+                .uncompressed
+                .saturating_add(chunk.header.nbytes.into());
+            self.shape.largest_chunk = self.shape.largest_chunk.max(chunk.header.nbytes);
+            self.shape.last_at = pos;
             pos = next;
             index += 1;
         }
-        self.nchunks = index;
-        self.end = pos;
+        self.shape.nchunks = index;
+        self.shape.end = pos;
         Ok(())
     }
 
-    /// Chunk `index` at `pos`: its Blosc header checked, buffer and digest inside the input.
-    fn chunk_at(&self, pos: u64, index: u64, digest_len: u64) -> Result<Chunk<'a>> {
-        let header = ChunkHeader::read(self.data, pos)?;
+    /// Chunk `index` at `pos`: its Blosc header checked, buffer and digest inside the
+    /// data (checked against its length: neither is read).
+    fn chunk_at(&self, pos: u64, index: u64, digest_len: u64) -> Result<Chunk<'d, D>> {
+        let header =
+            ChunkHeader::from_raw(self.data.read::<raw::BloscHeader>(pos, "chunk header")?);
         header.check(pos, index)?;
-        let body = bytes::slice(self.data, pos, header.cbytes.into(), "chunk")?;
+        let total = self.shape.total;
+        bytes::checked_range(pos, header.cbytes.into(), total, "chunk")?;
         let digest_at = bytes::end(pos, header.cbytes.into(), "chunk")?;
-        let digest = bytes::slice(self.data, digest_at, digest_len, "chunk digest")?;
-        Ok(Chunk {
+        bytes::checked_range(digest_at, digest_len, total, "chunk digest")?;
+        Ok(self.chunk_unchecked(index, pos, header))
+    }
+
+    fn chunk_unchecked(&self, index: u64, pos: u64, header: ChunkHeader) -> Chunk<'d, D> {
+        Chunk {
             index,
             offset: pos,
             header,
-            bytes: body,
-            digest,
-            checksum: self.header.checksum(),
-        })
+            checksum: self.shape.header.checksum(),
+            data: self.data,
+            at: pos,
+            _bytes: PhantomData,
+        }
     }
 
-    fn check_size(&mut self, chunk: &Chunk<'_>, last: bool) -> Result<()> {
+    fn check_size(&mut self, chunk: &Chunk<'d, D>, last: bool) -> Result<()> {
         let nbytes = chunk.header.nbytes;
+        let header = &self.shape.header;
         let (expected, field) = if last {
-            (self.header.last_chunk(), "last_chunk")
+            (header.last_chunk(), "last_chunk")
         } else {
-            (self.header.chunk_size(), "chunk_size")
+            (header.chunk_size(), "chunk_size")
         };
         match expected {
             Some(expected) if expected != nbytes => {
                 // bloscpack 0.11 and 0.13 compressed one element too few of the last chunk.
-                let typesize = u32::from(self.header.typesize());
+                let typesize = u32::from(header.typesize());
                 if last && typesize > 0 && nbytes.checked_add(typesize) == Some(expected) {
-                    self.short_last = true;
+                    self.shape.short_last = true;
                     return Ok(());
                 }
                 Err(ErrorKind::ChunkSizeMismatch {
@@ -240,21 +431,21 @@ impl<'a> Bloscpack<'a> {
                 stored: entry.get(),
                 actual: pos,
             }
-            .at(self.offsets_at + 8 * index))
+            .at(self.shape.offsets_at + 8 * index))
         }
     }
 
     fn check_spare_slots(&self, report: Report<'_>) -> core::result::Result<(), ()> {
-        let used = usize::try_from(self.nchunks).unwrap_or(usize::MAX);
+        let used = usize::try_from(self.shape.nchunks).unwrap_or(usize::MAX);
         let spare = self.offsets.get(used..).unwrap_or(&[]);
         for (i, e) in spare.iter().enumerate() {
             if e.get() != -1 {
-                let index = self.nchunks + to_u64(i);
+                let index = self.shape.nchunks + to_u64(i);
                 let err = ErrorKind::SpareSlotInUse {
                     index,
                     stored: e.get(),
                 }
-                .at(self.offsets_at + 8 * index);
+                .at(self.shape.offsets_at + 8 * index);
                 if report(err).is_break() {
                     return Err(());
                 }
@@ -267,57 +458,70 @@ impl<'a> Bloscpack<'a> {
     /// offset: a last chunk one element short of `last_chunk`
     /// ([`ErrorKind::ShortLastChunk`], as bloscpack 0.11 and 0.13 wrote it), the undo
     /// record of an interrupted append ([`ErrorKind::InterruptedAppend`]), other bytes
-    /// after the last chunk ([`ErrorKind::TrailingBytes`]).
+    /// after the last chunk ([`ErrorKind::TrailingBytes`]). Over a cache, only a file
+    /// with bytes after its last chunk costs reads (the undo record's check).
     pub fn warnings(&self) -> impl Iterator<Item = Error> + '_ {
-        let short = self.short_last.then(|| {
+        let shape = &self.shape;
+        let short = shape.short_last.then(|| {
             ErrorKind::ShortLastChunk {
-                promised: self.header.uncompressed_len().unwrap_or(0),
-                held: self.uncompressed,
+                promised: shape.header.uncompressed_len().unwrap_or(0),
+                held: shape.uncompressed,
                 metadata: self.metadata.is_some(),
             }
-            .at(self.last_at.saturating_add(4))
+            .at(shape.last_at.saturating_add(4))
         });
-        let trailing = len_u64(self.trailing());
+        let trailing = self.trailing_len();
         let tail = (trailing > 0).then(|| {
             // The one rule (journal::in_flight): the committed state must say so.
-            if matches!(journal::in_flight(self.data, |_, _| ()), Ok(Some(()))) {
-                ErrorKind::InterruptedAppend { len: trailing }.at(self.end)
+            if self.in_flight() {
+                ErrorKind::InterruptedAppend { len: trailing }.at(shape.end)
             } else {
-                ErrorKind::TrailingBytes { len: trailing }.at(self.end)
+                ErrorKind::TrailingBytes { len: trailing }.at(shape.end)
             }
         });
         short.into_iter().chain(tail)
     }
 
-    /// The whole input.
+    /// Whether the committed state places an edit in flight (`journal::in_flight`).
+    fn in_flight(&self) -> bool {
+        match self.data.whole() {
+            Some(bytes) => matches!(journal::in_flight(bytes, |_, _| ()), Ok(Some(()))),
+            None => matches!(
+                journal::in_flight(&DataPeek(self.data, PhantomData), |_, _| ()),
+                Ok(Some(()))
+            ),
+        }
+    }
+
+    /// The data the view reads from (for bytes in memory: the whole input).
     #[must_use]
-    pub const fn data(&self) -> &'a [u8] {
+    pub const fn data(&self) -> D {
         self.data
     }
 
     /// The file header.
     #[must_use]
     pub const fn header(&self) -> &Header {
-        &self.header
+        &self.shape.header
     }
 
     /// The metadata section, if the file has one (its digest is checked by
     /// [`MetadataSection::text`] and [`verify`]).
     #[must_use]
-    pub const fn metadata(&self) -> Option<&MetadataSection<'a>> {
+    pub const fn metadata(&self) -> Option<&MetadataSection<'d>> {
         self.metadata.as_ref()
     }
 
     /// Where the offsets section starts (also when the file has none: then it is empty).
     #[must_use]
     pub const fn offsets_offset(&self) -> u64 {
-        self.offsets_at
+        self.shape.offsets_at
     }
 
     /// The used offsets entries: the position of each chunk (empty without an offsets
     /// section).
     pub fn offsets(&self) -> impl ExactSizeIterator<Item = u64> + '_ {
-        let used = usize::try_from(self.nchunks).unwrap_or(usize::MAX);
+        let used = usize::try_from(self.shape.nchunks).unwrap_or(usize::MAX);
         self.offsets
             .get(..used)
             .unwrap_or(&[])
@@ -328,13 +532,13 @@ impl<'a> Bloscpack<'a> {
     /// Where the first chunk starts.
     #[must_use]
     pub const fn chunks_offset(&self) -> u64 {
-        self.chunks_at
+        self.shape.chunks_at
     }
 
     /// The number of chunks (the header's count, or the count walked when it is unknown).
     #[must_use]
     pub const fn nchunks(&self) -> u64 {
-        self.nchunks
+        self.shape.nchunks
     }
 
     /// The total uncompressed size the chunks hold: the sum of every chunk's `nbytes`
@@ -342,18 +546,19 @@ impl<'a> Bloscpack<'a> {
     /// see [`warnings`](Self::warnings)).
     #[must_use]
     pub const fn uncompressed_len(&self) -> u64 {
-        self.uncompressed
+        self.shape.uncompressed
     }
 
     /// The bytes the header promises but the chunks do not hold: 0, or one element for a
     /// file with a short last chunk (bloscpack 0.11 and 0.13).
     #[must_use]
     pub fn shortfall(&self) -> u64 {
-        if self.short_last {
-            self.header
+        if self.shape.short_last {
+            self.shape
+                .header
                 .uncompressed_len()
                 .unwrap_or(0)
-                .saturating_sub(self.uncompressed)
+                .saturating_sub(self.shape.uncompressed)
         } else {
             0
         }
@@ -362,38 +567,45 @@ impl<'a> Bloscpack<'a> {
     /// The largest `nbytes` of any chunk.
     #[must_use]
     pub const fn largest_chunk(&self) -> u32 {
-        self.largest_chunk
+        self.shape.largest_chunk
     }
 
     /// Where the last chunk's digest ends: the committed end of the file.
     #[must_use]
     pub const fn end(&self) -> u64 {
-        self.end
+        self.shape.end
     }
 
-    /// The bytes after the last chunk's digest (normally none).
+    /// The data's whole length in bytes.
     #[must_use]
-    pub fn trailing(&self) -> &'a [u8] {
-        bytes::rest(self.data, self.end, "trailing bytes").unwrap_or(&[])
+    pub const fn size(&self) -> u64 {
+        self.shape.total
+    }
+
+    /// How many bytes follow the last chunk's digest (normally none).
+    #[must_use]
+    pub const fn trailing_len(&self) -> u64 {
+        self.shape.total.saturating_sub(self.shape.end)
     }
 
     /// The chunks in file order.
     #[must_use]
-    pub fn chunks(&self) -> Chunks<'a> {
+    pub fn chunks(&self) -> Chunks<'d, D> {
         Chunks {
             data: self.data,
-            pos: self.chunks_at,
+            pos: self.shape.chunks_at,
             index: 0,
-            count: self.nchunks,
-            checksum: self.header.checksum(),
+            count: self.shape.nchunks,
+            checksum: self.shape.header.checksum(),
+            _bytes: PhantomData,
         }
     }
 
     /// Chunk `index`: found through the offsets section when there is one, by walking
     /// otherwise.
     #[must_use]
-    pub fn chunk(&self, index: u64) -> Option<Chunk<'a>> {
-        if index >= self.nchunks {
+    pub fn chunk(&self, index: u64) -> Option<Chunk<'d, D>> {
+        if index >= self.shape.nchunks {
             return None;
         }
         let at = usize::try_from(index)
@@ -410,7 +622,8 @@ impl<'a> Bloscpack<'a> {
         }
     }
 
-    /// Checks every digest: the metadata's, then each chunk's.
+    /// Checks every digest: the metadata's, then each chunk's (over a cache: one request
+    /// per chunk, each read once and not kept).
     ///
     /// # Errors
     /// The first [`ErrorKind::MetadataDigestMismatch`] or
@@ -424,8 +637,29 @@ impl<'a> Bloscpack<'a> {
     }
 }
 
-fn len_u64_of<T>(t: &[T]) -> u64 {
-    to_u64(t.len())
+/// A [`Data`] as `journal::Peek`, for the undo-record rule over a cache.
+struct DataPeek<'d, D>(D, PhantomData<&'d [u8]>);
+
+impl<'d, D: Data<'d>> journal::Peek for DataPeek<'d, D>
+where
+    Error: From<D::Error>,
+{
+    type Buf<'s>
+        = Bulk<'d>
+    where
+        Self: 's;
+
+    fn total(&self) -> Result<u64> {
+        Ok(self.0.size()?)
+    }
+
+    fn peek(&self, at: u64, len: u64) -> Result<Option<Bulk<'d>>> {
+        let total = self.total()?;
+        match at.checked_add(len) {
+            Some(end) if end <= total => Ok(Some(bulk(self.0, at, len, "undo record")?)),
+            _ => Ok(None),
+        }
+    }
 }
 
 /// Checks `data` against every rule of the format and reports **every** problem to
@@ -464,14 +698,50 @@ fn len_u64_of<T>(t: &[T]) -> u64 {
 /// assert_eq!(seen, [(Severity::Warning, "byte 48: 4 bytes after the last chunk are not part of the file".to_string())]);
 /// ```
 pub fn verify(data: &[u8], options: &ReadOptions, sink: &mut dyn Sink<Error>) -> Summary {
+    verify_data(data, options, sink)
+}
+
+/// [`verify`] over any [`Data`]: the same rules, the same findings, for bytes in memory or
+/// a `ReadCache` (the structure with the plan of the
+/// [request plan](Bloscpack#request-plan-over-a-cache), then each chunk read once, as a payload that is not
+/// kept: memory does not grow with the file). I/O errors are reported as errors.
+///
+/// ```
+/// use core::ops::ControlFlow;
+/// use bloscpack_header::{ReadOptions, Severity, verify_data};
+///
+/// let mut file = [0u8; 48];
+/// file[..8].copy_from_slice(b"blpk\x03\x00\x00\x08");
+/// file[16] = 1; // nchunks 1
+/// file[32..].copy_from_slice(&[2, 1, 0x13, 8, 0, 0, 0, 0, 1, 0, 0, 0, 16, 0, 0, 0]);
+/// let summary = verify_data(&file[..], &ReadOptions::new(), &mut |_: Severity, _| {
+///     ControlFlow::Continue(())
+/// });
+/// assert!(summary.is_valid());
+/// ```
+pub fn verify_data<'d, D: Data<'d>>(
+    data: D,
+    options: &ReadOptions,
+    sink: &mut dyn Sink<Error>,
+) -> Summary
+where
+    Error: From<D::Error>,
+{
     let mut tally = Tally::new(sink);
     let file = Bloscpack::scan(data, options, &mut |e| tally.error(e));
     let Some(file) = file else {
-        if !tally.is_stopped()
-            && let Ok(Some(at)) = journal::in_flight(data, |record, _| record.at)
-        {
-            let len = len_u64(data).saturating_sub(at);
-            let _ = tally.error(ErrorKind::InterruptedAppend { len }.at(at));
+        if !tally.is_stopped() {
+            let record = match data.whole() {
+                Some(bytes) => journal::in_flight(bytes, |record, _| record.at),
+                None => journal::in_flight(&DataPeek(data, PhantomData), |record, _| record.at),
+            };
+            if let Ok(Some(at)) = record {
+                let total = data
+                    .whole()
+                    .map_or_else(|| data.size().unwrap_or(at), len_u64);
+                let len = total.saturating_sub(at);
+                let _ = tally.error(ErrorKind::InterruptedAppend { len }.at(at));
+            }
         }
         return tally.finish();
     };
@@ -482,13 +752,24 @@ pub fn verify(data: &[u8], options: &ReadOptions, sink: &mut dyn Sink<Error>) ->
         return tally.finish();
     }
     for chunk in file.chunks() {
+        // One read per chunk (a borrow for bytes in memory) serves both checks.
+        let read = match chunk.load() {
+            Ok(read) => read,
+            Err(e) => {
+                if tally.error(e).is_break() {
+                    return tally.finish();
+                }
+                continue;
+            }
+        };
+        let (body, digest) = chunk.split(&read);
         if options.checksums_checked()
-            && let Err(e) = chunk.verify()
+            && let Err(e) = chunk.verify_bytes(body, digest)
             && tally.error(e).is_break()
         {
             return tally.finish();
         }
-        if let Err(e) = chunk.check_blocks()
+        if let Err(e) = chunk.header.check_blocks(body, chunk.offset, chunk.index)
             && tally.error(e).is_break()
         {
             return tally.finish();
@@ -530,18 +811,19 @@ fn decode_metadata(meta: &MetadataSection<'_>, options: &ReadOptions) -> Result<
 
 /// The chunks of a parsed file, in order; see [`Bloscpack::chunks`].
 #[derive(Debug, Clone)]
-pub struct Chunks<'a> {
-    data: &'a [u8],
+pub struct Chunks<'d, D: Data<'d> = &'d [u8]> {
+    data: D,
     pos: u64,
     index: u64,
     count: u64,
     checksum: Checksum,
+    _bytes: PhantomData<&'d [u8]>,
 }
 
-impl<'a> Iterator for Chunks<'a> {
-    type Item = Chunk<'a>;
+impl<'d, D: Data<'d>> Iterator for Chunks<'d, D> {
+    type Item = Chunk<'d, D>;
 
-    fn next(&mut self) -> Option<Chunk<'a>> {
+    fn next(&mut self) -> Option<Chunk<'d, D>> {
         if self.index >= self.count {
             return None;
         }
@@ -560,25 +842,23 @@ impl<'a> Iterator for Chunks<'a> {
     }
 }
 
-impl<'a> Chunks<'a> {
-    fn read(&mut self) -> Option<Chunk<'a>> {
-        let header = ChunkHeader::read(self.data, self.pos).ok()?;
-        let bytes = bytes::slice(self.data, self.pos, header.cbytes.into(), "chunk").ok()?;
+impl<'d, D: Data<'d>> Chunks<'d, D> {
+    /// The next chunk: its header read (held by a cache since the walk), nothing else.
+    fn read(&mut self) -> Option<Chunk<'d, D>> {
+        let raw = self
+            .data
+            .read::<raw::BloscHeader>(self.pos, "chunk header")
+            .ok()?;
+        let header = ChunkHeader::from_raw(raw);
         let digest_at = self.pos.checked_add(header.cbytes.into())?;
-        let digest = bytes::slice(
-            self.data,
-            digest_at,
-            self.checksum.size_u64(),
-            "chunk digest",
-        )
-        .ok()?;
         let chunk = Chunk {
             index: self.index,
             offset: self.pos,
             header,
-            bytes,
-            digest,
             checksum: self.checksum,
+            data: self.data,
+            at: self.pos,
+            _bytes: PhantomData,
         };
         self.pos = digest_at.checked_add(self.checksum.size_u64())?;
         self.index += 1;
@@ -586,4 +866,4 @@ impl<'a> Chunks<'a> {
     }
 }
 
-impl core::iter::FusedIterator for Chunks<'_> {}
+impl<'d, D: Data<'d>> core::iter::FusedIterator for Chunks<'d, D> {}

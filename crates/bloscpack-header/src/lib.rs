@@ -37,7 +37,7 @@ mod unpack;
 pub use checksum::{Checksum, DigestBytes, UnknownChecksum};
 pub use chunk::{BLOSC_VERSION, BloscFlags, Chunk, ChunkHeader, Codec, MAX_BLOCKSIZE, Shuffle};
 pub use error::{Error, ErrorKind, Result};
-pub use file::{Bloscpack, Chunks, verify};
+pub use file::{Bloscpack, Chunks, HEAD_REQUEST, verify, verify_data};
 pub use header::{Header, HeaderFields, MAX_CHUNK_SIZE, Options};
 #[cfg(feature = "alloc")]
 pub use metadata::Metadata;
@@ -54,7 +54,7 @@ pub use binfmt_core::{
 
 #[cfg(feature = "std")]
 #[cfg_attr(docsrs, doc(cfg(feature = "std")))]
-pub use reader::{HEAD_REQUEST, Reader};
+pub use reader::Reader;
 
 #[cfg(feature = "blosc")]
 pub use pack::{BloscArgs, Compressor, PackOptions};

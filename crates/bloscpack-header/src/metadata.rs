@@ -4,6 +4,7 @@
 use alloc::{borrow::Cow, vec::Vec};
 
 use binfmt_core::bytes::to_u64;
+use binfmt_core::data::Data;
 use binfmt_core::{Found, Kind, bytes, field_offset};
 
 use crate::checksum::Checksum;
@@ -87,7 +88,15 @@ impl<'a> MetadataSection<'a> {
     /// [`ErrorKind::MetadataOverflowsSection`] or [`ErrorKind::RawMetadataSize`] for a
     /// header that breaks a rule.
     pub fn parse(data: &'a [u8], offset: u64) -> Result<MetadataSection<'a>> {
-        let header: &raw::MetadataHeader = bytes::read(data, offset, "metadata header")?;
+        Self::parse_in(data, offset)
+    }
+
+    /// [`MetadataSection::parse`] over any [`Data`]: the same rules, the same errors.
+    pub(crate) fn parse_in<D: Data<'a>>(data: D, offset: u64) -> Result<MetadataSection<'a>>
+    where
+        Error: From<D::Error>,
+    {
+        let header: &raw::MetadataHeader = data.read(offset, "metadata header")?;
         let at = |delta: u64| offset.saturating_add(delta);
         let bad = |field, value, allowed, delta| {
             ErrorKind::BadMetadataField {
@@ -139,9 +148,9 @@ impl<'a> MetadataSection<'a> {
             .at(at(SIZE_AT)));
         }
         let body = at(HEAD);
-        let stored = bytes::slice(data, body, comp.into(), "metadata")?;
+        let stored = data.bytes(body, comp.into(), "metadata")?;
         let digest_at = bytes::end(body, max.into(), "metadata digest")?;
-        let digest = bytes::slice(data, digest_at, checksum.size_u64(), "metadata digest")?;
+        let digest = data.bytes(digest_at, checksum.size_u64(), "metadata digest")?;
         Ok(MetadataSection {
             offset,
             header,

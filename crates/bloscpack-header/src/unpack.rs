@@ -12,6 +12,8 @@ use binfmt_core::Kind;
 use binfmt_core::output::{Output, OutputOptions};
 
 use crate::blosc::{self, Refusal};
+use binfmt_core::data::Data;
+
 use crate::chunk::{Chunk, Codec};
 use crate::error::{Error, ErrorKind, Result, io, io_at};
 use crate::file::Bloscpack;
@@ -88,7 +90,10 @@ pub struct UnpackReport {
     pub shortfall: u64,
 }
 
-impl Chunk<'_> {
+impl<'d, D: Data<'d>> Chunk<'d, D>
+where
+    Error: From<D::Error>,
+{
     /// Decompresses the chunk into the start of `out` (at least `nbytes` long) and
     /// returns `nbytes`. Neither the digest nor the block table is checked here: see
     /// [`Chunk::verify`] and [`Chunk::check_blocks`].
@@ -96,9 +101,16 @@ impl Chunk<'_> {
     /// # Errors
     /// [`ErrorKind::UnsupportedCodec`] for snappy or an unknown codec,
     /// [`ErrorKind::InvalidArgument`] when `out` is too short, [`ErrorKind::Decompress`]
-    /// when c-blosc finds the chunk corrupt.
+    /// when c-blosc finds the chunk corrupt; I/O errors over a cache.
     #[cfg_attr(docsrs, doc(cfg(feature = "blosc")))]
     pub fn decompress_into(&self, out: &mut [u8]) -> Result<usize> {
+        self.check_codec()?;
+        let read = self.load()?;
+        let (body, _) = self.split(&read);
+        self.decompress_bytes(body, out)
+    }
+
+    fn check_codec(&self) -> Result<()> {
         let codec = self.header.flags.codec();
         if self.header.nbytes > 0
             && !self.header.flags.memcpyed()
@@ -110,7 +122,12 @@ impl Chunk<'_> {
             }
             .at(self.offset + 2));
         }
-        blosc::decompress(self.bytes, out, 1).map_err(|r| match r {
+        Ok(())
+    }
+
+    fn decompress_bytes(&self, body: &[u8], out: &mut [u8]) -> Result<usize> {
+        self.check_codec()?;
+        blosc::decompress(body, out, 1).map_err(|r| match r {
             Refusal::OutputTooSmall => ErrorKind::InvalidArgument {
                 what: "output buffer",
                 reason: "it is smaller than the chunk's nbytes",
@@ -130,12 +147,15 @@ impl Chunk<'_> {
     }
 
     /// Checks (digest when `verify`, block table always) and decompresses into `buffer`,
-    /// which is resized to exactly `nbytes`.
-    fn unpack(&self, verify: bool, buffer: &mut Vec<u8>) -> Result<()> {
+    /// which is resized to exactly `nbytes`: the chunk's bytes are read once (over a
+    /// cache: one request, not kept).
+    pub(crate) fn unpack(&self, verify: bool, buffer: &mut Vec<u8>) -> Result<()> {
+        let read = self.load()?;
+        let (body, digest) = self.split(&read);
         if verify {
-            self.verify()?;
+            self.verify_bytes(body, digest)?;
         }
-        self.check_blocks()?;
+        self.header.check_blocks(body, self.offset, self.index)?;
         let n = usize::try_from(self.header.nbytes).unwrap_or(usize::MAX);
         if n > buffer.len() {
             buffer
@@ -143,13 +163,18 @@ impl Chunk<'_> {
                 .map_err(|_| out_of_memory(n))?;
         }
         buffer.resize(n, 0);
-        self.decompress_into(buffer)?;
+        self.decompress_bytes(body, buffer)?;
         Ok(())
     }
 }
 
-impl Bloscpack<'_> {
+impl<'d, D: Data<'d>> Bloscpack<'d, D>
+where
+    Error: From<D::Error>,
+{
     /// Decompresses every chunk, in order, into `write`; the common path of every unpack.
+    /// Bytes in memory are decompressed in parallel; other data (a cache) streams chunk
+    /// by chunk, each read as a payload and dropped once written.
     fn unpack_with(
         &self,
         options: &UnpackOptions,
@@ -168,15 +193,19 @@ impl Bloscpack<'_> {
             m.verify()?;
         }
         let threads = options.thread_count();
-        if threads <= 1 || self.nchunks() <= 1 {
-            let mut buffer = Vec::new();
-            for chunk in self.chunks() {
-                chunk.unpack(options.verify, &mut buffer)?;
-                write(&buffer)?;
+        match self.data().whole() {
+            Some(whole) if threads > 1 && self.nchunks() > 1 => {
+                let chunks: Vec<Chunk<'_>> =
+                    self.chunks().map(|c| Chunk::in_memory(&c, whole)).collect();
+                pipeline(&chunks, threads, options.verify, write)?;
             }
-        } else {
-            let chunks: Vec<Chunk<'_>> = self.chunks().collect();
-            pipeline(&chunks, threads, options.verify, write)?;
+            _ => {
+                let mut buffer = Vec::new();
+                for chunk in self.chunks() {
+                    chunk.unpack(options.verify, &mut buffer)?;
+                    write(&buffer)?;
+                }
+            }
         }
         Ok(UnpackReport {
             written: self.uncompressed_len(),

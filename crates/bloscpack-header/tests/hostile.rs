@@ -1,4 +1,6 @@
 //! Hostile and real-world files: one regression test per class (see the CHANGELOG).
+// `binfmt_core::verify::Findings` and zlib compression need an allocator.
+#![cfg(feature = "alloc")]
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,

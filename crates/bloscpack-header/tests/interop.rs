@@ -7,6 +7,8 @@
 //!
 //! Writing: files we pack are read by bloscpack itself (`tools/bloscpack/check_*.py`,
 //! run when `BINFMT_PYTHON` names a Python with the reference installed).
+// `binfmt_core::verify::Findings` and zlib compression need an allocator.
+#![cfg(feature = "alloc")]
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,

@@ -1,0 +1,201 @@
+//! One view, two kinds of data: every fixture parsed over `&[u8]` and over
+//! `&ReadCache<Counting<&[u8]>>` gives the same answers from every accessor, and the same
+//! first error for every bad, truncated or corrupted file.
+#![cfg(feature = "std")]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing,
+    clippy::cast_possible_truncation
+)]
+
+use std::path::{Path, PathBuf};
+
+use binfmt_core::cache::ReadCache;
+use binfmt_core::data::Data;
+use binfmt_core::source::Counting;
+use core::ops::ControlFlow;
+
+use bloscpack_header::{Bloscpack, Error, ReadOptions, Severity, verify, verify_data};
+
+fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures")
+}
+
+fn files() -> Vec<(String, Vec<u8>)> {
+    let mut out: Vec<(String, Vec<u8>)> = std::fs::read_dir(fixtures())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "blp"))
+        .map(|p| {
+            (
+                p.file_name().unwrap().to_string_lossy().into_owned(),
+                std::fs::read(&p).unwrap(),
+            )
+        })
+        .collect();
+    out.sort();
+    assert!(out.len() > 40);
+    out
+}
+
+fn text(e: &Error) -> String {
+    format!("{:?} {e}", e.offset())
+}
+
+/// Everything a view answers, as text.
+fn answers<'d, D: Data<'d>>(v: &Bloscpack<'d, D>) -> Vec<String>
+where
+    Error: From<D::Error>,
+{
+    let mut out = vec![
+        format!("{:?}", v.header()),
+        format!(
+            "{:?}",
+            v.metadata().map(|m| (
+                m.offset(),
+                m.len(),
+                m.format(),
+                m.meta_size(),
+                m.max_meta_size(),
+                m.meta_comp_size(),
+                m.digest_offset(),
+                m.stored(),
+                m.digest(),
+                m.verify().map_err(|e| text(&e)),
+            ))
+        ),
+        format!("{:?}", v.metadata().map(|m| m.text().map_err(|e| text(&e)))),
+        format!(
+            "{} {:?} {} {} {} {} {} {} {} {}",
+            v.offsets_offset(),
+            v.offsets().collect::<Vec<_>>(),
+            v.chunks_offset(),
+            v.nchunks(),
+            v.uncompressed_len(),
+            v.shortfall(),
+            v.largest_chunk(),
+            v.end(),
+            v.size(),
+            v.trailing_len(),
+        ),
+        format!("{:?}", v.warnings().map(|e| text(&e)).collect::<Vec<_>>()),
+        format!("{:?}", v.verify_digests().map_err(|e| text(&e))),
+    ];
+    for (i, c) in v.chunks().enumerate() {
+        let by_index = v.chunk(i as u64).unwrap();
+        assert_eq!(by_index.offset(), c.offset());
+        out.push(format!(
+            "{} {} {:?} {} {} {:?} {:?}",
+            c.index(),
+            c.offset(),
+            c.header(),
+            c.digest_offset(),
+            c.nbytes_offset(),
+            c.verify().map_err(|e| text(&e)),
+            c.check_blocks().map_err(|e| text(&e)),
+        ));
+        out.push(format!("{:?}", c.read().unwrap()));
+        #[cfg(feature = "blosc")]
+        {
+            let mut buf = vec![0u8; c.header().nbytes as usize];
+            out.push(format!(
+                "{:?} {:?}",
+                c.decompress_into(&mut buf).map_err(|e| text(&e)),
+                buf
+            ));
+        }
+    }
+    #[cfg(feature = "blosc")]
+    out.push(format!(
+        "{:?}",
+        v.unpack_to_vec(&bloscpack_header::UnpackOptions::DEFAULT)
+            .map_err(|e| text(&e))
+    ));
+    out
+}
+
+/// Every finding of `verify` over bytes and of `verify_data` over a cache.
+fn findings(name: &str, data: &[u8], options: &ReadOptions) {
+    let mut a = Vec::new();
+    let sa = verify(data, options, &mut |s: Severity, e: Error| {
+        a.push((s, text(&e)));
+        ControlFlow::Continue(())
+    });
+    let source = Counting::new(data);
+    let cache = ReadCache::new(&source);
+    let mut b = Vec::new();
+    let sb = verify_data(&cache, options, &mut |s: Severity, e: Error| {
+        b.push((s, text(&e)));
+        ControlFlow::Continue(())
+    });
+    assert_eq!(a, b, "{name}");
+    assert_eq!(format!("{sa:?}"), format!("{sb:?}"), "{name}");
+}
+
+fn both(name: &str, data: &[u8], options: &ReadOptions) -> Result<Vec<String>, String> {
+    findings(name, data, options);
+    let slice = Bloscpack::parse_with(data, options);
+    let source = Counting::new(data);
+    let cache = ReadCache::new(&source);
+    let ranged = Bloscpack::from_data(&cache, options);
+    match (slice, ranged) {
+        (Ok(a), Ok(b)) => {
+            let (a, b) = (answers(&a), answers(&b));
+            assert_eq!(a, b, "{name}");
+            Ok(a)
+        }
+        (Err(a), Err(b)) => {
+            assert_eq!(text(&a), text(&b), "{name}");
+            assert_eq!(
+                format!("{:?}", a.kind()),
+                format!("{:?}", b.kind()),
+                "{name}"
+            );
+            Err(text(&a))
+        }
+        (a, b) => panic!(
+            "{name}: slice {:?}, cache {:?}",
+            a.map(|_| ()),
+            b.map(|_| ())
+        ),
+    }
+}
+
+#[test]
+fn every_fixture_agrees() {
+    let mut valid = 0;
+    for (name, data) in files() {
+        for options in [ReadOptions::new(), ReadOptions::BLOSCPACK] {
+            if both(&name, &data, &options).is_ok() {
+                valid += 1;
+            }
+        }
+    }
+    assert!(valid > 60, "{valid}");
+}
+
+#[test]
+fn every_truncation_and_corruption_gets_the_same_first_error() {
+    for (name, data) in files() {
+        if data.len() > 200_000 {
+            continue;
+        }
+        let step = (data.len() / 97).max(1);
+        for len in (0..data.len()).step_by(step) {
+            let _ = both(
+                &format!("{name}[..{len}]"),
+                &data[..len],
+                &ReadOptions::new(),
+            );
+        }
+        for at in (0..data.len()).step_by(step) {
+            for flip in [0x01u8, 0xff] {
+                let mut bad = data.clone();
+                bad[at] ^= flip;
+                let _ = both(&format!("{name}@{at}^{flip:#x}"), &bad, &ReadOptions::new());
+            }
+        }
+    }
+}

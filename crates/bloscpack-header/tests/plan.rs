@@ -1,0 +1,243 @@
+//! The request plan of the view over a `ReadCache` (src/file.rs, "Request plan over a
+//! cache"), measured with `binfmt_core::source::Counting` (ranges and bytes) under a
+//! source that also counts dependent round trips (calls that reach it).
+#![cfg(feature = "blosc")]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing,
+    clippy::cast_possible_truncation
+)]
+
+use core::ops::Range;
+use core::sync::atomic::{AtomicU64, Ordering};
+use std::borrow::Cow;
+use std::io;
+
+use binfmt_core::cache::ReadCache;
+use binfmt_core::source::{ByteSource, Counting};
+use bloscpack_header::{
+    BloscArgs, Bloscpack, HEAD_REQUEST, Metadata, PackOptions, ReadOptions, Reader, UnpackOptions,
+};
+
+/// Counts calls (one dependent round trip each: a batch is one) and passes them on.
+#[derive(Debug)]
+struct Rounds<S> {
+    inner: S,
+    rounds: AtomicU64,
+}
+
+impl<S: ByteSource> Rounds<S> {
+    fn new(inner: S) -> Self {
+        Rounds {
+            inner,
+            rounds: AtomicU64::new(0),
+        }
+    }
+
+    fn rounds(&self) -> u64 {
+        self.rounds.load(Ordering::Relaxed)
+    }
+
+    fn round(&self) {
+        self.rounds.fetch_add(1, Ordering::Relaxed);
+    }
+}
+
+impl<S: ByteSource> ByteSource for Rounds<S> {
+    fn len(&self) -> io::Result<u64> {
+        self.inner.len()
+    }
+    fn read_range(&self, range: Range<u64>) -> io::Result<Cow<'_, [u8]>> {
+        self.round();
+        self.inner.read_range(range)
+    }
+    fn read_ranges(&self, ranges: &[Range<u64>]) -> io::Result<Vec<Cow<'_, [u8]>>> {
+        self.round();
+        self.inner.read_ranges(ranges)
+    }
+    fn read_head(&self, max_len: u64) -> io::Result<Cow<'_, [u8]>> {
+        self.round();
+        self.inner.read_head(max_len)
+    }
+    fn read_tail(&self, max_len: u64) -> io::Result<(u64, Cow<'_, [u8]>)> {
+        self.round();
+        self.inner.read_tail(max_len)
+    }
+}
+
+/// Incompressible bytes.
+fn noise(len: usize) -> Vec<u8> {
+    let mut state = 0x9e37_79b9_7f4a_7c15u64;
+    (0..len)
+        .map(|_| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state as u8
+        })
+        .collect()
+}
+
+/// 24 MiB in 24 chunks of 1 MiB, stored, with metadata and 240 spare slots.
+fn large() -> (Vec<u8>, Vec<u8>) {
+    let input = noise(24 << 20);
+    let packed = PackOptions {
+        chunk_size: 1 << 20,
+        blosc: BloscArgs {
+            clevel: 0,
+            ..BloscArgs::default()
+        },
+        metadata: Some(Metadata::new(&br#"{"dtype":"u1","shape":[25165824]}"#[..])),
+        ..PackOptions::default()
+    }
+    .to_vec(&input)
+    .unwrap();
+    (input, packed)
+}
+
+#[test]
+fn open_is_the_head_then_one_batch_for_the_sections_and_one_for_the_chunk_headers() {
+    let (input, packed) = large();
+    let source = Rounds::new(Counting::new(&packed[..]));
+    let reader = Reader::open(&source).unwrap();
+    // Round 1: the head. Round 2: metadata and offsets (one range). Round 3: the 24
+    // chunk headers, hinted at once (24 ranges: 1 MiB apart, too far to merge).
+    assert_eq!(source.rounds(), 3);
+    assert_eq!(source.inner.stats().requests, 1 + 1 + 24);
+    let view = reader.view();
+    assert_eq!(view.nchunks(), 24);
+    // Everything `inspect` shows is held: no more requests.
+    let before = source.inner.stats();
+    let _ = (view.header(), view.metadata().unwrap().text().unwrap());
+    assert_eq!(view.offsets().count(), 24);
+    assert_eq!(
+        view.chunks().map(|c| c.header().nbytes).sum::<u32>(),
+        24 << 20
+    );
+    assert_eq!(view.warnings().count(), 0);
+    assert_eq!(reader.chunk_offsets().len(), 24);
+    assert_eq!(source.inner.stats(), before);
+    // Under 1% of the file was read, and the cache holds no more than that.
+    let read = source.inner.stats().bytes;
+    assert!(read * 100 < packed.len() as u64, "{read} bytes read");
+    assert!(reader.cache().held() <= read);
+    // A range of the data: one more round trip, for the two chunks that hold it.
+    let range = (3 << 20) - 10..(3 << 20) + 10;
+    let got = reader
+        .read_range(range.start as u64..range.end as u64)
+        .unwrap();
+    assert_eq!(got, &input[range]);
+    assert_eq!(source.rounds(), 4);
+    assert_eq!(source.inner.stats().requests, before.requests + 2);
+    // Payloads are not kept.
+    assert_eq!(reader.cache().held(), read);
+}
+
+#[test]
+fn a_head_in_hand_is_not_read_again() {
+    let (_, packed) = large();
+    let source = Rounds::new(Counting::new(&packed[..]));
+    let head = &packed[..HEAD_REQUEST as usize];
+    let cache = ReadCache::with_head(&source, head, HEAD_REQUEST);
+    let reader = Reader::from_cache(cache, &ReadOptions::new()).unwrap();
+    assert_eq!(source.rounds(), 2);
+    assert_eq!(reader.nchunks(), 24);
+}
+
+#[test]
+fn a_small_file_is_read_in_two_round_trips() {
+    // Sections within the head: the head, then the chunk headers.
+    let input = noise(3000);
+    let packed = PackOptions {
+        chunk_size: 1000,
+        max_app_chunks: Some(0),
+        ..PackOptions::default()
+    }
+    .to_vec(&input)
+    .unwrap();
+    let source = Rounds::new(Counting::new(&packed[..]));
+    let cache = ReadCache::new(&source);
+    let view = Bloscpack::from_data(&cache, &ReadOptions::new()).unwrap();
+    assert_eq!(view.nchunks(), 3);
+    assert_eq!(source.rounds(), 2);
+}
+
+#[test]
+fn without_offsets_each_chunk_header_is_one_round_trip() {
+    let input = noise(10_000);
+    let packed = PackOptions {
+        chunk_size: 1000,
+        offsets: false,
+        ..PackOptions::default()
+    }
+    .to_vec(&input)
+    .unwrap();
+    let source = Rounds::new(Counting::new(&packed[..]));
+    let reader = Reader::open(&source).unwrap();
+    let beyond = reader
+        .chunk_offsets()
+        .iter()
+        .filter(|&&at| at + 16 > HEAD_REQUEST)
+        .count() as u64;
+    assert_eq!(reader.nchunks(), 10);
+    assert_eq!(source.rounds(), 1 + beyond);
+}
+
+#[test]
+fn unpacking_through_a_cache_streams_chunk_by_chunk() {
+    let (input, packed) = large();
+    let source = Rounds::new(Counting::new(&packed[..]));
+    let reader = Reader::open(&source).unwrap();
+    let held = reader.cache().held();
+    let rounds = source.rounds();
+    let mut out = Vec::new();
+    let report = reader
+        .view()
+        .unpack_to_writer(&mut out, &UnpackOptions::DEFAULT)
+        .unwrap();
+    assert_eq!(report.written, input.len() as u64);
+    assert!(out == input);
+    // One payload per chunk, none kept: the cache holds what it held before.
+    assert_eq!(source.rounds() - rounds, 24);
+    assert_eq!(reader.cache().held(), held);
+    // Digests, one payload per chunk too.
+    reader.view().verify_digests().unwrap();
+    assert_eq!(reader.cache().held(), held);
+}
+
+#[test]
+fn the_cache_limit_bounds_what_open_holds() {
+    let (_, packed) = large();
+    let cache = ReadCache::new(&packed[..]).with_limit(300);
+    let e = Reader::from_cache(cache, &ReadOptions::new()).unwrap_err();
+    assert!(e.to_string().contains("limit"), "{e}");
+}
+
+#[test]
+fn a_stream_is_judged_on_its_first_bytes_and_read_once() {
+    use binfmt_core::source::StreamSource;
+    // An endless stream of zeros is refused on its head, before its length is asked for.
+    let zeros = StreamSource::new(io::repeat(0), 1 << 30);
+    let e = Reader::open(zeros).unwrap_err();
+    assert!(e.to_string().contains("byte 0"), "{e}");
+    // A stream of a real file reads as the file does.
+    let input = noise(50_000);
+    let packed = PackOptions {
+        chunk_size: 4096,
+        ..PackOptions::default()
+    }
+    .to_vec(&input)
+    .unwrap();
+    let stream = StreamSource::new(&packed[..], 1 << 30);
+    let reader = Reader::open(stream).unwrap();
+    assert_eq!(reader.nchunks(), 13);
+    assert_eq!(reader.read_range(10_000..10_100).unwrap(), &input[10_000..10_100]);
+    let mut out = Vec::new();
+    reader
+        .view()
+        .unpack_to_writer(&mut out, &UnpackOptions::DEFAULT)
+        .unwrap();
+    assert!(out == input);
+}
