@@ -198,6 +198,8 @@ impl<'a> CentralEntries<'a> {
 impl<'a> Iterator for CentralEntries<'a> {
     type Item = Result<CentralEntry<'a>>;
 
+    // Inline across crates: a generic view's member walk is compiled where it is used.
+    #[inline]
     fn next(&mut self) -> Option<Self::Item> {
         if self.failed || self.index >= self.declared {
             return None;
@@ -265,6 +267,7 @@ impl<'a> LocalEntry<'a> {
 /// the header, its name and its extra field, by the *local* lengths (the local extra
 /// field may differ from the central one). What a listing needs; the name itself is not
 /// read.
+#[inline]
 pub(crate) fn local_fixed(bytes: &[u8], offset: u64) -> Result<(&raw::LocalHeader, u64)> {
     let raw: &raw::LocalHeader =
         bytes::read(bytes, 0, "local file header").map_err(|e| e.rebased(offset))?;

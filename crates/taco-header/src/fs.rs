@@ -40,7 +40,7 @@ use crate::options::ReadOptions;
 use crate::patch::Patch;
 use crate::raw::{self, HEADER_SIZE};
 use crate::reader::Reader;
-use crate::walk::{self, Input, Ranged};
+use crate::walk;
 
 /// The whole file at `path`, read with ordinary reads.
 ///
@@ -240,13 +240,16 @@ impl Plan {
     /// Reads the first 157 bytes, the tail and the first central-directory entry: four
     /// requests at most, whatever the number of members.
     fn read<S: binfmt_core::source::ByteSource + ?Sized>(source: &S) -> Result<Plan> {
-        let input = Ranged(source);
-        let head = input.read(0, binfmt_core::bytes::to_u64(HEADER_SIZE), "TACO header")?;
+        use binfmt_core::data::Data as _;
+        // Each read is one request: nothing is hinted, as each depends on the last.
+        let cache = binfmt_core::cache::ReadCache::new(source);
+        let data = &cache;
+        let head = data.bytes(0, binfmt_core::bytes::to_u64(HEADER_SIZE), "TACO header")?;
         // Strict fields (the payload must be at 41), no CRCs: a torn update is repaired.
-        let header = *Header::parse_with(&head, &ReadOptions::new().checksums(false))?.raw();
-        let (directory, tail) = walk::find_directory(&input)?;
-        let entry = walk::first_entry_bytes(&input, &directory, &tail)?;
-        let first = walk::header_entry(&entry, &directory)?;
+        let header = *Header::parse_with(head, &ReadOptions::new().checksums(false))?.raw();
+        let (directory, tail) = walk::find_directory(data)?;
+        let entry = walk::first_entry_bytes(data, &directory, &tail)?;
+        let first = walk::header_entry(entry, &directory)?;
         Ok(Plan {
             header,
             header_entry_offset: directory.cd_offset,

@@ -31,7 +31,7 @@ pub mod fs;
 #[cfg(feature = "std")]
 mod reader;
 
-pub use archive::{Archive, Members};
+pub use archive::{Archive, HEAD_LEN, Members};
 pub use central::{CentralEntries, CentralEntry, LocalEntry};
 pub use directory::{Directory, EndRecords, TAIL_LEN};
 pub use entries::{Entries, Entry};
@@ -49,7 +49,7 @@ pub use verify::verify;
 pub use create::{ArchiveBuilder, CreateOptions};
 #[cfg(feature = "std")]
 #[cfg_attr(docsrs, doc(cfg(feature = "std")))]
-pub use reader::{CentralDirectory, HEAD_LEN, MemberList, Reader};
+pub use reader::{CentralDirectory, MemberList, Reader, read_header, read_header_with};
 
 // What a caller needs to match, blame or rebase an error, and to drive `verify`.
 #[cfg(feature = "std")]

@@ -1,47 +1,39 @@
-//! Reading an archive where it lives, by byte ranges: the header in one request, the
-//! member list in at most two more, data offsets in one batch.
+//! The owned form of the view: an archive read by ranges through a [`ReadCache`].
 
 use alloc::borrow::Cow;
 use alloc::vec::Vec;
-use core::ops::Range;
+use core::cell::OnceCell;
 
-use binfmt_core::source::{ByteSource, read_exact};
-use binfmt_core::{IoError, bytes};
+use binfmt_core::IoError;
+use binfmt_core::cache::ReadCache;
+use binfmt_core::source::ByteSource;
 
-use crate::central::{CentralEntries, local_fixed};
+use crate::archive::{self, Archive, HEAD_LEN};
+use crate::central::CentralEntries;
 use crate::directory::Directory;
 use crate::entries::{Entries, Entry};
 use crate::error::Result;
-use crate::header::{self, Header};
+use crate::header::Header;
 use crate::member::Member;
 use crate::options::ReadOptions;
 use crate::raw;
-use crate::walk::{self, Ranged};
-
-/// How many bytes [`Reader::open`] asks for: the 157-byte header and room to spare, as
-/// tacoreader's first range request.
-pub const HEAD_LEN: u64 = 256;
-
-/// Local headers closer than this are fetched in one range (the bytes between them are
-/// read and dropped): one request costs more than this many bytes on any remote store.
-const MERGE_GAP: u64 = 64 * 1024;
-/// The longest range local headers are merged into, so that listing an archive of
-/// small members does not fetch an unbounded stretch of it.
-const MERGE_MAX: u64 = 8 * 1024 * 1024;
 
 /// An archive read by ranges from a [`ByteSource`]: a file ([`FileSource`]), any
-/// `Read + Seek` ([`SeekSource`]), memory, or a remote object.
+/// `Read + Seek` ([`SeekSource`]), memory, or a remote object. The owned form of the
+/// view [`Archive`]: it keeps a [`ReadCache`] over the source and what was checked as
+/// plain data (the header, and once read, where the central directory is);
+/// [`Reader::view`] rebuilds the view from the cached bytes.
 ///
-/// Each method states the requests it makes; nothing is cached between calls, so keep
-/// what they return.
-///
-/// The request plan (`docs/taco-header.md`, "Reading by range"):
+/// [`Reader::open`] reads the header alone (one request of 256 bytes); the central
+/// directory is read the first time something needs it ([`Reader::view`],
+/// [`Reader::central_directory`], [`Reader::members`]) and kept, with every local header
+/// read since. Data is read without being kept.
 ///
 /// | step | method | requests |
 /// |---|---|---|
 /// | the header | [`Reader::open`] | 1: the first 256 bytes ([`HEAD_LEN`]), as tacoreader's range GET |
-/// | the central directory | [`Reader::central_directory`] | 1: the last [`TAIL_LEN`] bytes, which hold the end records and the ZIP64 record; +1 for the central directory when it does not fit in them |
-/// | data offsets | [`Reader::members`] | the above, +1 [`read_ranges`](ByteSource::read_ranges) call for the local headers, nearby ones merged into one range |
+/// | the central directory | [`Reader::view`], [`Reader::central_directory`] (first call) | 1: the last [`TAIL_LEN`] bytes, which hold the end records and the ZIP64 record; +1 for the central directory when it does not fit in them |
+/// | data offsets | [`Reader::members`] | the above once, +1 batch for the local headers (hinted together, nearby ones coalesced into one range) |
 /// | data | [`Reader::read_data`], [`Reader::read_entry`] | 1 each |
 ///
 /// [`TAIL_LEN`]: crate::TAIL_LEN
@@ -61,9 +53,14 @@ const MERGE_MAX: u64 = 8 * 1024 * 1024;
 /// let members = reader.members()?;
 /// let names: Vec<_> = members.iter().map(|m| m.name_escaped().to_string()).collect();
 /// assert_eq!(names, ["TACO_HEADER", "COLLECTION.json"]);
-/// // The tail held the central directory; one batch for the local headers.
-/// assert_eq!(source.stats().requests, 3);
+/// // The tail (here the whole archive) held the central directory and the local
+/// // headers.
+/// assert_eq!(source.stats().requests, 2);
+/// // Data is read by range; these bytes are held already.
 /// assert_eq!(&*reader.read_data(&members.get(1).unwrap())?, b"{}");
+/// // The view, as over a slice, rebuilt from the cache.
+/// assert_eq!(reader.view()?.members().count(), 2);
+/// assert_eq!(source.stats().requests, 2);
 /// # Ok::<(), taco_header::Error>(())
 /// ```
 ///
@@ -71,9 +68,18 @@ const MERGE_MAX: u64 = 8 * 1024 * 1024;
 /// [`SeekSource`]: binfmt_core::source::SeekSource
 #[derive(Debug)]
 pub struct Reader<S> {
-    source: S,
+    cache: ReadCache<S>,
     options: ReadOptions,
     header: raw::Header,
+    /// Once the central directory has been read and checked: where it is.
+    shape: OnceCell<Shape>,
+}
+
+/// What a checked parse learnt beyond the header.
+#[derive(Debug, Clone, Copy)]
+struct Shape {
+    directory: Directory,
+    size: u64,
 }
 
 impl<S: ByteSource> Reader<S> {
@@ -93,11 +99,38 @@ impl<S: ByteSource> Reader<S> {
     pub fn open_with(source: S, options: &ReadOptions) -> Result<Self> {
         let head = source.read_head(HEAD_LEN).map_err(IoError::from)?;
         let header = *Header::parse_with(&head, options)?.raw();
+        // The first bytes serve the view too: never read again.
+        let head = head.into_owned();
         Ok(Reader {
-            source,
+            cache: ReadCache::with_head(source, &head, HEAD_LEN),
             options: *options,
             header,
+            shape: OnceCell::new(),
         })
+    }
+
+    /// The view: the first call reads the end records and the central directory (one
+    /// request, two when the directory does not lie in the last [`TAIL_LEN`] bytes) and
+    /// checks its first entry as [`Archive::parse_with`] does, with the header's CRC
+    /// against the central copy; later calls rebuild it from the cached bytes, without
+    /// I/O and without checking again.
+    ///
+    /// # Errors
+    /// As [`Archive::parse_with`] for the directory; I/O errors of the source.
+    ///
+    /// [`TAIL_LEN`]: crate::TAIL_LEN
+    pub fn view(&self) -> Result<Archive<'_, &ReadCache<S>>> {
+        let data = &self.cache;
+        let header = Header::from_raw(&self.header);
+        if let Some(shape) = self.shape.get() {
+            return Archive::from_checked(data, header, shape.directory, shape.size);
+        }
+        let archive = Archive::with_header(data, header, &self.options)?;
+        let _ = self.shape.set(Shape {
+            directory: *archive.directory(),
+            size: archive.size(),
+        });
+        Ok(archive)
     }
 
     /// The header read by [`Reader::open`].
@@ -112,169 +145,143 @@ impl<S: ByteSource> Reader<S> {
         self.header().entries()
     }
 
+    /// The cache the view reads through.
+    pub fn cache(&self) -> &ReadCache<S> {
+        &self.cache
+    }
+
     /// The source.
     pub fn source(&self) -> &S {
-        &self.source
+        self.cache.source()
     }
 
     /// The source back.
     pub fn into_inner(self) -> S {
-        self.source
+        self.cache.into_source()
     }
 
-    /// The central directory: one request for the tail, one more only when the central
-    /// directory does not lie inside it. Its first entry is checked as
-    /// [`Archive::parse`](crate::Archive::parse) checks it, with the header's CRC
-    /// against the central copy.
+    /// The central directory, as `view()` reads and checks it.
     ///
     /// # Errors
-    /// As [`Archive::parse_with`](crate::Archive::parse_with) for the directory; I/O
-    /// errors of the source.
+    /// As [`Reader::view`].
     pub fn central_directory(&self) -> Result<CentralDirectory<'_>> {
-        let input = Ranged(&self.source);
-        let (directory, tail) = walk::find_directory(&input)?;
-        let archive_len = tail.end();
-        let cd = walk::central_directory(&input, &directory, tail)?;
-        let first = walk::header_entry(&cd.bytes, &directory)?;
-        header::crc_rule(
-            &self.header,
-            Some(first.crc32()),
-            self.options.checks_checksums(),
-        )?;
-        Ok(CentralDirectory {
-            bytes: cd.bytes,
-            directory,
-            archive_len,
-        })
+        Ok(CentralDirectory::of(&self.view()?))
     }
 
-    /// Every member with the offset of its data: the central directory, then the fixed
-    /// 30 bytes of every local header in one [`read_ranges`](ByteSource::read_ranges)
-    /// call, in ascending order, headers closer than 64 KiB merged into one range (up to
-    /// 8 MiB): an archive of small members costs one range, one of large members one
-    /// range per member.
+    /// Every member with the offset of its data, as `view().members()` lists them: the
+    /// central directory (read once), then the fixed 30 bytes of every local header, in
+    /// one batch of ranges, nearby ones coalesced.
     ///
     /// # Errors
-    /// As [`Reader::central_directory`]; entry and local-header errors as
-    /// [`Archive::members`](crate::Archive::members) reports them (the first one), and
+    /// As [`Reader::view`]; entry and local-header errors as
+    /// [`Archive::members`] reports them (the first one), and
     /// [`ErrorKind::EntryCount`](crate::ErrorKind::EntryCount) when the declared count
     /// does not fill the central directory.
     pub fn members(&self) -> Result<MemberList<'_>> {
-        let cd = self.central_directory()?;
-        // Every entry takes at least 46 bytes, so the central directory (already read)
-        // bounds this allocation, not the declared count.
-        let most = bytes::to_u64(cd.bytes.len()) / bytes::to_u64(raw::CENTRAL_ENTRY_SIZE);
-        let mut starts = Vec::with_capacity(usize::try_from(most).unwrap_or(0));
-        let mut entries = cd.entries();
+        let view = self.view()?;
+        // Every entry first (their errors come before those of local headers), and
+        // where their local headers are, announced in one batch.
+        let mut starts = Vec::new();
+        let mut entries = view.central_entries();
         for entry in entries.by_ref() {
             starts.push(entry?.local_header_offset);
         }
         entries.check_end()?;
-        let data_offsets = self.data_offsets(&starts, cd.archive_len)?;
-        Ok(MemberList { cd, data_offsets })
-    }
-
-    /// The data offset of the member whose local header is at each of `starts`.
-    fn data_offsets(&self, starts: &[u64], archive_len: u64) -> Result<Vec<u64>> {
-        let fixed = bytes::to_u64(raw::LOCAL_HEADER_SIZE);
-        let mut sorted = starts.to_vec();
-        sorted.sort_unstable();
-        sorted.dedup();
-        let mut ranges: Vec<Range<u64>> = Vec::new();
-        for &start in sorted.iter().filter(|&&s| s < archive_len) {
-            let end = start.saturating_add(fixed).min(archive_len);
-            match ranges.last_mut() {
-                Some(last)
-                    if start <= last.end.saturating_add(MERGE_GAP)
-                        && end.saturating_sub(last.start) <= MERGE_MAX =>
-                {
-                    last.end = last.end.max(end);
-                }
-                _ => ranges.push(start..end),
-            }
-        }
-        let fetched = if ranges.is_empty() {
-            Vec::new()
-        } else {
-            self.source.read_ranges(&ranges).map_err(IoError::from)?
-        };
-        let empty: &[u8] = &[];
-        starts
+        view.hint_local_headers(&starts);
+        // As `view().members()` finds them, without walking the entries again.
+        let data_offsets = starts
             .iter()
-            .map(|&at| {
-                // The range holding `at`: the last one starting at or before it.
-                let i = ranges.partition_point(|r| r.start <= at).checked_sub(1);
-                let local = i
-                    .and_then(|i| Some((ranges.get(i)?, fetched.get(i)?)))
-                    .and_then(|(range, buf)| buf.get(usize::try_from(at - range.start).ok()?..))
-                    .unwrap_or(empty);
-                if local.is_empty() {
-                    // Past the end of the archive, as the slice parser reports it.
-                    let available = archive_len.saturating_sub(at);
-                    return Err(binfmt_core::Error::truncated(
-                        "local file header",
-                        at,
-                        fixed,
-                        available,
-                    )
-                    .into());
-                }
-                Ok(local_fixed(local, at)?.1)
-            })
-            .collect()
+            .map(|&at| archive::data_offset(&self.cache, view.size(), at))
+            .collect::<Result<Vec<u64>>>()?;
+        Ok(MemberList {
+            cd: CentralDirectory::of(&view),
+            data_offsets,
+        })
     }
 
-    /// The stored bytes of `member` (one request).
+    /// The stored bytes of `member` (one request), as `view().read_data(member)`,
+    /// without reading the central directory first.
     ///
     /// # Errors
     /// [`Layout::Truncated`](binfmt_core::Layout::Truncated) when they run past the end;
     /// I/O errors of the source.
     pub fn read_data(&self, member: &Member<'_>) -> Result<Cow<'_, [u8]>> {
-        let range = member.data_range();
-        let len = range.end.saturating_sub(range.start);
-        Ok(read_exact(&self.source, range.start, len, "member data")?)
+        archive::read_data(&self.cache, member)
     }
 
     /// The bytes a header entry points at (one request): for tacozip's writers, a
-    /// member's data.
+    /// member's data. As `view().read_entry(entry)`, without reading the central
+    /// directory first.
     ///
     /// # Errors
     /// [`Layout::Truncated`](binfmt_core::Layout::Truncated) when they run past the end;
     /// I/O errors of the source.
     pub fn read_entry(&self, entry: Entry) -> Result<Cow<'_, [u8]>> {
-        Ok(read_exact(
-            &self.source,
-            entry.offset,
-            entry.length,
-            "header entry",
-        )?)
+        archive::read_entry(&self.cache, entry)
     }
 }
 
-/// The central directory of an archive read by [`Reader::central_directory`]: its bytes
-/// and where it is.
+/// The header's entries from the first [`HEAD_LEN`] bytes of `source`: one request,
+/// nothing else read. Every check of [`Header::parse`].
+///
+/// ```
+/// use binfmt_core::source::Counting;
+/// use taco_header::{ArchiveBuilder, Entries, Entry};
+/// let entries = Entries::from_slice(&[Entry::new(157, 13)])?;
+/// let bytes = ArchiveBuilder::new(entries).to_vec()?;
+/// let source = Counting::new(&bytes[..]);
+/// assert_eq!(taco_header::read_header(&source)?, entries);
+/// assert_eq!(source.stats().requests, 1);
+/// assert!(source.stats().bytes <= 256);
+/// # Ok::<(), taco_header::Error>(())
+/// ```
+///
+/// # Errors
+/// As [`Header::parse`]; I/O errors of the source.
+pub fn read_header<S: ByteSource + ?Sized>(source: &S) -> Result<Entries> {
+    read_header_with(source, &ReadOptions::new())
+}
+
+/// [`read_header`], checking what `options` says.
+///
+/// # Errors
+/// As [`Header::parse_with`]; I/O errors of the source.
+pub fn read_header_with<S: ByteSource + ?Sized>(
+    source: &S,
+    options: &ReadOptions,
+) -> Result<Entries> {
+    let head = source.read_head(HEAD_LEN).map_err(IoError::from)?;
+    Ok(Header::parse_with(&head, options)?.entries())
+}
+
+/// The central directory of an archive read by [`Reader::central_directory`]: where it
+/// is, and its entries (read from the reader's cache: no I/O).
 #[derive(Debug, Clone)]
 pub struct CentralDirectory<'s> {
-    bytes: Cow<'s, [u8]>,
+    entries: CentralEntries<'s>,
     directory: Directory,
     archive_len: u64,
 }
 
-impl CentralDirectory<'_> {
+impl<'s> CentralDirectory<'s> {
+    fn of<S: ByteSource>(view: &Archive<'s, &'s ReadCache<S>>) -> Self {
+        CentralDirectory {
+            entries: view.central_entries(),
+            directory: *view.directory(),
+            archive_len: view.size(),
+        }
+    }
+
     /// Where it is, and how many entries it declares.
     #[must_use]
     pub fn directory(&self) -> &Directory {
         &self.directory
     }
 
-    /// Its entries, in order (the header's first).
+    /// Its entries, in order (the header's first), as `view().central_entries()`.
     #[must_use]
-    pub fn entries(&self) -> CentralEntries<'_> {
-        CentralEntries::new(
-            &self.bytes,
-            self.directory.cd_offset,
-            self.directory.entries,
-        )
+    pub fn entries(&self) -> CentralEntries<'s> {
+        self.entries.clone()
     }
 
     /// The length of the archive, learnt from the tail request.
@@ -291,7 +298,7 @@ pub struct MemberList<'s> {
     data_offsets: Vec<u64>,
 }
 
-impl MemberList<'_> {
+impl<'s> MemberList<'s> {
     /// Where the central directory is.
     #[must_use]
     pub fn directory(&self) -> &Directory {
@@ -312,7 +319,7 @@ impl MemberList<'_> {
     }
 
     /// The members, in central-directory order.
-    pub fn iter(&self) -> impl Iterator<Item = Member<'_>> {
+    pub fn iter(&self) -> impl Iterator<Item = Member<'s>> + '_ {
         self.cd
             .entries()
             .map_while(core::result::Result::ok)
@@ -323,7 +330,7 @@ impl MemberList<'_> {
     /// Member `index` (0 is `TACO_HEADER`). Walks the entries before it: for many
     /// lookups, collect [`MemberList::iter`].
     #[must_use]
-    pub fn get(&self, index: usize) -> Option<Member<'_>> {
+    pub fn get(&self, index: usize) -> Option<Member<'s>> {
         self.iter().nth(index)
     }
 }

@@ -82,8 +82,8 @@ fn walk_archive(
 
     // The directory.
     let located = walk::find_directory(data).and_then(|(directory, tail)| {
-        let cd = walk::central_directory(data, &directory, tail)?;
-        Ok((directory, cd.bytes))
+        let cd = walk::central_directory(data, &directory, &tail)?;
+        Ok((directory, cd))
     });
     let (directory, cd) = match located {
         Ok(found) => found,
