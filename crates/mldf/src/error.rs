@@ -9,7 +9,7 @@
 //!
 //! ```
 //! use mldf::{ErrorKind, Fault, Layout};
-//! let err = mldf::Dataset::parse(b"\x89MLDF\r\n\x1a\n").unwrap_err();
+//! let err = mldf::Header::parse(b"\x89MLDF\r\n\x1a\n").unwrap_err();
 //! assert_eq!(err.offset(), Some(0));
 //! assert!(matches!(err.kind(), ErrorKind::Layout(Layout::Truncated { needed: 73, .. })));
 //! assert_eq!(err.fault(), Fault::Input);

@@ -50,6 +50,23 @@ pub fn map(path: impl AsRef<Path>) -> Result<binfmt_core::mmap::Mmap> {
     Ok(binfmt_core::mmap::Mmap::open(path).map_err(IoError::at_path(path))?)
 }
 
+/// Opens a [`Reader`] over the file at `path` with every check of
+/// [`ReadOptions::new`]: [`reader`] with the default options.
+///
+/// ```no_run
+/// # fn main() -> Result<(), mldf::Error> {
+/// let reader = mldf::fs::open("train.mldf")?;
+/// let view = reader.view(); // a `Dataset` over the reader's cache
+/// println!("{} samples, first: {:?}", view.num_samples(), view.fetch(0, 0)?.value());
+/// # Ok(()) }
+/// ```
+///
+/// # Errors
+/// As [`reader`].
+pub fn open(path: impl AsRef<Path>) -> Result<Reader<FileSource>> {
+    reader(path, &ReadOptions::new())
+}
+
 /// Opens a [`Reader`] over the file at `path`, read with positioned reads: the header
 /// and descriptors at open, then the slot and payload of each access. A file truncated
 /// meanwhile gives an error, never a signal.

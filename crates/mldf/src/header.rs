@@ -57,6 +57,8 @@ pub const fn is_valid_page_size(page_size: u32) -> bool {
 /// A validated header.
 ///
 /// ```
+/// # #[cfg(not(feature = "std"))] fn main() {} // the example writes a file
+/// # #[cfg(feature = "std")]
 /// # fn main() -> Result<(), mldf::Error> {
 /// # let file = {
 /// #     let schema = mldf::Schema::new().field("n", mldf::FieldType::Int);

@@ -163,7 +163,7 @@ pub fn jpeg_info(data: &[u8]) -> Result<ImageInfo, ValueProblem> {
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "std"))]
 mod tests {
     use super::*;
 

@@ -1,4 +1,9 @@
-#![doc = include_str!("../README.md")]
+// The README's example writes a file: it needs `std`.
+#![cfg_attr(feature = "std", doc = include_str!("../README.md"))]
+#![cfg_attr(
+    not(feature = "std"),
+    doc = "ML Data Format (MLDF) v1.0; see README.md."
+)]
 #![no_std]
 #![forbid(unsafe_code)]
 #![cfg_attr(docsrs, feature(doc_cfg))]
@@ -21,6 +26,8 @@ mod value;
 
 pub mod raw;
 
+#[cfg(feature = "alloc")]
+mod buf;
 #[cfg(feature = "alloc")]
 mod catalog;
 #[cfg(feature = "alloc")]
@@ -64,10 +71,13 @@ pub use value::{Audio, Image, Text, Value};
 
 #[cfg(feature = "alloc")]
 #[cfg_attr(docsrs, doc(cfg(feature = "alloc")))]
-pub use dataset::{Dataset, Sample};
+pub use buf::ValueBuf;
+#[cfg(feature = "alloc")]
+#[cfg_attr(docsrs, doc(cfg(feature = "alloc")))]
+pub use dataset::{Dataset, HEAD_SIZE, PIECE_SIZE, Sample};
 #[cfg(feature = "std")]
 #[cfg_attr(docsrs, doc(cfg(feature = "std")))]
-pub use reader::{HEAD_SIZE, PIECE_SIZE, Reader, ValueBuf};
+pub use reader::{Held, Reader};
 #[cfg(feature = "alloc")]
 #[cfg_attr(docsrs, doc(cfg(feature = "alloc")))]
 pub use schema::{FieldDef, Schema};

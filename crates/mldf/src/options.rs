@@ -23,6 +23,7 @@
 pub struct ReadOptions {
     index_checksum: bool,
     item_checksums: bool,
+    max_memory: u64,
 }
 
 impl Default for ReadOptions {
@@ -38,7 +39,33 @@ impl ReadOptions {
         ReadOptions {
             index_checksum: true,
             item_checksums: true,
+            max_memory: Self::DEFAULT_MAX_MEMORY,
         }
+    }
+
+    /// The most metadata a [`crate::Reader`] keeps in memory by default: 256 MiB.
+    pub const DEFAULT_MAX_MEMORY: u64 = 256 << 20;
+
+    /// The most bytes of metadata (the head, the descriptors, the allocation table when
+    /// item CRCs are checked) that a [`crate::Reader`]'s cache may hold; opening a file
+    /// that needs more fails with an `OutOfMemory` I/O error, never an abort. Values
+    /// and the pieces the index CRC reads are not held. Input in memory needs no cache.
+    ///
+    /// ```
+    /// let options = mldf::ReadOptions::new().memory_limit(1 << 20);
+    /// assert_eq!(options.max_memory(), 1 << 20);
+    /// assert_eq!(mldf::ReadOptions::new().max_memory(), mldf::ReadOptions::DEFAULT_MAX_MEMORY);
+    /// ```
+    #[must_use]
+    pub const fn memory_limit(mut self, bytes: u64) -> Self {
+        self.max_memory = bytes;
+        self
+    }
+
+    /// The most bytes a reader's cache may hold.
+    #[must_use]
+    pub const fn max_memory(&self) -> u64 {
+        self.max_memory
     }
 
     /// Both optional CRC checks, the index CRC and the item CRCs, on or off.

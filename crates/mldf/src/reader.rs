@@ -1,50 +1,40 @@
-//! The ranged reader: an MLDF file read through a [`ByteSource`] (a file by `pread`, an
-//! object store by range requests), fetching only what each access needs.
+//! The ranged reader: the owned form of a [`Dataset`] read by ranges from any
+//! [`ByteSource`] (a file by `pread`, an object store by range requests).
 //!
-//! The request plan (docs/mldf.md, "Reading by range"):
-//!
-//! | step | requests |
-//! |---|---|
-//! | open | 1: the first [`HEAD_SIZE`] bytes (magic, header, and the descriptors of any file with at most 314 fields), plus 1 for the descriptors when they lie beyond it |
-//! | open, checksummed, index CRC on | + the metadata table and the allocation table, in pieces of at most [`PIECE_SIZE`] |
-//! | open, checksummed, item CRCs on | + the allocation table (kept: an item's entry is found by binary search) |
-//! | [`Reader::value`] | 1: the slot, then 1 for the payload when the field has one; none for bytes inside the head |
-//! | [`Reader::sample`] | 1: the row, then one batch ([`ByteSource::read_ranges`]) for all its payloads |
+//! It opens through a [`ReadCache`] (so opening is the view's plan: the head, then the
+//! descriptors and the allocation table in one batch), then keeps what it read as plain
+//! data: the source, the checked shape (header, catalog), the head and, for item CRCs,
+//! the allocation table. [`Reader::view`] rebuilds the [`Dataset`] from them in O(1),
+//! with no I/O and no checks again, over [`Held`]: the held bytes and the source. Every
+//! access is that view's. A [`Reader`] is `Send + Sync` when its source is (a
+//! [`ReadCache`] is not: it is a cache for one thread), so one can be shared, as the
+//! Python binding does.
 
-use core::ops::Range;
 use std::borrow::Cow;
-use std::string::String;
 use std::vec::Vec;
 
 use binfmt_core::IoError;
-use binfmt_core::bytes::{self, to_u64};
-use binfmt_core::source::{ByteSource, read_exact};
+use binfmt_core::bytes;
+use binfmt_core::cache::ReadCache;
+use binfmt_core::data::Data;
+use binfmt_core::source::{ByteSource, SourceError, read_exact};
 
-use crate::catalog::{self, Catalog};
-use crate::error::{Error, Result, ValueProblem};
+use crate::buf::ValueBuf;
+use crate::catalog::Catalog;
+use crate::dataset::{self, Dataset};
+use crate::error::{Error, Result};
 use crate::field::Field;
 use crate::header::Header;
 use crate::options::ReadOptions;
 use crate::raw::AllocEntry;
-use crate::slot::{self, Hot, Located, Place, Shape};
-use crate::value::Value;
 
-/// How many bytes [`Reader::open`] asks for first: the magic, the header and the
-/// descriptors of up to 314 fields, in one request. A remote request costs its latency
-/// whether it returns 73 bytes or 64 KiB.
-pub const HEAD_SIZE: u64 = 64 * 1024;
-
-/// The largest range the reader asks for at once when it reads a whole section (the
-/// metadata table and allocation table for the index CRC), so that memory stays bounded
-/// however large the section is.
-pub const PIECE_SIZE: u64 = 16 * 1024 * 1024;
-
-/// An MLDF file read by ranges through a [`ByteSource`].
+/// An MLDF file read by ranges through a [`ByteSource`]: a [`ReadCache`] and the checked
+/// shape of the file, from which [`Reader::view`] makes the [`Dataset`] view.
 ///
-/// It runs the same checks as [`Dataset`](crate::Dataset) (the same functions), but
+/// It runs the same checks as [`Dataset::parse`] (it is [`Dataset::from_data_with`] over a cache), but
 /// fetches only the header and descriptors at open and, for each access, the slot and
 /// the payload it needs. Values come back as [`ValueBuf`]s, which own (or, for sources in
-/// memory, borrow) their bytes.
+/// memory and bytes the cache holds, borrow) their bytes.
 ///
 /// ```
 /// use binfmt_core::source::Counting;
@@ -61,18 +51,18 @@ pub const PIECE_SIZE: u64 = 16 * 1024 * 1024;
 /// assert_eq!(source.stats().requests, 1); // magic, header and descriptors
 /// assert_eq!(reader.value(0, 1)?.value(), Value::Text(Text::Utf8("hi")));
 /// assert_eq!(source.stats().requests, 2); // the payload (the row was in the head)
+/// assert_eq!(reader.view().fields().len(), 2);
 /// # Ok(()) }
 /// ```
 #[derive(Debug)]
 pub struct Reader<S> {
     source: S,
-    file_size: u64,
     header: Header,
     catalog: Catalog,
-    /// The first bytes of the file (the first request), for the later reads that fall
-    /// inside them. Empty when the source is in memory.
+    file_size: u64,
+    /// The first bytes of the file, read at open (empty for a source in memory).
     head: Vec<u8>,
-    /// The allocation table, when item CRCs are checked.
+    /// The allocation table, when item CRCs are checked (empty for a source in memory).
     alloc: Vec<AllocEntry>,
     item_crcs: bool,
 }
@@ -81,99 +71,111 @@ impl<S: ByteSource> Reader<S> {
     /// Opens the file with every check of [`ReadOptions::new`].
     ///
     /// # Errors
-    /// As [`Dataset::parse`](crate::Dataset::parse), and [`ErrorKind::Io`](crate::ErrorKind::Io) when the
+    /// As [`Dataset::parse`], and [`ErrorKind::Io`](crate::ErrorKind::Io) when the
     /// source fails.
     pub fn open(source: S) -> Result<Self> {
         Reader::open_with(source, &ReadOptions::new())
     }
 
-    /// Opens the file, running the optional checks `options` asks for.
+    /// Opens the file, running the optional checks `options` asks for; what opening
+    /// holds is at most [`ReadOptions::max_memory`] bytes.
     ///
     /// # Errors
     /// As [`Reader::open`].
     pub fn open_with(source: S, options: &ReadOptions) -> Result<Self> {
-        let head = match source.as_slice() {
+        Reader::from_cache(
+            ReadCache::new(source).with_limit(options.max_memory()),
+            options,
+        )
+    }
+
+    /// Opens the file through `cache`: one made with
+    /// [`ReadCache::with_head`] when the first bytes were already read (for format
+    /// detection) reads them not again.
+    ///
+    /// ```
+    /// use binfmt_core::cache::ReadCache;
+    /// use binfmt_core::source::Counting;
+    /// use mldf::{FieldType, HEAD_SIZE, ReadOptions, Reader, Schema, Value, Writer, WriterOptions};
+    /// # fn main() -> Result<(), mldf::Error> {
+    /// let schema = Schema::new().field("n", FieldType::Int);
+    /// let mut writer = Writer::new(std::io::Cursor::new(Vec::new()), &schema, WriterOptions::new().num_samples(1))?;
+    /// writer.push(&[Value::Int(5)])?;
+    /// let file = writer.finish()?.into_inner();
+    /// let head = &file[..HEAD_SIZE as usize]; // what detection read
+    /// let source = Counting::new(&file[..]);
+    /// let reader = Reader::from_cache(ReadCache::with_head(&source, head, HEAD_SIZE), &ReadOptions::new())?;
+    /// assert_eq!(reader.value(0, 0)?.value(), Value::Int(5));
+    /// assert_eq!(source.stats().requests, 0);
+    /// # Ok(()) }
+    /// ```
+    ///
+    /// # Errors
+    /// As [`Reader::open`].
+    pub fn from_cache(cache: ReadCache<S>, options: &ReadOptions) -> Result<Self> {
+        let (header, catalog, file_size, head_len, alloc, item_crcs) =
+            Dataset::from_data_with(&cache, options)?.into_parts();
+        let alloc = alloc.to_vec();
+        // Held by the cache since opening: no I/O.
+        let head = match (&cache).whole() {
             Some(_) => Vec::new(),
-            None => source
-                .read_head(HEAD_SIZE)
-                .map_err(IoError::from)?
-                .into_owned(),
+            None => (&cache).head(head_len)?.to_vec(),
         };
-        // The header is checked on the first bytes before the length is asked for: a
-        // stream learns its length by reading to its end, and `/dev/zero` has none.
-        let header = Header::parse(source.as_slice().unwrap_or(&head))?;
-        let file_size = source.len().map_err(IoError::from)?;
-        let descriptors = match catalog::descriptor_range(&header, file_size)? {
-            Some(range) => fetch(&source, &head, &range, "field descriptors")?.into_owned(),
-            None => Vec::new(),
-        };
-        let catalog = Catalog::build(&header, &descriptors, file_size)?;
-        let checksummed = header.is_checksummed();
-        let index_crc = checksummed && options.checks_index();
-        let item_crcs = checksummed && options.checks_items();
-        let mut alloc = Vec::new();
-        if index_crc || item_crcs {
-            let table = fetch(&source, &head, &catalog.alloc, "allocation table")?;
-            if index_crc {
-                let mut hasher = crc32fast::Hasher::new();
-                hasher.update(&descriptors);
-                // The metadata table in pieces, so that memory stays bounded.
-                let mut at = catalog.metadata.start;
-                while at < catalog.metadata.end {
-                    let end = catalog.metadata.end.min(at.saturating_add(PIECE_SIZE));
-                    hasher.update(&fetch(&source, &head, &(at..end), "metadata table")?);
-                    at = end;
-                }
-                hasher.update(&table);
-                catalog::check_index_crc(&header, hasher.finalize())?;
-            }
-            if item_crcs {
-                let entries = catalog::entries(&table, catalog.alloc.start)?;
-                catalog::first_entry_problem(entries, catalog.alloc.start, &catalog.data)?;
-                alloc = entries.to_vec();
-            }
-        }
         Ok(Reader {
-            source,
-            file_size,
+            source: cache.into_source(),
             header,
             catalog,
+            file_size,
             head,
             alloc,
             item_crcs,
         })
     }
 
-    /// The bytes of `range`: from memory, from the head, or from the source.
-    fn fetch(&self, range: &Range<u64>, what: &'static str) -> Result<Cow<'_, [u8]>> {
-        fetch(&self.source, &self.head, range, what)
+    /// The view: a [`Dataset`] over the bytes this reader holds and its source, made in
+    /// O(1) with no I/O and no checks.
+    #[must_use]
+    pub fn view(&self) -> Dataset<'_, Held<'_, S>> {
+        Dataset::from_parts(
+            Held {
+                source: &self.source,
+                head: &self.head,
+                file_size: self.file_size,
+            },
+            self.header,
+            &self.catalog,
+            self.file_size,
+            bytes::len_u64(&self.head),
+            &self.alloc,
+            self.item_crcs,
+        )
     }
 
-    /// The header.
+    /// The header, as [`Dataset::header`].
     #[must_use]
     pub const fn header(&self) -> &Header {
         &self.header
     }
 
-    /// The file's size, as the source reported it at open.
+    /// The file's size, as `view().file_size()`.
     #[must_use]
-    pub const fn file_size(&self) -> u64 {
-        self.file_size
+    pub fn file_size(&self) -> u64 {
+        self.view().file_size()
     }
 
-    /// The number of samples.
+    /// The number of samples, as `view().num_samples()`.
     #[must_use]
-    pub const fn num_samples(&self) -> u64 {
-        self.header.num_samples()
+    pub fn num_samples(&self) -> u64 {
+        self.view().num_samples()
     }
 
-    /// The fields, in descriptor order.
+    /// The fields, in descriptor order, as [`Dataset::fields`].
     #[must_use]
     pub fn fields(&self) -> &[Field] {
         &self.catalog.fields
     }
 
-    /// Field `index`.
+    /// Field `index`, as [`Dataset::field`].
     ///
     /// # Errors
     /// [`ErrorKind::FieldIndex`](crate::ErrorKind::FieldIndex) when there is no such field.
@@ -181,37 +183,35 @@ impl<S: ByteSource> Reader<S> {
         self.catalog.field(index)
     }
 
-    /// The field named `name` (compared by bytes), if any.
+    /// The field named `name` (compared by bytes), if any, as [`Dataset::field_by_name`].
     #[must_use]
     pub fn field_by_name(&self, name: &str) -> Option<&Field> {
         self.catalog.field_by_name(name.as_bytes())
     }
 
-    /// Bytes per metadata row.
+    /// Bytes per metadata row, as `view().row_size()`.
     #[must_use]
-    pub const fn row_size(&self) -> u64 {
-        self.catalog.row_size
+    pub fn row_size(&self) -> u64 {
+        self.view().row_size()
     }
 
-    /// The data region's bounds `[start, end)` (absolute offsets).
+    /// The data region's bounds `[start, end)` (absolute offsets), as
+    /// `view().data_region()`.
     #[must_use]
-    pub const fn data_region(&self) -> (u64, u64) {
-        (self.catalog.data.start, self.catalog.data.end)
+    pub fn data_region(&self) -> (u64, u64) {
+        self.view().data_region()
     }
 
-    /// True when accesses check item CRCs.
+    /// True when accesses check item CRCs, as `view().checks_item_crcs()`.
     #[must_use]
-    pub const fn checks_item_crcs(&self) -> bool {
-        self.item_crcs
+    pub fn checks_item_crcs(&self) -> bool {
+        self.view().checks_item_crcs()
     }
 
-    /// What a reader should know that does not make the file invalid (see
-    /// [`Dataset::warnings`](crate::Dataset::warnings)).
+    /// What a reader should know that does not make the file invalid, as
+    /// [`Dataset::warnings`].
     pub fn warnings(&self) -> impl Iterator<Item = Error> + '_ {
-        self.header
-            .warning()
-            .into_iter()
-            .chain(self.catalog.warnings())
+        dataset::warnings(&self.header, &self.catalog)
     }
 
     /// The source.
@@ -224,266 +224,136 @@ impl<S: ByteSource> Reader<S> {
         self.source
     }
 
-    /// The value of `field` in `sample`: at most two requests, the slot and then the
-    /// payload (none for bytes inside the first [`HEAD_SIZE`] bytes).
+    /// The value of `field` in `sample`, as `view().fetch(sample, field)`: at most two
+    /// requests, the slot and then the payload (none for bytes inside the first
+    /// [`HEAD_SIZE`](crate::HEAD_SIZE) bytes).
     ///
     /// # Errors
-    /// As [`Dataset::value`](crate::Dataset::value); [`ErrorKind::Io`](crate::ErrorKind::Io) when the source
-    /// fails; a `Truncated` error when the file is shorter than it was at open.
+    /// As [`Dataset::fetch`].
     pub fn value(&self, sample: u64, field: usize) -> Result<ValueBuf<'_>> {
-        let (place, hot) = self.catalog.slot(self.num_samples(), sample, field)?;
-        let slot = self.fetch(
-            &(place.offset..place.offset + to_u64(hot.len)),
-            "metadata slot",
-        )?;
-        match slot::locate(&hot, &slot, &self.catalog.data, &place)? {
-            Located::Done(value) => Ok(ValueBuf::done(Shape::of(&value), slot)),
-            Located::Payload { ptr, size } => {
-                let payload = if size == 0 {
-                    Cow::Borrowed(&[][..])
-                } else {
-                    self.fetch(&(ptr..ptr + u64::from(size)), "item")?
-                };
-                self.decode(&place, &slot, ptr, size, payload)
-            }
-        }
+        self.view().fetch(sample, field)
     }
 
-    /// The value of the field named `name` of sample `sample`; `Ok(None)` when there is
-    /// no such field.
+    /// The value of the field named `name` of sample `sample`, as
+    /// `view().fetch_by_name(sample, name)`; `Ok(None)` when there is no such field.
     ///
     /// # Errors
     /// As [`Reader::value`].
     pub fn value_by_name(&self, sample: u64, name: &str) -> Result<Option<ValueBuf<'_>>> {
-        match self.field_by_name(name) {
-            Some(f) => self.value(sample, f.index()).map(Some),
-            None => Ok(None),
-        }
+        self.view().fetch_by_name(sample, name)
     }
 
-    /// Every value of `sample`, in field order: one request for the row, then the
-    /// payloads in one batch.
+    /// Every value of `sample`, in field order, as `view().fetch_sample(sample)` but
+    /// with the payloads read in one batch ([`ByteSource::read_ranges`]): one request
+    /// for the row, then one round trip.
     ///
     /// # Errors
     /// As [`Reader::value`], for the first field that fails.
     pub fn sample(&self, sample: u64) -> Result<Vec<ValueBuf<'_>>> {
-        let num_fields = self.catalog.fields.len();
-        if num_fields == 0 || sample >= self.num_samples() {
-            // The same errors as a single access.
-            self.catalog.slot(self.num_samples(), sample, 0)?;
-        }
-        let start = self
-            .catalog
-            .metadata
-            .start
-            .saturating_add(sample.saturating_mul(self.catalog.row_size));
-        let row = self.fetch(&(start..start + self.catalog.row_size), "metadata row")?;
-        let mut located = Vec::with_capacity(num_fields);
-        let mut wanted = Vec::new();
-        for field in 0..num_fields {
-            let (place, hot) = self.catalog.slot(self.num_samples(), sample, field)?;
-            let slot = row_slot(&row, &hot);
-            let found = slot::locate(&hot, slot, &self.catalog.data, &place)?;
-            if let Located::Payload { ptr, size } = found
-                && size > 0
-                && !self.in_memory(ptr, size)
-            {
-                wanted.push(ptr..ptr + u64::from(size));
-            }
-            located.push((place, hot, found));
-        }
-        let mut fetched = self
-            .source
-            .read_ranges(&wanted)
-            .map_err(IoError::from)?
-            .into_iter();
-        let mut values = Vec::with_capacity(num_fields);
-        for (place, hot, found) in located {
-            let slot = row_slot(&row, &hot);
-            values.push(match found {
-                Located::Done(value) => {
-                    let shape = Shape::of(&value);
-                    // Only an unknown type's value is its slot.
-                    let kept = if shape == Shape::Unknown {
-                        Cow::Owned(slot.to_vec())
-                    } else {
-                        Cow::Borrowed(&[][..])
-                    };
-                    ValueBuf::done(shape, kept)
-                }
-                Located::Payload { ptr, size } => {
-                    let payload = if size == 0 {
-                        Cow::Borrowed(&[][..])
-                    } else if self.in_memory(ptr, size) {
-                        self.fetch(&(ptr..ptr + u64::from(size)), "item")?
-                    } else {
-                        fetched.next().unwrap_or_default()
-                    };
-                    self.decode(&place, slot, ptr, size, payload)?
-                }
-            });
-        }
-        Ok(values)
-    }
-
-    /// True when `[ptr, ptr + size)` is read without a request.
-    fn in_memory(&self, ptr: u64, size: u32) -> bool {
-        self.source.as_slice().is_some()
-            || ptr
-                .checked_add(u64::from(size))
-                .is_some_and(|end| end <= to_u64(self.head.len()))
-    }
-
-    /// The per-type rules and the item CRC, on a fetched payload.
-    fn decode<'r>(
-        &'r self,
-        place: &Place,
-        slot: &[u8],
-        ptr: u64,
-        size: u32,
-        payload: Cow<'r, [u8]>,
-    ) -> Result<ValueBuf<'r>> {
-        if usize::try_from(size).ok() != Some(payload.len()) {
-            // The source returned another length than asked for.
-            return Err(binfmt_core::Error::truncated(
-                "item",
-                ptr,
-                u64::from(size),
-                to_u64(payload.len()),
-            )
-            .into());
-        }
-        let field = self.catalog.field(place.field)?;
-        let mut text = false;
-        let value = slot::interpret(field.field_type_ref(), slot, &payload, |_| {
-            // Checked below, once, while the payload becomes text.
-            text = true;
-            Ok("")
+        self.view().fetch_sample_with(sample, |ranges| {
+            Ok(self.source.read_ranges(ranges).map_err(IoError::from)?)
         })
-        .map_err(|problem| place.bad(problem))?;
-        let value = ValueBuf {
-            shape: Shape::of(&value),
-            bytes: if text {
-                Bytes::Text(into_text(payload).map_err(|problem| place.bad(problem))?)
-            } else {
-                Bytes::Raw(payload)
-            },
-        };
-        // After the slot's rules, as the slice reader does.
-        if self.item_crcs && size > 0 {
-            let (_, entry) = catalog::entry_for(&self.alloc, place, ptr, size)?;
-            catalog::check_item_crc(entry, place, ptr, value.payload())?;
-        }
-        Ok(value)
     }
 }
 
-/// The slot of `hot`'s field in a fetched row.
-fn row_slot<'r>(row: &'r [u8], hot: &Hot) -> &'r [u8] {
-    hot.offset
-        .checked_add(hot.len)
-        .and_then(|end| row.get(hot.offset..end))
-        .unwrap_or_default()
-}
-
-/// The bytes of `range`: from a source in memory, from the `head` (the first bytes of
-/// the file, already fetched), or from the source.
-fn fetch<'s, S: ByteSource>(
-    source: &'s S,
-    head: &'s [u8],
-    range: &Range<u64>,
-    what: &'static str,
-) -> Result<Cow<'s, [u8]>> {
-    let len = range.end.saturating_sub(range.start);
-    if len == 0 {
-        // An empty section's pointer is not checked: it may lie anywhere.
-        return Ok(Cow::Borrowed(&[]));
-    }
-    if let Some(all) = source.as_slice() {
-        return Ok(Cow::Borrowed(bytes::slice(all, range.start, len, what)?));
-    }
-    if let (Ok(start), Ok(end)) = (usize::try_from(range.start), usize::try_from(range.end))
-        && let Some(inside) = head.get(start..end)
-    {
-        return Ok(Cow::Borrowed(inside));
-    }
-    Ok(read_exact(source, range.start, len, what)?)
-}
-
-/// Checked text, without copying the bytes.
-fn into_text(payload: Cow<'_, [u8]>) -> core::result::Result<Cow<'_, str>, ValueProblem> {
-    match payload {
-        Cow::Borrowed(b) => slot::utf8(b).map(Cow::Borrowed),
-        Cow::Owned(v) => String::from_utf8(v)
-            .map(Cow::Owned)
-            .map_err(|e| ValueProblem::NotUtf8 {
-                valid_up_to: e.utf8_error().valid_up_to(),
-            }),
-    }
-}
-
-/// A value read by a [`Reader`], with the bytes it was decoded from: fetched from the
-/// source (owned), or borrowed from the reader (a source in memory, the head).
+/// The bytes a [`Reader`] holds, as [`Data`] for its [`view`](Reader::view): the first
+/// bytes of the file (read at open) borrowed, and everything else read from the source
+/// by [`Data::payload`], into buffers the values own.
 ///
-/// Its rules were checked when it was read; [`ValueBuf::value`] hands out the
-/// [`Value`] without checking anything again.
-#[derive(Debug, Clone)]
-pub struct ValueBuf<'r> {
-    shape: Shape,
-    bytes: Bytes<'r>,
+/// Only what the view reads after opening is served: [`Data::bytes`] (a borrow) is
+/// answered from the head, or from a source in memory; past them it is an error, since
+/// nothing else is held.
+///
+/// ```
+/// use mldf::{FieldType, Reader, Schema, Value, Writer, WriterOptions};
+/// # fn main() -> Result<(), mldf::Error> {
+/// let schema = Schema::new().field("n", FieldType::Int);
+/// let mut writer = Writer::new(std::io::Cursor::new(Vec::new()), &schema, WriterOptions::new())?;
+/// writer.push(&[Value::Int(1)])?;
+/// let file = writer.finish()?.into_inner();
+/// let reader = Reader::open(binfmt_core::source::SeekSource::new(std::io::Cursor::new(file)))?;
+/// let view: mldf::Dataset<'_, mldf::Held<'_, _>> = reader.view();
+/// assert_eq!(view.fetch(0, 0)?.value(), Value::Int(1));
+/// # Ok(()) }
+/// ```
+pub struct Held<'r, S> {
+    source: &'r S,
+    head: &'r [u8],
+    file_size: u64,
 }
 
-#[derive(Debug, Clone)]
-enum Bytes<'r> {
-    Raw(Cow<'r, [u8]>),
-    /// JSON and UTF-8 text, checked once.
-    Text(Cow<'r, str>),
-}
-
-impl<'r> ValueBuf<'r> {
-    /// A value that needs no payload: its slot is kept only for unknown types.
-    fn done(shape: Shape, slot: Cow<'r, [u8]>) -> Self {
-        let bytes = if shape == Shape::Unknown {
-            Bytes::Raw(slot)
-        } else if shape.is_text() {
-            Bytes::Text(Cow::Borrowed(""))
-        } else {
-            Bytes::Raw(Cow::Borrowed(&[]))
-        };
-        ValueBuf { shape, bytes }
-    }
-
-    /// The value.
-    #[must_use]
-    pub fn value(&self) -> Value<'_> {
-        match &self.bytes {
-            Bytes::Raw(b) => self.shape.with(b, ""),
-            Bytes::Text(t) => self.shape.with(t.as_bytes(), t),
-        }
-    }
-
-    /// The payload's bytes (an unknown type's slot; empty for null, INT and FLOAT).
-    #[must_use]
-    pub fn payload(&self) -> &[u8] {
-        match &self.bytes {
-            Bytes::Raw(b) => b,
-            Bytes::Text(t) => t.as_bytes(),
-        }
-    }
-
-    /// The payload's bytes, without copying them.
-    #[must_use]
-    pub fn into_payload(self) -> Cow<'r, [u8]> {
-        match self.bytes {
-            Bytes::Raw(b) => b,
-            Bytes::Text(Cow::Borrowed(t)) => Cow::Borrowed(t.as_bytes()),
-            Bytes::Text(Cow::Owned(t)) => Cow::Owned(t.into_bytes()),
-        }
+impl<S> Clone for Held<'_, S> {
+    fn clone(&self) -> Self {
+        *self
     }
 }
 
-impl PartialEq for ValueBuf<'_> {
-    fn eq(&self, other: &Self) -> bool {
-        self.value() == other.value()
+impl<S> Copy for Held<'_, S> {}
+
+impl<S> core::fmt::Debug for Held<'_, S> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Held")
+            .field("head", &self.head.len())
+            .field("file_size", &self.file_size)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<'r, S: ByteSource> Data<'r> for Held<'r, S> {
+    type Error = SourceError;
+
+    fn size(self) -> core::result::Result<u64, SourceError> {
+        Ok(self.file_size)
+    }
+
+    fn bytes(
+        self,
+        offset: u64,
+        len: u64,
+        what: &'static str,
+    ) -> core::result::Result<&'r [u8], SourceError> {
+        let all = self.source.as_slice().unwrap_or(self.head);
+        match bytes::slice(all, offset, len, what) {
+            Ok(b) => Ok(b),
+            Err(_) if self.source.as_slice().is_none() => {
+                Err(SourceError::Io(IoError::from(std::io::Error::other(
+                    std::format!("{what}: {len} bytes at {offset} are not held by the reader"),
+                ))))
+            }
+            Err(e) => Err(SourceError::Layout(e)),
+        }
+    }
+
+    fn head(self, max: u64) -> core::result::Result<&'r [u8], SourceError> {
+        let all = self.source.as_slice().unwrap_or(self.head);
+        Ok(Data::head(all, max)?)
+    }
+
+    fn tail(self, max: u64) -> core::result::Result<(u64, &'r [u8]), SourceError> {
+        let start = self.file_size.saturating_sub(max);
+        Ok((start, self.bytes(start, self.file_size - start, "tail")?))
+    }
+
+    fn payload(
+        self,
+        offset: u64,
+        len: u64,
+        what: &'static str,
+    ) -> core::result::Result<Cow<'r, [u8]>, SourceError> {
+        if let Some(all) = self.source.as_slice() {
+            return Ok(Cow::Borrowed(bytes::slice(all, offset, len, what)?));
+        }
+        if let Ok(b) = bytes::slice(self.head, offset, len, what) {
+            return Ok(Cow::Borrowed(b));
+        }
+        read_exact(self.source, offset, len, what)
+    }
+
+    fn whole(self) -> Option<&'r [u8]> {
+        self.source.as_slice()
+    }
+
+    fn is_stream(self) -> bool {
+        self.source.is_stream()
     }
 }

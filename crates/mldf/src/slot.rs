@@ -380,7 +380,7 @@ fn text<'a>(
 /// A value without its payload: everything its slot says. A reader that owns the
 /// payload ([`crate::ValueBuf`]) keeps this and rebuilds the value on demand, and the
 /// diff compares shapes, then payloads by identity.
-#[cfg(feature = "std")]
+#[cfg(feature = "alloc")]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub(crate) enum Shape {
     Null,
@@ -410,7 +410,7 @@ pub(crate) enum Shape {
     Unknown,
 }
 
-#[cfg(feature = "std")]
+#[cfg(feature = "alloc")]
 impl Shape {
     /// The shape of `value`.
     pub(crate) fn of(value: &Value<'_>) -> Shape {

@@ -1,6 +1,8 @@
 //! `mldf::diff`: what it reports, and that its work stays linear in the files' sizes
 //! when many slots share one large payload (the `binfmt mldf diff` that took 12 s on a
 //! 3 MB file).
+// Every test writes or reads files with the `std` API.
+#![cfg(feature = "std")]
 #![allow(
     clippy::unwrap_used,
     clippy::indexing_slicing,

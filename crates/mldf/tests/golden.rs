@@ -1,5 +1,7 @@
 //! The decision record's golden vectors A and B (§17), byte for byte, built by hand from
 //! the record's table, not from our writer.
+// Every test writes or reads files with the `std` API.
+#![cfg(feature = "std")]
 #![allow(clippy::unwrap_used, clippy::indexing_slicing, missing_docs)]
 
 use std::io::Cursor;

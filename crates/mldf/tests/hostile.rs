@@ -1,4 +1,6 @@
 //! Inputs built to cost work or memory out of proportion to their size.
+// Every test writes or reads files with the `std` API.
+#![cfg(feature = "std")]
 #![allow(
     clippy::unwrap_used,
     clippy::indexing_slicing,

@@ -1,6 +1,8 @@
 //! Interop with the independent Python implementation (tools/mldf/mldf_ref.py):
 //! its files (tests/fixtures, made by tools/mldf/gen_fixtures.py) read by us, and ours
 //! read and fully verified by it (tools/mldf/check_read.py, when BINFMT_PYTHON is set).
+// Every test writes or reads files with the `std` API.
+#![cfg(feature = "std")]
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,

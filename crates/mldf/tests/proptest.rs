@@ -1,5 +1,7 @@
 //! Property tests: random schemas and samples survive a round trip and verify; random
 //! corruption and truncation never panic, and whatever still verifies reads the same.
+// Every test writes or reads files with the `std` API.
+#![cfg(feature = "std")]
 #![allow(
     clippy::unwrap_used,
     clippy::indexing_slicing,

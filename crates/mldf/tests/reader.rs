@@ -1,5 +1,7 @@
 //! The ranged reader: its request plan (counted with `Counting`), and agreement with the
 //! slice reader on every fixture, valid or not.
+// Every test writes or reads files with the `std` API.
+#![cfg(feature = "std")]
 #![allow(
     clippy::unwrap_used,
     clippy::indexing_slicing,

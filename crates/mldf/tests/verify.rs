@@ -1,5 +1,7 @@
 //! Whole-file verification through the shared contract: severities, the sink's control,
 //! the options, and the bound on repeated work.
+// Every test writes or reads files with the `std` API.
+#![cfg(feature = "std")]
 #![allow(
     clippy::unwrap_used,
     clippy::indexing_slicing,

@@ -1,4 +1,6 @@
 //! Writer behaviour: validation before any byte, refused samples, atomic files, layouts.
+// Every test writes or reads files with the `std` API.
+#![cfg(feature = "std")]
 #![allow(
     clippy::unwrap_used,
     clippy::indexing_slicing,
