@@ -1,6 +1,6 @@
 //! `binfmt.bloscpack`: pack, unpack and append through `bloscpack-header` (the bundled
 //! c-blosc), with the GIL released while (de)compressing. The Python side
-//! (`python/binfmt/bloscpack.py`) turns numpy arrays into bytes and back.
+//! (`python/binfmt/bloscpack/__init__.py`) turns numpy arrays into bytes and back.
 
 use std::path::PathBuf;
 

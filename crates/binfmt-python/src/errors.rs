@@ -1,26 +1,17 @@
 //! Rust errors to Python exceptions.
 //!
 //! Every format error becomes an instance of a class from `binfmt._errors` (chosen there
-//! from the format and the variant's name), whose `str()` is the library error's
-//! `Display` (`byte N: message`, as the CLI prints after `FILE: `). Errors that wrap an
-//! operating-system error become the matching `OSError` subclass.
-
-use core::fmt;
+//! from the format and the variant's stable name, [`KindName`], never from `Debug`
+//! output), whose `str()` is the library error's `Display` (`byte N: message`, as the CLI
+//! prints after `FILE: `). Errors that wrap an operating-system error become the
+//! matching `OSError` subclass, with `errno` and `strerror` set.
 
 use binfmt_core::{Error, Fault, Kind};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyTuple;
 
-/// The name of a kind's variant: `TooLarge` from `TooLarge { .. }`, `BadMagic` from
-/// `Layout(BadMagic { .. })`.
-fn variant_name(debug: &str) -> &str {
-    let inner = debug.strip_prefix("Layout(").unwrap_or(debug);
-    let end = inner
-        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-        .unwrap_or(inner.len());
-    inner.get(..end).unwrap_or(inner)
-}
+use crate::kinds::KindName;
 
 fn fault_name(fault: Fault) -> &'static str {
     match fault {
@@ -36,18 +27,18 @@ fn fault_name(fault: Fault) -> &'static str {
 /// `error`, from the crate of `format`, as a Python exception.
 pub(crate) fn to_py<K>(format: &'static str, error: Error<K>) -> PyErr
 where
-    K: Kind + fmt::Debug,
+    K: Kind + KindName,
 {
     let fault = error.fault();
     let offset = error.offset();
     let text = error.to_string();
     let message = binfmt_core::Diagnostic::message(&error).to_string();
-    let debug = format!("{:?}", error.kind());
-    let name = variant_name(&debug).to_owned();
+    let name = error.kind().kind_name();
     if fault == Fault::Io
         && let Ok(io) = error.into_kind().into_io_error()
     {
-        return io.into();
+        // errno and strerror set, as Python's own OSErrors have them.
+        return Python::attach(|py| crate::output::os_error(py, &io, None));
     }
     Python::attach(|py| {
         let made = (|| -> PyResult<PyErr> {
@@ -75,7 +66,7 @@ pub(crate) trait IntoPy<T> {
     fn py_err(self, format: &'static str) -> PyResult<T>;
 }
 
-impl<T, K: Kind + fmt::Debug> IntoPy<T> for Result<T, Error<K>> {
+impl<T, K: Kind + KindName> IntoPy<T> for Result<T, Error<K>> {
     fn py_err(self, format: &'static str) -> PyResult<T> {
         self.map_err(|e| to_py(format, e))
     }

@@ -1,6 +1,7 @@
 //! `binfmt.kastore`: the index of a store (where each array is) for zero-copy numpy views,
-//! and the writer. The Python side (`python/binfmt/kastore.py`) builds the arrays with
-//! `numpy.frombuffer(map, dtype, count, offset)` from the offsets computed here.
+//! and the writer. The Python side (`python/binfmt/kastore/__init__.py`) builds the
+//! arrays with `numpy.frombuffer(map, dtype, count, offset)` from the offsets computed
+//! here.
 
 use kastore::{AnyArray, Builder, DType, Reader, Store};
 use pyo3::prelude::*;

@@ -11,7 +11,9 @@ use pyo3::prelude::*;
 mod bloscpack;
 mod errors;
 mod kastore;
+mod kinds;
 mod mldf;
+mod output;
 mod source;
 mod taco;
 mod taridx;
@@ -33,6 +35,7 @@ fn _binfmt(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(taco::taco_members_path, m)?)?;
     m.add_function(wrap_pyfunction!(taco::taco_read_header_url, m)?)?;
     m.add_function(wrap_pyfunction!(taco::taco_members_url, m)?)?;
+    m.add_function(wrap_pyfunction!(output::write_file, m)?)?;
     m.add_function(wrap_pyfunction!(source::is_url, m)?)?;
     m.add_function(wrap_pyfunction!(source::remote_enabled, m)?)?;
     m.add_class::<taridx::TaridxReader>()?;

@@ -179,3 +179,132 @@ def test_gil_released_while_unpacking() -> None:
 def test_reads_format_2_which_the_reference_refuses() -> None:
     v2, _ = ob.unpack_bytes_from_file(DIR / "version2.blp")
     assert v2 == ob.unpack_bytes_from_file(DIR / "max_app_0.blp")[0] == (DIR / "ramp.bin").read_bytes()
+
+
+def test_exception_classes_by_the_reference_names() -> None:
+    bloscpack = reference("bloscpack")
+    import binfmt.bloscpack.exceptions as ours
+
+    for name in dir(bloscpack.exceptions):
+        ref = getattr(bloscpack.exceptions, name)
+        if not (isinstance(ref, type) and issubclass(ref, BaseException)):
+            continue
+        cls = getattr(ob, name)
+        assert cls is getattr(ours, name), name
+        # Every base of the reference class is a base of ours (RuntimeError, ValueError…).
+        for base in ref.__mro__[1:]:
+            if base.__module__ == "builtins":
+                assert issubclass(cls, base), (name, base)
+        if issubclass(ref, (RuntimeError, ValueError)) and ref is not bloscpack.exceptions.FileNotFound:
+            assert issubclass(cls, binfmt.FormatError), name
+
+
+def test_flipped_payload_byte_is_a_checksum_mismatch() -> None:
+    bloscpack = reference("bloscpack")
+    data = b"hello world" * 100
+    packed = bytearray(ob.pack_bytes_to_bytes(data, chunk_size=100))
+    assert packed == bytearray(bloscpack.pack_bytes_to_bytes(data, chunk_size=100))
+    packed[-5] ^= 1  # the last chunk's payload
+    with pytest.raises(bloscpack.exceptions.ChecksumMismatch):
+        bloscpack.unpack_bytes_from_bytes(bytes(packed))
+    with pytest.raises(ob.ChecksumMismatch) as info:
+        ob.unpack_bytes_from_bytes(bytes(packed))
+    e = info.value
+    assert isinstance(e, RuntimeError) and isinstance(e, binfmt.FormatError)
+    assert e.kind == "ChunkDigestMismatch" and str(e).startswith(f"byte {e.offset}: ")
+
+
+def test_format_version_mismatch_like_the_reference() -> None:
+    bloscpack = reference("bloscpack")
+    packed = bytearray(ob.pack_bytes_to_bytes(b"abc" * 100, chunk_size=100))
+    packed[4] = 9
+    with pytest.raises(bloscpack.exceptions.FormatVersionMismatch):
+        bloscpack.unpack_bytes_from_bytes(bytes(packed))
+    with pytest.raises(ob.FormatVersionMismatch) as info:
+        ob.unpack_bytes_from_bytes(bytes(packed))
+    assert isinstance(info.value, RuntimeError) and isinstance(info.value, binfmt.FormatError)
+
+
+@pytest.mark.parametrize("chunk_size", [3, 12, "3B"])
+def test_chunk_size_not_a_multiple_of_the_item_size(tmp_path: Path, chunk_size) -> None:
+    bloscpack = reference("bloscpack")
+    a = np.arange(10, dtype=np.int64)
+    with pytest.raises(bloscpack.exceptions.ChunkSizeTypeSizeMismatch):
+        bloscpack.pack_ndarray_to_bytes(a, chunk_size=chunk_size)
+    with pytest.raises(ob.ChunkSizeTypeSizeMismatch) as info:
+        ob.pack_ndarray_to_bytes(a, chunk_size=chunk_size)
+    assert isinstance(info.value, ValueError)
+    out = tmp_path / "a.blp"
+    with pytest.raises(ob.ChunkSizeTypeSizeMismatch):
+        ob.pack_ndarray_to_file(a, out, chunk_size=chunk_size)
+    assert not out.exists()
+    # A multiple, or larger than the array (one chunk), is accepted, as by the reference.
+    for ok in (16, 1000, "1M"):
+        packed = ob.pack_ndarray_to_bytes(a, chunk_size=ok)
+        same = ob.unpack_ndarray_from_bytes(packed)
+        assert same.tolist() == a.tolist()
+        assert bloscpack.unpack_ndarray_from_bytes(packed).tolist() == a.tolist()
+
+
+def test_unknown_checksum_and_codec() -> None:
+    bloscpack = reference("bloscpack")
+    with pytest.raises(bloscpack.exceptions.NoSuchChecksum):
+        bloscpack.pack_bytes_to_bytes(b"abc" * 100, chunk_size=100,
+                                      bloscpack_args=bloscpack.BloscpackArgs(checksum="nope"))
+    with pytest.raises(ob.NoSuchChecksum):
+        ob.pack_bytes_to_bytes(b"abc" * 100, chunk_size=100,
+                               bloscpack_args=ob.BloscpackArgs(checksum="nope"))
+    with pytest.raises(ob.NoSuchCodec):
+        ob.pack_bytes_to_bytes(b"abc", metadata={"a": 1},
+                               metadata_args=ob.MetadataArgs(meta_codec="nope"))
+    with pytest.raises(ob.MetadataSectionTooSmall) as info:
+        ob.pack_bytes_to_bytes(b"abc", metadata={"a": 1},
+                               metadata_args=ob.MetadataArgs(max_meta_size=2, meta_codec="None"))
+    assert isinstance(info.value, RuntimeError)
+
+
+def test_not_enough_space_when_appending(tmp_path: Path) -> None:
+    path = tmp_path / "a.blp"
+    ob.pack_bytes_to_file(b"x" * 100, path, chunk_size=50,
+                          bloscpack_args=ob.BloscpackArgs(max_app_chunks=1))
+    with pytest.raises(ob.NotEnoughSpace) as info:
+        ob.append_bytes(path, b"y" * 1000)
+    assert isinstance(info.value, RuntimeError) and isinstance(info.value, binfmt.FormatError)
+
+
+def test_args_are_mappings_like_the_reference() -> None:
+    bloscpack = reference("bloscpack")
+    import collections.abc
+
+    assert ob.BloscpackArgs(checksum=None)["checksum"] == "None"
+    assert ob.BloscpackArgs(checksum=None).checksum == "None"
+    for name, kw in (("BloscArgs", {}), ("BloscArgs", {"typesize": 4, "clevel": 1, "cname": "lz4"}),
+                     ("BloscpackArgs", {"offsets": False, "checksum": None}),
+                     ("BloscpackArgs", {"max_app_chunks": 5}),
+                     ("MetadataArgs", {"meta_codec": "None", "max_meta_size": 7})):
+        ref, ours = getattr(bloscpack, name)(**kw), getattr(ob, name)(**kw)
+        assert isinstance(ours, collections.abc.MutableMapping)
+        assert list(ours) == list(ref) and len(ours) == len(ref)
+        for key in ref:
+            if not callable(ref[key]):
+                assert ours[key] == ref[key], (name, key)
+                assert f"{key}={ref[key]!r}" in repr(ours)
+        assert repr(ours).startswith(f"{name}(")
+    args = ob.BloscArgs()
+    args["clevel"] = 3
+    assert args.clevel == 3 and dict(args)["clevel"] == 3
+    with pytest.raises(KeyError):
+        args["nope"] = 1
+    with pytest.raises(KeyError):
+        args["nope"]
+    with pytest.raises(NotImplementedError):
+        del args["clevel"]
+    copied = args.copy()
+    copied["clevel"] = 9
+    assert args.clevel == 3
+    # **args works, as with the reference.
+    assert ob.BloscArgs(**args)["clevel"] == 3
+    # And they still drive packing: checksum None packs without digests.
+    data = b"abc" * 1000
+    assert ob.pack_bytes_to_bytes(data, chunk_size=512, bloscpack_args=ob.BloscpackArgs(checksum=None)) == \
+        bloscpack.pack_bytes_to_bytes(data, chunk_size=512, bloscpack_args=bloscpack.BloscpackArgs(checksum=None))

@@ -204,3 +204,120 @@ def test_help_reads_well() -> None:
         obj = getattr(bk, name)
         if callable(obj):
             assert obj.__doc__, name
+
+
+def test_read_all_survives_truncation_and_the_default_is_documented(tmp_path: Path) -> None:
+    # kastore 0.3.6 copies; here read_all=True is the copy, and the docstring says that
+    # the default maps (and what truncation then does).
+    path = tmp_path / "t.kas"
+    bk.dump({"a": np.arange(1000, dtype=np.int64)}, path)
+    store = bk.load(path, read_all=True)
+    a = store["a"]
+    with open(path, "r+b") as f:
+        f.truncate(0)
+    assert a.tolist() == list(range(1000))
+    doc = bk.load.__doc__
+    assert "read_all: ``False`` (the default)" in doc and "SIGBUS" in doc
+    assert "``True``: read the whole store into memory" in doc
+    assert "read_all=True" in bk.__doc__
+    # `.base` is a memoryview over the map, as the docstring says.
+    bk.dump({"a": np.arange(3)}, path)
+    mapped = bk.load(path)["a"]
+    assert isinstance(mapped.base, memoryview) and isinstance(mapped.base.obj, mmap.mmap)
+    assert ".base.obj" in doc
+
+
+def test_exceptions_submodule_mirrors_the_reference() -> None:
+    kastore = reference("kastore")
+    import importlib
+
+    ours = importlib.import_module("binfmt.kastore.exceptions")
+    import binfmt.kastore.exceptions as again
+
+    assert again is ours
+    for name in ("KastoreException", "FileFormatError", "VersionTooOldError",
+                 "VersionTooNewError", "StoreClosedError"):
+        assert hasattr(kastore.exceptions, name), name
+        cls = getattr(ours, name)
+        assert cls is getattr(bk, name)
+        assert issubclass(cls, ours.KastoreException)
+    assert issubclass(ours.FileFormatError, binfmt.FormatError)
+    assert issubclass(ours.VersionTooNewError, ours.FileFormatError)
+    with pytest.raises(ours.FileFormatError):
+        bk.loads(b"\0" * 64)
+
+
+@pytest.mark.parametrize("argv", [["ls"], ["ls", "-l"], ["ls", "-lH"], ["ls", "--long", "--human-readable"],
+                                  ["dump", "{path}", "b"], ["dump", "{path}", "long/key"],
+                                  ["dump", "{path}", "empty"]])
+def test_cli_prints_what_the_reference_prints(tmp_path: Path, argv: list[str]) -> None:
+    import subprocess
+    import sys
+
+    reference("kastore")
+    path = tmp_path / "cli.kas"
+    bk.dump({"b": np.arange(3, dtype=np.int32), "a": np.array([1.5, 2.25e10, np.nan]),
+             "long/key": np.arange(3000, dtype=np.uint8), "empty": np.zeros(0, np.int8),
+             "i64": np.array([-(2**63), 2**62])}, path)
+    args = [a.format(path=path) for a in argv]
+    if "{path}" not in argv:
+        args.append(str(path))
+    ours = subprocess.run([sys.executable, "-m", "binfmt.kastore", *args],
+                          capture_output=True, text=True)
+    ref = subprocess.run([sys.executable, "-m", "kastore", *args], capture_output=True, text=True)
+    assert ref.returncode == 0, ref.stderr
+    assert ours.returncode == 0, ours.stderr
+    assert ours.stdout == ref.stdout
+
+
+def test_cli_errors_like_the_reference(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    path = tmp_path / "cli.kas"
+    bk.dump({"a": np.arange(3)}, path)
+    for args in (["dump", str(path), "nope"], ["ls", str(tmp_path / "missing.kas")], []):
+        run = subprocess.run([sys.executable, "-m", "binfmt.kastore", *args],
+                             capture_output=True, text=True)
+        assert run.returncode != 0
+    run = subprocess.run([sys.executable, "-m", "binfmt.kastore", "dump", str(path), "nope"],
+                         capture_output=True, text=True)
+    assert "KeyError: 'nope'" in run.stderr
+
+
+def test_store_pickles_by_path_and_position(tmp_path: Path) -> None:
+    import pickle
+
+    path = tmp_path / "p.kas"
+    big = {"a": np.arange(200_000, dtype=np.int64), "b": np.linspace(0, 1, 7)}
+    bk.dump(big, path)
+    store = bk.load(path)
+    blob = pickle.dumps(store)
+    assert len(blob) < 1000  # by reference, not by value
+    back = pickle.loads(blob)
+    assert isinstance(back["a"].base.obj, mmap.mmap)  # re-mapped
+    same_array(back["a"], big["a"])
+    same_array(back["b"], big["b"])
+    # read_all is kept.
+    back = pickle.loads(pickle.dumps(bk.load(path, read_all=True)))
+    assert isinstance(base_chain(back["a"])[-1], bytes)
+    same_array(back["a"], big["a"])
+    # A store read from a file object at a position: path and position.
+    two = tmp_path / "two.kas"
+    with open(two, "wb") as f:
+        bk.dump({"x": np.arange(5)}, f)
+        bk.dump({"y": np.arange(3) * 2}, f)
+    with open(two, "rb") as f:
+        first = bk.load(f)
+        second = bk.load(f)
+    blob = pickle.dumps(second)
+    assert len(blob) < 1000
+    back = pickle.loads(blob)
+    assert list(back) == ["y"] and back["y"].tolist() == [0, 2, 4]
+    assert pickle.loads(pickle.dumps(first))["x"].tolist() == list(range(5))
+    # A store from bytes pickles by value; a closed store does not pickle.
+    back = pickle.loads(pickle.dumps(bk.loads(bk.dumps({"z": np.arange(4)}))))
+    assert back["z"].tolist() == [0, 1, 2, 3]
+    store.close()
+    with pytest.raises(bk.StoreClosedError):
+        pickle.dumps(store)

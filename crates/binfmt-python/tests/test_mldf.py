@@ -206,3 +206,55 @@ def test_writer_simple_and_exception(tmp_path):
         with mldf.Writer(failed, [("x", "BYTES")]) as w:
             w.write([None])  # null in a field that is not nullable
     assert list(tmp_path.iterdir()) == [out]
+
+
+@pytest.mark.parametrize("ids", [[2**32 + 5, 7], [-1], np.array([2**32 + 5, 7], dtype=np.int64),
+                                 np.array([-1], dtype=np.int32), [2**70]])
+def test_writer_refuses_token_ids_out_of_range(tmp_path, ids):
+    # Stored modulo 2**32 before ([2**32+5, 7] as [5, 7], [-1] as 4294967295); the CLI
+    # refuses them, and so does the Python writer: OverflowError, nothing left behind.
+    out = tmp_path / "tok.mldf"
+    with pytest.raises(OverflowError):
+        with mldf.Writer(out, [("ids", "TEXT_TOKENIZED", {"vocab_size": 0})]) as w:
+            w.write({"ids": ids})
+    assert not out.exists() and list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("dtype,value", [
+    ("u32", [2**32 + 5, 7]), ("u32", [-1, 0]), ("u32", np.array([-1, 0], dtype=np.int64)),
+    ("i8", [128, 0]), ("u8", np.array([256, 1], dtype=np.int32)), ("i64", [2**63, 0]),
+    ("u16", np.array([70000.0, 1.0])),
+])
+def test_writer_refuses_ndarray_values_out_of_range(tmp_path, dtype, value):
+    out = tmp_path / "nd.mldf"
+    with pytest.raises(OverflowError):
+        with mldf.Writer(out, [("v", "NDARRAY", {"dtype": dtype, "shape": (2,)})]) as w:
+            w.write({"v": value})
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_writer_keeps_in_range_values(tmp_path):
+    out = tmp_path / "ok.mldf"
+    schema = [("ids", "TEXT_TOKENIZED", {"vocab_size": 0}),
+              ("v", "NDARRAY", {"dtype": "u32", "shape": (2,)})]
+    with mldf.Writer(out, schema) as w:
+        w.write({"ids": [2**32 - 1, 0], "v": np.array([2**32 - 1, 0], dtype=np.int64)})
+        w.write({"ids": np.array([5, 7], dtype=np.uint64), "v": [1.0, 2.0]})
+    ds = mldf.open(out)
+    assert ds[0]["ids"].tolist() == [2**32 - 1, 0] and ds[0]["v"].tolist() == [2**32 - 1, 0]
+    assert ds[1]["ids"].tolist() == [5, 7] and ds[1]["v"].tolist() == [1, 2]
+
+
+def test_column_copy_is_not_a_map(tmp_path):
+    out = tmp_path / "c.mldf"
+    with mldf.Writer(out, [("label", "INT")]) as w:
+        for i in range(10):
+            w.write({"label": i})
+    ds = mldf.open(out)
+    view = ds.column("label")
+    assert not view.flags.writeable
+    copied = ds.column("label", copy=True)
+    assert copied.flags.writeable and copied.flags.c_contiguous and copied.base is None
+    with open(out, "r+b") as f:
+        f.truncate(0)  # reading `view` now would be SIGBUS; the copy is unaffected
+    assert copied.tolist() == list(range(10))

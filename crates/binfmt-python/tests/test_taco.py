@@ -137,3 +137,104 @@ def test_unsafe_names_refused(tmp_path: Path) -> None:
     with pytest.raises(binfmt.FormatError):
         taco.create(tmp_path / "o.taco", [src], ["../evil"])
     assert not (tmp_path / "o.taco").exists()
+
+
+def test_tacozip_constants_and_helpers_match_the_reference() -> None:
+    tacozip = reference("tacozip")
+    names = [n for n in tacozip.__all__ if n.startswith("TACOZ_")] + ["TACO_HEADER_MAX_ENTRIES"]
+    assert len(names) == 9
+    for name in names:
+        assert getattr(taco, name) == getattr(tacozip, name), name
+        assert name in taco.__all__
+    assert taco.self_check() is None and tacozip.self_check() is None
+    assert isinstance(taco.__tacozip_version__, str) and taco.__tacozip_version__
+    assert taco.__tacozip_version__ == taco.get_library_version()
+    # Built as tacozip builds it.
+    e = taco.TacozipError(taco.TACOZ_ERR_PARAM)
+    assert e.code == -4 and str(e) == str(tacozip.TacozipError(-4))
+
+
+def _code_of(call) -> tuple[type, int]:
+    try:
+        call()
+    except Exception as e:  # noqa: BLE001 - the class is what is compared
+        return type(e), getattr(e, "code", None)
+    raise AssertionError("no error")
+
+
+@pytest.mark.parametrize("case", ["missing_read", "missing_update", "missing_source",
+                                  "missing_dir", "negative_offset", "not_zip"])
+def test_every_failure_is_a_tacozip_error_with_the_reference_code(tmp_path: Path, case: str) -> None:
+    tacozip = reference("tacozip")
+    missing = str(tmp_path / "missing.taco")
+    calls = {
+        "missing_read": lambda m: m.read_header(missing),
+        "missing_update": lambda m: m.update_header(missing, [(1, 2)]),
+        "missing_source": lambda m: m.create(str(tmp_path / f"o_{m.__name__}.zip"), [missing]),
+        "missing_dir": lambda m: m.create(str(tmp_path / "no" / "o.zip"), [__file__]),
+        "negative_offset": lambda m: m.create(str(tmp_path / f"n_{m.__name__}.zip"), [],
+                                              entries=[(-1, 2)]),
+        "not_zip": lambda m: m.read_header(b"x" * 200),
+    }
+    ref_cls, ref_code = _code_of(lambda: calls[case](tacozip))
+    assert issubclass(ref_cls, tacozip.TacozipError)
+    ours_cls, ours_code = _code_of(lambda: calls[case](taco))
+    assert issubclass(ours_cls, taco.TacozipError), ours_cls
+    if case == "missing_dir":
+        # libzip reports the failed open as its own error (TACOZ_ERR_LIBZIP); an I/O
+        # failure here is always TACOZ_ERR_IO, the reference's code for I/O.
+        assert ref_code == tacozip.TACOZ_ERR_LIBZIP
+        ref_code = tacozip.TACOZ_ERR_IO
+    assert ours_code == ref_code, (case, ours_code, ref_code)
+    if ref_code == tacozip.TACOZ_ERR_IO:
+        assert issubclass(ours_cls, OSError) and issubclass(ours_cls, taco.TacozipIOError)
+    if case.startswith("missing_") and case != "missing_dir":
+        assert issubclass(ours_cls, FileNotFoundError)
+    if case == "negative_offset":
+        assert issubclass(ours_cls, ValueError)  # as it was refused before, too
+        assert not (tmp_path / "n_binfmt.taco.zip").exists()
+
+
+def test_missing_file_caught_both_ways(tmp_path: Path) -> None:
+    missing = tmp_path / "missing.taco"
+    for except_as in (taco.TacozipError, FileNotFoundError, OSError):
+        with pytest.raises(except_as) as info:
+            taco.read_header(missing)
+    e = info.value
+    assert e.code == taco.TACOZ_ERR_IO and e.errno == 2 and e.filename == str(missing)
+    with pytest.raises(taco.TacozipError) as info2:
+        taco.members(missing)
+    assert isinstance(info2.value, FileNotFoundError)
+
+
+def test_format_and_argument_errors_keep_both_hierarchies(tmp_path: Path) -> None:
+    path = tmp_path / "x.taco"
+    shutil.copy(DIR / "zero_entries.taco", path)
+    with pytest.raises(taco.TacozipError) as info:
+        taco.update_header(path, [(0, 1)] * 8)
+    assert isinstance(info.value, ValueError) and info.value.code == taco.TACOZ_ERR_PARAM
+    with pytest.raises(taco.TacozipError) as info:
+        taco.read_header(b"PK\x03\x04")
+    assert isinstance(info.value, binfmt.FormatError)
+    assert info.value.code == taco.TACOZ_ERR_INVALID_HEADER
+    src = tmp_path / "f"
+    src.write_bytes(b"1")
+    with pytest.raises(taco.TacozipError) as info:
+        taco.create(tmp_path / "d.taco", [src, src])
+    assert info.value.code == taco.TACOZ_ERR_EXISTS
+    with pytest.raises(ValueError):
+        taco.create(tmp_path / "d.taco", [src], ["a", "b"])
+
+
+def test_io_errors_pickle(tmp_path: Path) -> None:
+    import pickle
+
+    with pytest.raises(taco.TacozipError) as info:
+        taco.read_header(tmp_path / "missing.taco")
+    back = pickle.loads(pickle.dumps(info.value))
+    assert type(back) is type(info.value) and isinstance(back, FileNotFoundError)
+    assert back.code == taco.TACOZ_ERR_IO and back.errno == info.value.errno
+    with pytest.raises(taco.TacoError) as info2:
+        taco.read_header(b"PK\x03\x04")
+    back2 = pickle.loads(pickle.dumps(info2.value))
+    assert str(back2) == str(info2.value) and back2.code == info2.value.code

@@ -12,14 +12,15 @@ Errors: :class:`FormatError` (a :class:`ValueError`) for bad files, :class:`OSEr
 I/O. ``str(error)`` is ``byte N: message``, as the ``binfmt`` command prints it.
 """
 
-from ._errors import FormatError
-from . import bloscpack, kastore, mldf, taco, taridx
-
-__all__ = ["FormatError", "bloscpack", "kastore", "mldf", "taco", "taridx"]
-
+# Before the submodules: binfmt.taco reads it at import (__tacozip_version__).
 try:
     from importlib.metadata import version as _version
 
     __version__ = _version("binfmt")
 except Exception:  # pragma: no cover - not installed
     __version__ = "0.0.0"
+
+from ._errors import FormatError
+from . import bloscpack, kastore, mldf, taco, taridx
+
+__all__ = ["FormatError", "bloscpack", "kastore", "mldf", "taco", "taridx"]

@@ -54,6 +54,9 @@ def taco_members_path(path: _Path) -> tuple[list[tuple[int, int]], list[tuple[st
 def taco_read_header_url(url: str) -> list[tuple[int, int]]:
     """The header's entries from ``url`` (one ranged read of 256 bytes, GIL released)."""
 def taco_members_url(url: str) -> tuple[list[tuple[int, int]], list[tuple[str, int, int, int, int, int, int]]]: ...
+def write_file(path: _Path, data: bytes) -> None:
+    """Writes ``data`` to ``path`` under the CLI's output rules: a temporary file beside
+    it, synced and renamed over it (mode kept, symlinks followed); never in place."""
 def is_url(arg: str) -> bool:
     """Whether ``arg`` is a URL (``s3://``, ``gs://``, ``az://``, ``http(s)://``, ``file://``, …)."""
 def remote_enabled() -> bool:

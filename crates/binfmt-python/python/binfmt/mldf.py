@@ -38,6 +38,7 @@ fields.
 from __future__ import annotations
 
 import builtins
+import operator
 import os
 from pathlib import Path
 from typing import Any, Iterator, NamedTuple, Union
@@ -170,11 +171,15 @@ class Dataset:
         except KeyError:
             raise KeyError(name) from None
 
-    def column(self, name: str) -> np.ndarray:
-        """Every value of the INT (``<i8``) or FLOAT (``<f8``) field ``name``, as a read-only
-        strided numpy **view** of a memory map of the file: no copy. Its ``.base`` chain
-        keeps the map alive; the file must not be truncated while the array lives. The
-        rows were checked at open (bounds, and the index CRC when the file has one)."""
+    def column(self, name: str, copy: bool = False) -> np.ndarray:
+        """Every value of the INT (``<i8``) or FLOAT (``<f8``) field ``name``.
+
+        ``copy=False`` (the default): a read-only strided numpy **view** of a memory map
+        of the file, no copy; its ``.base`` chain keeps the map alive, and the file must
+        not be truncated while the array lives (reading a page past the new end kills the
+        process with ``SIGBUS``). ``copy=True``: a writable, contiguous array in memory,
+        unaffected by anything done to the file afterwards. The rows were checked at
+        open (bounds, and the index CRC when the file has one)."""
         f = self._field(name)
         kind = self.fields[f].type
         if kind not in ("INT", "FLOAT"):
@@ -187,8 +192,9 @@ class Dataset:
         if self._len == 0:
             return np.empty(0, dtype=dtype)
         metadata_ptr, row_size, row_offset, _ = self._native().slot_layout(f)
-        return np.ndarray((self._len,), dtype=dtype, buffer=self._map(),
+        view = np.ndarray((self._len,), dtype=dtype, buffer=self._map(),
                           offset=metadata_ptr + row_offset, strides=(row_size,))
+        return np.array(view) if copy else view
 
     def _map(self) -> Any:
         import mmap
@@ -230,6 +236,33 @@ def _field_spec(entry: Any) -> tuple[str, str, bool, str | None, list[int] | Non
             [int(n) for n in shape] if shape is not None else None, int(arg))
 
 
+def _check_int_range(name: str, value: Any, target: np.dtype) -> None:
+    """Raises :class:`OverflowError` when an integer of ``value`` does not fit ``target``
+    (token ids: ``uint32``), as the ``binfmt`` command refuses them, instead of storing
+    them modulo 2**N as a numpy cast would. Floats are checked by range too (and must be
+    finite); ``TypeError`` for values that are not numbers (strings…)."""
+    a = np.asarray(value)
+    if a.size == 0 or a.dtype.kind == "b":
+        return
+    if a.dtype.kind in "iu":
+        lo, hi = int(a.min()), int(a.max())
+    elif a.dtype.kind == "O":  # Python ints beyond 64 bits
+        ints = [operator.index(v) for v in a.ravel().tolist()]
+        lo, hi = min(ints), max(ints)
+    elif a.dtype.kind == "f":
+        if not np.all(np.isfinite(a)):
+            raise OverflowError(f"field {name!r}: {a.dtype} value not finite for {target}")
+        lo, hi = float(a.min()), float(a.max())
+    else:
+        raise TypeError(f"field {name!r}: {a.dtype} values cannot be stored as {target}")
+    info = np.iinfo(target)
+    if lo < info.min or hi > info.max:
+        bad = lo if lo < info.min else hi
+        raise OverflowError(
+            f"field {name!r}: {bad} does not fit {target.name} ({info.min}..{info.max})"
+        )
+
+
 def _to_native(field: tuple[str, str, bool, str | None, list[int] | None, int], value: Any) -> tuple[str, Any]:
     name, kind, _, dtype, shape, _ = field
     if value is None:
@@ -245,7 +278,10 @@ def _to_native(field: tuple[str, str, bool, str | None, list[int] | None, int], 
 
         return ("json", value if isinstance(value, str) else json.dumps(value))
     if kind == "NDARRAY":
-        a = np.ascontiguousarray(value, dtype=_DTYPES[dtype or "u8"])
+        target = np.dtype(_DTYPES[dtype or "u8"])
+        if target.kind in "iu":
+            _check_int_range(name, value, target)
+        a = np.ascontiguousarray(value, dtype=target)
         want = tuple(shape or ())
         if a.size == 0:  # an empty payload (allowed for any shape)
             return ("ndarray", b"")
@@ -288,6 +324,7 @@ def _to_native(field: tuple[str, str, bool, str | None, list[int] | None, int], 
         a = np.asarray(value)
         if a.dtype == np.uint16:
             return ("tokens16", a.tolist())
+        _check_int_range(name, a, np.dtype(np.uint32))
         return ("tokens32", a.astype(np.uint32).tolist())
     raise TypeError(f"field {name!r}: cannot write type {kind}")
 
@@ -313,9 +350,17 @@ class Writer:
     TEXT_RAW as ``str``; TEXT_TOKENIZED as ids (``uint16`` arrays are stored as u16 ids,
     anything else as u32); ``None`` for a null in a nullable field.
 
+    Integers are never wrapped: a token id outside ``0..2**32-1``, or an integer NDARRAY
+    value outside its dtype's range (``[2**32 + 5]`` or ``[-1]`` for ``u32``), raises
+    :class:`OverflowError` from :meth:`write`, as the ``binfmt`` command refuses them
+    (ids that are not numbers raise :class:`TypeError`).
+
     The file appears at ``path`` only when :meth:`close` (or a clean ``with`` exit)
-    succeeds; an exception inside the ``with`` block, :meth:`abort`, or dropping the
-    writer unfinished leaves nothing behind.
+    succeeds, under the ``binfmt`` command's output rules: written to a temporary file
+    beside ``path`` and renamed over it (an existing file is replaced, never truncated
+    nor rewritten in place; its mode is kept; a symbolic link is followed). An exception
+    inside the ``with`` block, :meth:`abort`, or dropping the writer unfinished leaves
+    nothing behind.
     """
 
     def __init__(self, path: PathLike, schema: Any, *, page_size: int | None = None,

@@ -20,15 +20,22 @@ package README, "URLs").
 Differences from tacozip 0.13: the stored count is the number of entries given
 (tacozip counts the entries that are not ``(0, 0)`` while keeping slots positional, so
 ``[(0, 0), (100, 200)]`` reads back from it as ``[(0, 0)]``); ``pathlib.Path`` works
-everywhere; errors are :class:`TacoError` (a :class:`binfmt.FormatError`, aliased
-``TacozipError``) with ``str(e) == "byte N: message"``, and :class:`OSError` for I/O.
+everywhere; a malformed archive or a bad argument raises :class:`TacoError` (a
+:class:`TacozipError` and a :class:`binfmt.FormatError`, so also a :class:`ValueError`)
+with ``str(e) == "byte N: message"``; an I/O failure raises :class:`TacozipIOError`, a
+:class:`TacozipError` that is also the matching :class:`OSError` (a missing file: a
+:class:`FileNotFoundError`). Every error is a :class:`TacozipError` with tacozip's
+``code`` (``TACOZ_ERR_IO``, ``TACOZ_ERR_INVALID_HEADER``, ``TACOZ_ERR_PARAM``…).
+``TACOZ_OK`` and the ``TACOZ_ERR_*`` constants, :func:`self_check` and
+``__tacozip_version__`` (this library's version, as tacozip gives its C library's) are
+exported as tacozip exports them.
 """
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import NamedTuple, Sequence, Union
+from typing import Any, Callable, NamedTuple, Sequence, TypeVar, Union
 
 from . import _binfmt
 from ._errors import FormatError, _register
@@ -41,23 +48,165 @@ __all__ = [
     "Member",
     "TacoError",
     "TacozipError",
+    "TacozipIOError",
+    "TacozipValidationError",
     "TACO_HEADER_MAX_ENTRIES",
     "HEADER_SIZE",
+    "TACOZ_OK",
+    "TACOZ_ERR_IO",
+    "TACOZ_ERR_LIBZIP",
+    "TACOZ_ERR_INVALID_HEADER",
+    "TACOZ_ERR_PARAM",
+    "TACOZ_ERR_NOT_FOUND",
+    "TACOZ_ERR_EXISTS",
+    "TACOZ_ERR_TOO_LARGE",
     "get_library_version",
+    "self_check",
+    "__tacozip_version__",
 ]
 
 TACO_HEADER_MAX_ENTRIES = 7
 HEADER_SIZE = 157
 
+# tacozip's status codes (tacozip.config), with its values: TacozipError.code is one.
+TACOZ_OK = 0
+TACOZ_ERR_IO = -1
+TACOZ_ERR_LIBZIP = -2
+TACOZ_ERR_INVALID_HEADER = -3
+TACOZ_ERR_PARAM = -4
+TACOZ_ERR_NOT_FOUND = -5
+TACOZ_ERR_EXISTS = -6
+TACOZ_ERR_TOO_LARGE = -7
+
+ERROR_MESSAGES = {
+    TACOZ_ERR_IO: "I/O error (open/read/write/close/flush)",
+    TACOZ_ERR_LIBZIP: "An error occurred in libzip",
+    TACOZ_ERR_INVALID_HEADER: "Header bytes malformed or unexpected",
+    TACOZ_ERR_PARAM: "Invalid argument(s)",
+    TACOZ_ERR_NOT_FOUND: "File not found in archive",
+    TACOZ_ERR_EXISTS: "File already exists in archive",
+    TACOZ_ERR_TOO_LARGE: "Archive too large",
+}
+
 PathLike = Union[str, os.PathLike]
 
 
-class TacoError(FormatError):
-    """A TACO archive (or header) that breaks a rule of the format, or bad entries."""
+class TacozipError(Exception):
+    """Parent of every error this module raises (``tacozip.TacozipError``): ``code`` is
+    one of the ``TACOZ_ERR_*`` constants, numbered as tacozip numbers them.
+
+    ``TacozipError(code)`` builds one as tacozip does (``str``: ``tacozip error CODE:
+    MESSAGE``). Raised errors are also one of: :class:`TacoError` (a
+    :class:`binfmt.FormatError`, hence a :class:`ValueError`) for bad archives and bad
+    arguments, or :class:`TacozipIOError` (also the matching :class:`OSError` subclass:
+    a missing file is a :class:`FileNotFoundError`, with ``code == TACOZ_ERR_IO``)."""
+
+    code: int
+
+    def __init__(self, code: int = TACOZ_ERR_IO, message: str | None = None) -> None:
+        self.code = code
+        if message is None:
+            message = ERROR_MESSAGES.get(code, f"Unknown error code: {code}")
+        super().__init__(f"tacozip error {code}: {message}")
 
 
-TacozipError = TacoError
+class TacozipValidationError(TacozipError):
+    """A validation or parameter error (``tacozip.exceptions.TacozipValidationError``)."""
+
+
+class TacozipIOError(TacozipError, OSError):
+    """An I/O error (``tacozip.exceptions.TacozipIOError``): also an :class:`OSError`
+    with ``errno``, ``strerror`` and ``filename``; raised as the subclass matching the
+    errno (``FileNotFoundError``, ``PermissionError``…), which is also this class.
+    ``code`` is ``TACOZ_ERR_IO``."""
+
+    def __init__(self, *args: Any) -> None:
+        OSError.__init__(self, *args)
+        self.code = TACOZ_ERR_IO
+
+    def __str__(self) -> str:
+        return OSError.__str__(self)
+
+
+class TacoError(TacozipValidationError, FormatError):
+    """A TACO archive (or header) that breaks a rule of the format, or bad entries: a
+    :class:`TacozipError` and a :class:`binfmt.FormatError` (``str(e)`` is ``byte N:
+    message``). ``code``: ``TACOZ_ERR_INVALID_HEADER`` for a malformed archive,
+    ``TACOZ_ERR_PARAM`` for bad arguments, ``TACOZ_ERR_EXISTS`` for a duplicate member
+    name, ``TACOZ_ERR_TOO_LARGE`` past a limit."""
+
+    def __init__(self, message: str = "", *, code: int | None = None, **kw: Any) -> None:
+        FormatError.__init__(self, message, **kw)
+        self._code = code
+
+    @property  # type: ignore[override]
+    def code(self) -> int:
+        if self._code is not None:
+            return self._code
+        if self.kind == "DuplicateName":
+            return TACOZ_ERR_EXISTS
+        if self.kind in ("NotAFile", "SourceChanged") or self.fault == "io":
+            return TACOZ_ERR_IO
+        if self.fault == "caller":
+            return TACOZ_ERR_PARAM
+        if self.fault == "limit" or self.kind in ("Overflow", "TooLarge"):
+            return TACOZ_ERR_TOO_LARGE
+        return TACOZ_ERR_INVALID_HEADER
+
+    @code.setter
+    def code(self, value: int) -> None:
+        self._code = value
+
+
 _register("taco", TacoError)
+
+_IO_CLASSES: dict[type, type] = {OSError: TacozipIOError}
+
+
+def _io_class(base: type) -> type:
+    """The :class:`TacozipIOError` that is also ``base`` (an :class:`OSError` subclass),
+    made once and kept as a module attribute (so that it pickles)."""
+    cls = _IO_CLASSES.get(base)
+    if cls is None:
+        cls = type(f"Tacozip{base.__name__}", (TacozipIOError, base),
+                   {"__module__": __name__, "__doc__": TacozipIOError.__doc__})
+        _IO_CLASSES[base] = cls
+        globals()[cls.__name__] = cls
+    return cls
+
+
+# The builtin OSError subclasses, made at import: TacozipFileNotFoundError, …
+for _base in (FileNotFoundError, FileExistsError, PermissionError, IsADirectoryError,
+              NotADirectoryError, InterruptedError, BlockingIOError, TimeoutError,
+              ConnectionError, ProcessLookupError, ChildProcessError):
+    _io_class(_base)
+del _base
+
+
+def _io_error(error: OSError, path: Any = None) -> TacozipIOError:
+    """``error`` as a :class:`TacozipIOError` that is also its own class (``filename``:
+    ``path`` when the error names none)."""
+    cls = _io_class(type(error))
+    filename = error.filename if error.filename is not None else path
+    if error.errno is not None:
+        args: tuple = (error.errno, error.strerror) + ((filename,) if filename is not None else ())
+    else:
+        args = error.args
+    return cls(*args)
+
+
+_T = TypeVar("_T")
+
+
+def _call(f: Callable[..., _T], *args: Any, path: str | None = None) -> _T:
+    """Calls the native ``f``, raising every OS error as a :class:`TacozipIOError` (naming
+    ``path``, the one file ``f`` reads, when the error names no file)."""
+    try:
+        return f(*args)
+    except TacozipError:
+        raise
+    except OSError as e:
+        raise _io_error(e, path) from e
 
 
 class Member(NamedTuple):
@@ -84,10 +233,16 @@ def _entries(entries: Sequence[tuple[int, int]] | None) -> list[tuple[int, int]]
         return []
     out = [(int(o), int(n)) for o, n in entries]
     if len(out) > TACO_HEADER_MAX_ENTRIES:
-        raise ValueError(f"Too many entries: {len(out)} > {TACO_HEADER_MAX_ENTRIES}")
+        # A ValueError, as tacozip raises, and a TacozipError.
+        raise TacoError(f"Too many entries: {len(out)} > {TACO_HEADER_MAX_ENTRIES}",
+                        code=TACOZ_ERR_PARAM, format="taco", kind="TooManyEntries",
+                        fault="caller")
     for o, n in out:
         if not (0 <= o < 1 << 64 and 0 <= n < 1 << 64):
-            raise ValueError(f"entry ({o}, {n}) does not fit two unsigned 64-bit integers")
+            # tacozip: TacozipError(TACOZ_ERR_PARAM); this one is a ValueError too.
+            raise TacoError(f"entry ({o}, {n}) does not fit two unsigned 64-bit integers",
+                            code=TACOZ_ERR_PARAM, format="taco", kind="EntryOutOfRange",
+                            fault="caller")
     return out
 
 
@@ -101,21 +256,26 @@ def read_header(source: PathLike | bytes | bytearray | memoryview) -> list[tuple
             ``memoryview``; at least 157).
 
     Raises:
-        TacoError: not a TACO header, or a field or the CRC-32 is wrong.
-        OSError: the file cannot be read.
+        TacoError: not a TACO header, or a field or the CRC-32 is wrong (a
+            :class:`TacozipError`, ``code == TACOZ_ERR_INVALID_HEADER``).
+        TacozipIOError: the file cannot be read (also the matching :class:`OSError`,
+            such as :class:`FileNotFoundError`; ``code == TACOZ_ERR_IO``).
     """
     if isinstance(source, (bytes, bytearray, memoryview)):
-        return _binfmt.taco_read_header_bytes(bytes(source))
+        return _call(_binfmt.taco_read_header_bytes, bytes(source))
     if isinstance(source, str) and _binfmt.is_url(source):
-        return _binfmt.taco_read_header_url(source)
-    return _binfmt.taco_read_header_path(os.fspath(source))
+        return _call(_binfmt.taco_read_header_url, source)
+    path = os.fspath(source)
+    return _call(_binfmt.taco_read_header_path, path, path=path)
 
 
 def update_header(zip_path: PathLike, entries: Sequence[tuple[int, int]]) -> None:
     """Replaces the header's entries with ``entries`` (at most 7) in place. The archive is
     checked first (header, end records, central directory); nothing is written unless
-    the update can complete."""
-    _binfmt.taco_update_header(os.fspath(zip_path), _entries(entries))
+    the update can complete. In place by design, as tacozip and ``binfmt taco update``
+    do (the header's 116 bytes are patched under a lock): the file keeps its inode."""
+    path = os.fspath(zip_path)
+    _call(_binfmt.taco_update_header, path, _entries(entries), path=path)
 
 
 def create(
@@ -126,15 +286,20 @@ def create(
 ) -> None:
     """Creates a TACO archive at ``zip_path`` (replaced atomically): the header holding
     ``entries``, then each of ``src_files`` stored under the matching name of
-    ``arc_files`` (default: each file's base name). ``src_files`` may be empty."""
+    ``arc_files`` (default: each file's base name). ``src_files`` may be empty.
+    ``zip_path`` is written under the ``binfmt`` command's output rules: a temporary file
+    beside it, renamed over it (never truncated in place; mode kept; symlinks followed)."""
     sources = [os.fspath(p) for p in src_files]
     if arc_files is None:
         names = [Path(p).resolve().name for p in sources]
     else:
         names = [str(n) for n in arc_files]
         if len(names) != len(sources):
-            raise ValueError("arc_files must have the same length as src_files")
-    _binfmt.taco_create(os.fspath(zip_path), list(zip(names, sources)), _entries(entries))
+            raise TacoError(
+                f"Archive names count ({len(names)}) must match source files count "
+                f"({len(sources)})", code=TACOZ_ERR_PARAM, format="taco",
+                kind="ArcFilesCount", fault="caller")
+    _call(_binfmt.taco_create, os.fspath(zip_path), list(zip(names, sources)), _entries(entries))
 
 
 def members(source: PathLike | bytes | bytearray | memoryview) -> list[Member]:
@@ -144,11 +309,12 @@ def members(source: PathLike | bytes | bytearray | memoryview) -> list[Member]:
     central directory, the local headers, batched; for a URL the GIL is released) or the
     whole archive as bytes. ``data_offset`` is exact for URLs too."""
     if isinstance(source, (bytes, bytearray, memoryview)):
-        rows = _binfmt.taco_members_bytes(bytes(source))
+        rows = _call(_binfmt.taco_members_bytes, bytes(source))
     elif isinstance(source, str) and _binfmt.is_url(source):
-        _, rows = _binfmt.taco_members_url(source)
+        _, rows = _call(_binfmt.taco_members_url, source)
     else:
-        _, rows = _binfmt.taco_members_path(os.fspath(source))
+        path = os.fspath(source)
+        _, rows = _call(_binfmt.taco_members_path, path, path=path)
     return [Member(*r) for r in rows]
 
 
@@ -157,3 +323,16 @@ def get_library_version() -> str:
     from . import __version__
 
     return __version__
+
+
+def self_check() -> None:
+    """Checks that the native library is usable, as ``tacozip.self_check`` does: returns
+    ``None``, or raises :class:`TacozipError` naming what is missing."""
+    required = ("taco_read_header_bytes", "taco_read_header_path", "taco_update_header",
+                "taco_create", "taco_members_bytes", "taco_members_path")
+    missing = [name for name in required if not hasattr(_binfmt, name)]
+    if missing:
+        raise TacozipError(TACOZ_ERR_IO, f"Missing functions in native library: {missing}")
+
+
+__tacozip_version__ = get_library_version()

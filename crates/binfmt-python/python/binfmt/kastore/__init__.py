@@ -1,11 +1,17 @@
 """kastore stores, zero-copy: a drop-in for the ``kastore`` package's public API.
 
-``load(path)`` maps the file and returns a read-only :class:`Store` (a
+``load(path)`` maps the file by default and returns a read-only :class:`Store` (a
 :class:`collections.abc.Mapping` of ``str`` key to 1-D numpy array) whose arrays are views
 of the map: nothing is copied, and opening costs the same for 6 KB and 50 GB. Each array
-keeps the map alive (its ``.base`` chain ends at the :class:`mmap.mmap`), so arrays stay
-valid after the store is closed or dropped. The file must not be truncated while arrays
-are alive (the usual memory-map rule; a shrunk file gives ``SIGBUS`` on access).
+keeps the map alive (its ``.base`` is a :class:`memoryview` whose ``.obj`` is the
+:class:`mmap.mmap`), so arrays stay valid after the store is closed or dropped, and after
+:func:`dump` replaces the file (it writes a new file and renames it over the old one).
+
+**Truncation.** A mapped file must not be truncated or rewritten in place while arrays
+are alive: reading a page past the new end kills the process with ``SIGBUS`` (the
+reference kastore 0.3.6 copies, and returns the data). Where a file may be shrunk under
+you, pass ``read_all=True``: the store is then copied into memory at once and its arrays
+are views of that copy, immune to anything done to the file.
 
 Inputs: a path (``str``, ``bytes``, :class:`os.PathLike`), an integer file descriptor, an
 object with ``read()`` (read from its current position to the end of one store, leaving
@@ -28,8 +34,8 @@ from typing import Any
 
 import numpy as np
 
-from . import _binfmt
-from ._errors import (
+from .. import _binfmt
+from .._errors import (
     FileFormatError,
     FormatError,
     KastoreEOFError,
@@ -38,6 +44,7 @@ from ._errors import (
     VersionTooNewError,
     VersionTooOldError,
 )
+from . import exceptions  # binfmt.kastore.exceptions, as kastore.exceptions
 
 __all__ = [
     "load",
@@ -107,6 +114,9 @@ class Store(Mapping):
         self._arrays: dict[str, np.ndarray] = {}
         self._closed = False
         self.key_encoding = key_encoding
+        # Where the store came from, for pickling: (path or URL, byte position, read_all),
+        # or None (bytes given to loads(), a pipe): then pickled by value.
+        self._origin: tuple[str, int, bool] | None = None
 
     def _check_open(self) -> None:
         if self._closed:
@@ -153,11 +163,23 @@ class Store(Mapping):
         self._closed = True
         buffer, self._buffer = self._buffer, None
         self._arrays = {}
-        if isinstance(buffer, mmap.mmap):
+        if isinstance(buffer, (mmap.mmap, memoryview)):
             try:
-                buffer.close()
+                buffer.close() if isinstance(buffer, mmap.mmap) else buffer.release()
             except BufferError:
                 pass  # arrays still view it; it closes when the last one goes
+
+    def __reduce__(self) -> tuple:
+        """Pickles by reference where the store came from a file: the path (made absolute
+        at load) and the store's byte position in it, re-mapped (or re-read, for
+        ``read_all=True``) on unpickling, so a store of any size pickles in a few bytes
+        (to worker processes, say). A store from bytes or a pipe pickles by value."""
+        self._check_open()
+        if self._origin is not None:
+            path, position, read_all = self._origin
+            return (_unpickle, (path, position, read_all, self.key_encoding))
+        arrays = {key: np.array(self[key]) for key in self._index}
+        return (loads, (_encode(arrays, self.key_encoding), self.key_encoding))
 
     def __enter__(self) -> Store:
         return self
@@ -240,14 +262,18 @@ def load(
             zero-copy, the GIL released; ``read_all`` is then moot). A path is memory-mapped; a
             file object or descriptor is read from its current position to the end of
             one store, and left there.
-        read_all: copy the store into memory and close the file at once (arrays are then
-            views of a ``bytes`` object). Default: map the file, copy nothing.
+        read_all: ``False`` (the default): memory-map a path, copy nothing; arrays are
+            views of the map, and truncating the file while they live gives ``SIGBUS``.
+            ``True``: read the whole store into memory and close the file at once (arrays
+            are views of that ``bytes`` copy and survive anything done to the file: the
+            reference's behaviour). File objects and descriptors are always read (copied).
         key_encoding: how keys are decoded to ``str``.
         engine: ``"python"`` or ``"c"``, accepted for compatibility and ignored.
 
     Returns:
         A read-only :class:`Store` (a :class:`collections.abc.Mapping`) of key to 1-D
-        numpy array; every array is read-only, and a zero-copy view of the map.
+        numpy array; every array is read-only, and (by default, for a path) a zero-copy
+        view of the map.
 
     Raises:
         FileFormatError: the store is malformed (``str(e)`` is ``byte N: message``).
@@ -259,32 +285,78 @@ def load(
     Example:
         >>> store = binfmt.kastore.load("example.trees")  # doctest: +SKIP
         >>> store["nodes/time"].base  # doctest: +SKIP
-        <mmap.mmap ...>
+        <memory at 0x...>
+        >>> store["nodes/time"].base.obj  # doctest: +SKIP
+        <mmap.mmap closed=False, access=ACCESS_READ, length=..., pos=0, offset=0>
+        >>> copied = binfmt.kastore.load("example.trees", read_all=True)  # doctest: +SKIP
     """
     _check_engine(engine)
     if isinstance(file, str) and _binfmt.is_url(file):
-        return _load_url(file, key_encoding)
+        store = _load_url(file, key_encoding)
+        store._origin = (file, 0, False)
+        return store
     path = _path_of(file)
     if path is not None:
-        with open(path, "rb") as f:
-            if read_all:
-                return _from_bytes(f.read(), key_encoding)
-            size = os.fstat(f.fileno()).st_size
-            if size == 0:
-                return _from_bytes(b"", key_encoding)  # raises the EOF error
-            mm = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
-        try:
-            items, _ = _binfmt.kastore_index(mm)
-        except BaseException:
-            mm.close()
-            raise
-        return Store(mm, items, key_encoding)
+        return _load_path(path, 0, read_all, key_encoding)
     if isinstance(file, int) and not isinstance(file, bool):
         with open(file, "rb", closefd=False, buffering=0) as f:
             return _from_bytes(_read_one_store(f), key_encoding)
     if not hasattr(file, "read"):
         raise TypeError("file must be a path, a file descriptor or a file object with read()")
-    return _from_bytes(_read_one_store(file), key_encoding)
+    origin = _file_origin(file)
+    store = _from_bytes(_read_one_store(file), key_encoding)
+    if origin is not None:
+        store._origin = (origin[0], origin[1], True)
+    return store
+
+
+def _file_origin(file: Any) -> tuple[str, int] | None:
+    """The path and position of a file object opened on a regular file, if it has them."""
+    name = getattr(file, "name", None)
+    if not isinstance(name, (str, bytes)):
+        return None
+    try:
+        position = file.tell()
+        path = os.path.abspath(os.fsdecode(name))
+        if not os.path.isfile(path):
+            return None
+    except (OSError, ValueError, AttributeError):
+        return None
+    return (path, position)
+
+
+def _load_path(path: str | bytes, position: int, read_all: bool, key_encoding: str) -> Store:
+    """The store at byte ``position`` of the file at ``path``: mapped, or read into memory
+    with ``read_all``."""
+    with open(path, "rb") as f:
+        if read_all:
+            if position:
+                f.seek(position)
+            store = _from_bytes(_read_one_store(f) if position else f.read(), key_encoding)
+        else:
+            size = os.fstat(f.fileno()).st_size
+            if size <= position:
+                return _from_bytes(b"", key_encoding)  # raises the EOF error
+            mm = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+            buffer: Any = mm if position == 0 else memoryview(mm)[position:]
+            try:
+                items, _ = _binfmt.kastore_index(buffer)
+            except BaseException:
+                if isinstance(buffer, memoryview):
+                    buffer.release()
+                mm.close()
+                raise
+            store = Store(buffer, items, key_encoding)
+    store._origin = (os.path.abspath(os.fsdecode(path)), position, read_all)
+    return store
+
+
+def _unpickle(path: str, position: int, read_all: bool, key_encoding: str) -> Store:
+    if _binfmt.is_url(path):
+        store = _load_url(path, key_encoding)
+        store._origin = (path, 0, False)
+        return store
+    return _load_path(path, position, read_all, key_encoding)
 
 
 def loads(encoded_data: bytes, key_encoding: str = DEFAULT_KEY_ENCODING) -> Store:
@@ -326,16 +398,24 @@ def dump(
     key_encoding: str = DEFAULT_KEY_ENCODING,
     engine: str = PY_ENGINE,
 ) -> None:
-    """Writes ``data`` (a mapping of ``str`` to 1-D array-like) as a store to ``file``: a
-    path (replaced), an integer file descriptor or a file object with ``write()`` (written
-    at its position, so several stores can follow each other). The bytes are exactly the
-    reference's; everything is checked before the file is opened."""
+    """Writes ``data`` (a mapping of ``str`` to 1-D array-like) as a store to ``file``.
+
+    ``file`` is a path, an integer file descriptor or a file object with ``write()``. A
+    path is replaced atomically, under the ``binfmt`` command's output rules: the store
+    is written to a temporary file in the same directory, synced and renamed over the
+    path (keeping the old file's permissions; a symbolic link is followed and stays a
+    link; a FIFO is streamed into). The old file is never truncated nor rewritten in
+    place, so arrays still mapped from it by :func:`load` keep their values, and nothing
+    is changed if writing fails. A descriptor or file object is written at its position,
+    as given (several stores can follow each other). The bytes are exactly the
+    reference's; everything is checked before anything is written."""
     _check_engine(engine)
     encoded = _encode(data, key_encoding)
     path = _path_of(file)
     if path is not None:
-        with open(path, "wb") as f:
-            f.write(encoded)
+        # Never truncated nor rewritten in place: a temporary file beside it, renamed over
+        # it (maps of the old file, such as arrays from load(), keep their bytes).
+        _binfmt.write_file(os.fsdecode(path), encoded)
     elif isinstance(file, int) and not isinstance(file, bool):
         with open(file, "wb", closefd=False, buffering=0) as f:
             view = memoryview(encoded)

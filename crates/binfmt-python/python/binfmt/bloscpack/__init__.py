@@ -25,14 +25,36 @@ Errors: a malformed file raises :class:`binfmt.FormatError` (``str(e)`` is
 from __future__ import annotations
 
 import ast
+import copy
 import json
 import os
+import pprint
+from collections.abc import Iterator, MutableMapping
 from typing import Any, Callable
 
 import numpy as np
 
-from . import _binfmt
-from ._errors import FormatError
+from .. import _binfmt
+from .._errors import FormatError
+from . import exceptions
+from .exceptions import (
+    ChecksumLengthMismatch,
+    ChecksumMismatch,
+    ChunkingException,
+    ChunkSizeTypeSizeMismatch,
+    FileNotFound,
+    FormatVersionMismatch,
+    MetadataSectionTooSmall,
+    NoChangeInMetadata,
+    NoMetadataFound,
+    NonUniformTypesize,
+    NoSuchChecksum,
+    NoSuchCodec,
+    NoSuchSerializer,
+    NotANumpyArray,
+    NotEnoughSpace,
+    ObjectNumpyArrayRejection,
+)
 
 __all__ = [
     "BloscArgs",
@@ -49,28 +71,81 @@ __all__ = [
     "unpack_bytes_from_file",
     "unpack_bytes_from_bytes",
     "append",
-    "NotANumpyArray",
-    "ObjectNumpyArrayRejection",
     "FormatError",
+    "exceptions",
+    *exceptions.__all__,
 ]
 
 DEFAULT_CHUNK_SIZE = "1M"
 _SUFFIXES = {"B": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
 
 
-class NotANumpyArray(FormatError):
-    """The file's metadata does not describe a numpy array (``container`` is not
-    ``"numpy"``)."""
+_CHECKSUMS = ("None", "adler32", "crc32", "md5", "sha1", "sha224", "sha256", "sha384", "sha512")
+_META_CODECS = ("None", "zlib")
 
 
-class ObjectNumpyArrayRejection(ValueError):
-    """Arrays of Python objects cannot be packed."""
+class _ArgsMapping(MutableMapping):
+    """bloscpack's ``MutableMappingObject``: the options as attributes and as a mapping
+    of their names (``args["clevel"]``, ``dict(args)``, ``**args``); keys cannot be
+    added or deleted."""
+
+    _attrs: tuple[str, ...] = ()
+
+    @property
+    def attributes(self) -> list[str]:
+        return list(self._attrs)
+
+    @property
+    def bytes_attributes(self) -> list[str]:
+        return []
+
+    def __getitem__(self, key: str) -> Any:
+        if key not in self._attrs:
+            raise KeyError(f"{key} not in {type(self).__name__}")
+        return getattr(self, key)
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        if key not in self._attrs:
+            raise KeyError(f"{key} not in {type(self).__name__}")
+        setattr(self, key, value)
+
+    def __delitem__(self, key: str) -> None:
+        raise NotImplementedError(
+            f"{type(self).__name__} does not support __delitem__ or derivatives")
+
+    def __len__(self) -> int:
+        return len(self._attrs)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._attrs)
+
+    def __str__(self) -> str:
+        return pprint.pformat(dict(self))
+
+    def __repr__(self) -> str:
+        args = ", ".join(f"{k}={v!r}" for k, v in self.items())
+        return f"{type(self).__name__}({args})"
+
+    def pformat(self, indent: int = 4) -> str:
+        pad = " " * indent
+        rows = (f"{k}: {v!r}" for k, v in self.items())
+        return f"{type(self).__name__}:\n{pad}" + f"\n{pad}".join(rows)
+
+    def copy(self) -> Any:
+        return copy.copy(self)
 
 
-class BloscArgs:
-    """How chunks are compressed (bloscpack's ``BloscArgs``): ``typesize`` 1..255,
-    ``clevel`` 0..9, ``shuffle`` (``True``/``1`` byte shuffle, ``2`` bit shuffle,
-    ``False``/``0`` none), ``cname`` (``blosclz``, ``lz4``, ``lz4hc``, ``zlib``, ``zstd``)."""
+def _ten_times(n: int) -> int:
+    return 10 * n
+
+
+class BloscArgs(_ArgsMapping):
+    """How chunks are compressed (bloscpack's ``BloscArgs``, a mutable mapping of its
+    four options): ``typesize`` 1..255, ``clevel`` 0..9, ``shuffle`` (``True``/``1``
+    byte shuffle, ``2`` bit shuffle, ``False``/``0`` none), ``cname`` (``blosclz``,
+    ``lz4``, ``lz4hc``, ``zlib``, ``zstd``)."""
+
+    _attrs = ("typesize", "clevel", "shuffle", "cname")
 
     def __init__(self, typesize: int = 8, clevel: int = 7, shuffle: bool | int = True,
                  cname: str = "blosclz") -> None:
@@ -79,30 +154,34 @@ class BloscArgs:
         self.shuffle = shuffle
         self.cname = cname
 
-    def __repr__(self) -> str:
-        return (f"BloscArgs(typesize={self.typesize}, clevel={self.clevel}, "
-                f"shuffle={self.shuffle}, cname={self.cname!r})")
 
-
-class BloscpackArgs:
-    """The container's options (bloscpack's ``BloscpackArgs``): ``offsets`` (an offsets
-    section, needed to append), ``checksum`` (``None``/``"None"``, ``adler32``, ``crc32``,
-    ``md5``, ``sha1``, ``sha224``, ``sha256``, ``sha384``, ``sha512``), ``max_app_chunks``
+class BloscpackArgs(_ArgsMapping):
+    """The container's options (bloscpack's ``BloscpackArgs``, a mutable mapping):
+    ``offsets`` (an offsets section, needed to append), ``checksum`` (``"None"``,
+    ``adler32``, ``crc32``, ``md5``, ``sha1``, ``sha224``, ``sha256``, ``sha384``,
+    ``sha512``; ``None`` is stored as ``"None"``, as bloscpack does), ``max_app_chunks``
     (an int, or a function of the chunk count; default ``10 * n``)."""
 
+    _attrs = ("offsets", "checksum", "max_app_chunks")
+
     def __init__(self, offsets: bool = True, checksum: str | None = "adler32",
-                 max_app_chunks: int | Callable[[int], int] = lambda n: 10 * n) -> None:
+                 max_app_chunks: int | Callable[[int], int] = _ten_times) -> None:
         self.offsets = offsets
-        self.checksum = checksum
+        self.checksum = "None" if checksum is None else checksum
         self.max_app_chunks = max_app_chunks
 
 
-class MetadataArgs:
-    """How the metadata section is stored (bloscpack's ``MetadataArgs``)."""
+class MetadataArgs(_ArgsMapping):
+    """How the metadata section is stored (bloscpack's ``MetadataArgs``, a mutable
+    mapping): ``magic_format`` (``b"JSON"``), ``meta_checksum``, ``meta_codec``
+    (``"zlib"`` or ``"None"``), ``meta_level``, ``max_meta_size`` (an int, or a function
+    of the metadata's size; default ``10 * size``)."""
+
+    _attrs = ("magic_format", "meta_checksum", "meta_codec", "meta_level", "max_meta_size")
 
     def __init__(self, magic_format: bytes = b"JSON", meta_checksum: str | None = "adler32",
                  meta_codec: str | None = "zlib", meta_level: int = 6,
-                 max_meta_size: int | Callable[[int], int] = lambda s: 10 * s) -> None:
+                 max_meta_size: int | Callable[[int], int] = _ten_times) -> None:
         if magic_format != b"JSON":
             raise ValueError("only the JSON metadata format is supported")
         self.magic_format = magic_format
@@ -110,6 +189,12 @@ class MetadataArgs:
         self.meta_codec = meta_codec
         self.meta_level = meta_level
         self.max_meta_size = max_meta_size
+
+
+def _check_checksum(name: str | None) -> None:
+    if name is not None and name not in _CHECKSUMS:
+        raise NoSuchChecksum(f"checksum {name!r} does not exist", format="bloscpack",
+                             kind="UnknownChecksum", fault="caller")
 
 
 def _chunk_size(chunk_size: int | str, length: int) -> int:
@@ -125,7 +210,7 @@ def _chunk_size(chunk_size: int | str, length: int) -> int:
 
 
 def _name(value: str | None) -> str:
-    return "none" if value is None else str(value)
+    return "none" if value is None or value == "None" else str(value)
 
 
 def _shuffle(value: bool | int) -> int:
@@ -142,6 +227,13 @@ def _pack(data: bytes | np.ndarray, path: str | None, chunk_size: int | str, met
     blosc_args = blosc_args or BloscArgs()
     bloscpack_args = bloscpack_args or BloscpackArgs()
     metadata_args = metadata_args or MetadataArgs()
+    _check_checksum(bloscpack_args.checksum)
+    if metadata is not None:
+        _check_checksum(metadata_args.meta_checksum)
+        codec = metadata_args.meta_codec
+        if codec is not None and codec not in _META_CODECS:
+            raise NoSuchCodec(f"codec {codec!r} does not exist", format="bloscpack",
+                              kind="UnknownCodec", fault="caller")
     size = _chunk_size(chunk_size, len(data))
     if size <= 0:
         raise ValueError(f"chunk_size must be positive, not {size}")
@@ -297,10 +389,24 @@ def _check_ndarray(ndarray: np.ndarray) -> None:
         raise ObjectNumpyArrayRejection("cannot pack arrays of Python objects")
 
 
+def _check_chunk_size(ndarray: np.ndarray, chunk_size: int | str) -> None:
+    """bloscpack's check: the chunk size (the whole array when it is smaller, as
+    ``calculate_nchunks`` has it) must be a multiple of the item size."""
+    nbytes = int(ndarray.nbytes)
+    itemsize = int(ndarray.dtype.itemsize)
+    if nbytes == 0 or itemsize == 0:
+        return
+    size = min(_chunk_size(chunk_size, nbytes), nbytes)
+    if size > 0 and size % itemsize != 0:
+        raise ChunkSizeTypeSizeMismatch(
+            f"chunk_size: {size} bytes is not divisible by the typesize: {itemsize}",
+            format="bloscpack", kind="ChunkSizeTypeSizeMismatch", fault="caller")
+
+
 def _ndarray_args(ndarray: np.ndarray, blosc_args: BloscArgs | None) -> BloscArgs:
     if blosc_args is None:
         return BloscArgs(typesize=ndarray.dtype.itemsize)
-    args = BloscArgs(blosc_args.typesize, blosc_args.clevel, blosc_args.shuffle, blosc_args.cname)
+    args = copy.copy(blosc_args)
     args.typesize = ndarray.dtype.itemsize
     return args
 
@@ -313,6 +419,7 @@ def pack_ndarray_to_bytes(ndarray: np.ndarray, chunk_size: int | str = DEFAULT_C
     bytes; ``typesize`` is the dtype's itemsize, as in bloscpack."""
     ndarray = np.asanyarray(ndarray)
     _check_ndarray(ndarray)
+    _check_chunk_size(ndarray, chunk_size)
     out = _pack(_ndarray_bytes(ndarray), None, chunk_size, _ndarray_meta(ndarray),
                 _ndarray_args(ndarray, blosc_args), bloscpack_args, metadata_args)
     assert out is not None
@@ -327,6 +434,7 @@ def pack_ndarray_to_file(ndarray: np.ndarray, filename: str | os.PathLike,
     """Packs a numpy array into the file ``filename`` (replaced atomically)."""
     ndarray = np.asanyarray(ndarray)
     _check_ndarray(ndarray)
+    _check_chunk_size(ndarray, chunk_size)
     _pack(_ndarray_bytes(ndarray), os.fspath(filename), chunk_size, _ndarray_meta(ndarray),
           _ndarray_args(ndarray, blosc_args), bloscpack_args, metadata_args)
 
