@@ -23,9 +23,16 @@ use binfmt_remote::RemoteSource;
 use crate::escape;
 use crate::report::Failure;
 
-/// How many leading bytes every input has read at open: enough for format detection and
-/// for the whole 157-byte TACO header.
-pub(crate) const HEAD_LEN: u64 = 256;
+/// How many leading bytes an input reads at open, in one request: enough to detect the
+/// format, and for most files everything the format's view needs next (a kastore store's
+/// descriptors and keys, a Bloscpack file's metadata and offsets, an MLDF header and
+/// descriptors): the view starts from these bytes ([`Input::head`]), so detection's
+/// request serves it and opening costs no further round trip. 64 KiB costs no more time
+/// than 256 bytes over any network, and nothing locally.
+pub(crate) const HEAD_LEN: u64 = 64 << 10;
+
+/// The first read of `binfmt taco header`: 256 bytes, what tacoreader asks for.
+pub(crate) const SMALL_HEAD_LEN: u64 = 256;
 
 /// How much of a stream (pipe, device, standard input) is read at most: streams cannot be
 /// measured first, and one may never end.
@@ -119,7 +126,9 @@ pub(crate) struct Input {
     /// Read through `binfmt-remote`.
     remote: bool,
     source: Box<dyn ByteSource>,
+    /// The first `head_len` bytes (fewer for a shorter input).
     head: Vec<u8>,
+    head_len: u64,
     whole: OnceCell<Vec<u8>>,
 }
 
@@ -138,9 +147,17 @@ impl Input {
     /// # Errors
     /// A failure naming the input: it cannot be opened or read, or it is a directory.
     pub(crate) fn open(arg: &Path) -> Result<Input, Failure> {
+        Input::open_with_head(arg, HEAD_LEN)
+    }
+
+    /// [`Input::open`], reading the first `head_len` bytes at open.
+    ///
+    /// # Errors
+    /// As [`Input::open`].
+    pub(crate) fn open_with_head(arg: &Path, head_len: u64) -> Result<Input, Failure> {
         let name = escape::path(arg);
         let opened = open_location(arg, &name)?;
-        let mut input = Input::from_source(name, opened.path, opened.source)?;
+        let mut input = Input::from_source_with(name, opened.path, opened.source, head_len)?;
         input.remote = opened.remote;
         input.arg = arg.to_path_buf();
         Ok(input)
@@ -160,11 +177,22 @@ impl Input {
         path: Option<PathBuf>,
         source: Box<dyn ByteSource>,
     ) -> Result<Input, Failure> {
+        Input::from_source_with(name, path, source, HEAD_LEN)
+    }
+
+    /// [`Input::from_source`], reading the first `head_len` bytes.
+    fn from_source_with(
+        name: String,
+        path: Option<PathBuf>,
+        source: Box<dyn ByteSource>,
+        head_len: u64,
+    ) -> Result<Input, Failure> {
         let head = source
-            .read_head(HEAD_LEN)
+            .read_head(head_len)
             .map_err(|e| Failure::file(&name, e))?
             .into_owned();
         Ok(Input {
+            head_len,
             arg: path.clone().unwrap_or_default(),
             name,
             path,
@@ -191,7 +219,14 @@ impl Input {
         self.path.as_deref()
     }
 
-    /// The first [`HEAD_LEN`] bytes (fewer for a shorter input).
+    /// How many leading bytes were asked for at open ([`HEAD_LEN`] unless
+    /// [`Input::open_with_head`]): [`Input::head`] holds fewer only when the input is
+    /// shorter, which tells its length.
+    pub(crate) fn head_len(&self) -> u64 {
+        self.head_len
+    }
+
+    /// The first [`Input::head_len`] bytes (fewer for a shorter input).
     pub(crate) fn head(&self) -> &[u8] {
         &self.head
     }

@@ -14,6 +14,9 @@ use clap::{Args, FromArgMatches as _, Subcommand, ValueEnum};
 use serde_json::Value;
 
 use crate::escape;
+use binfmt_core::cache::ReadCache;
+use binfmt_core::source::ByteSource;
+
 use crate::input::Input;
 use crate::model::{Facts, Key};
 use crate::registry::{self, Format, InspectOptions, Inspection, Report};
@@ -276,8 +279,18 @@ fn parse_size(s: &str) -> Result<u32, String> {
         .ok_or_else(|| format!("chunk size must be between 1 and {max} bytes"))
 }
 
-fn parse(input: &Input) -> Result<Bloscpack<'_>, Failure> {
-    Bloscpack::parse(input.bytes()?).map_err(|e| Failure::diagnostic(input.name(), &e))
+/// The input as the one door reads it: a range cache that starts with the bytes
+/// detection read (the header, metadata and offsets of most files), then the chunk
+/// headers in one hinted batch; chunk payloads are streamed through it, never kept.
+type Cache<'i> = ReadCache<&'i dyn ByteSource>;
+
+fn cache(input: &Input) -> Cache<'_> {
+    ReadCache::with_head(input.source(), input.head(), input.head_len())
+}
+
+fn parse<'c>(input: &Input, cache: &'c Cache<'_>) -> Result<Bloscpack<'c, &'c Cache<'c>>, Failure> {
+    Bloscpack::from_data(cache, &ReadOptions::new())
+        .map_err(|e| Failure::diagnostic(input.name(), &e))
 }
 
 /// The metadata's JSON text (digest checked, Python's dialect validated), as stored.
@@ -335,8 +348,11 @@ fn count_text(v: i64) -> String {
     }
 }
 
+/// `inspect`: the header, metadata, offsets and chunk headers, by range (under 1 % of
+/// a large file); never the chunks' data.
 fn inspect(input: &Input, _options: &InspectOptions) -> Result<Inspection, Failure> {
-    let file = parse(input)?;
+    let cache = cache(input);
+    let file = parse(input, &cache)?;
     let h = file.header();
     let metadata = match file.metadata() {
         None => None,
@@ -384,7 +400,7 @@ fn inspect(input: &Input, _options: &InspectOptions) -> Result<Inspection, Failu
                 "{} ({} bytes uncompressed, {} bytes in the file)",
                 count_text(h.raw_nchunks()),
                 file.uncompressed_len(),
-                file.data().len()
+                file.size()
             ),
         )
         .value("max_app_chunks", h.max_app_chunks())
@@ -438,8 +454,15 @@ fn inspect(input: &Input, _options: &InspectOptions) -> Result<Inspection, Failu
     Ok(Inspection { facts, warnings })
 }
 
+/// `verify`: every rule and digest, the chunks streamed by range through the cache
+/// (memory does not grow with the file).
 fn verify(input: &Input, report: &mut Report<'_>) -> Result<Summary, Failure> {
-    registry::verify_with(input, report, bloscpack_header::verify)
+    let cache = cache(input);
+    Ok(bloscpack_header::verify_data(
+        &cache,
+        &ReadOptions::new(),
+        &mut registry::sink(report),
+    ))
 }
 
 fn run(matches: &clap::ArgMatches) -> Result<ExitCode, Failure> {
@@ -520,7 +543,8 @@ fn pack(args: &PackArgs) -> Result<ExitCode, Failure> {
 fn unpack(args: &UnpackArgs) -> Result<ExitCode, Failure> {
     let input = Input::open(&args.input)?;
     registry::expect(&input, &FORMAT)?;
-    let file = parse(&input)?;
+    let cache = cache(&input);
+    let file = parse(&input, &cache)?;
     // Everything that can be refused without decompressing is refused before OUTPUT is
     // touched; the output then grows as chunks are decompressed (nothing is allocated
     // from a header's sizes).

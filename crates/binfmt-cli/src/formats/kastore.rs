@@ -11,7 +11,7 @@ use clap::{Args, FromArgMatches as _, Subcommand};
 use kastore::{AnyArray, Item, ReadOptions, Store, Stores};
 use serde_json::Value;
 
-use crate::input::{HEAD_LEN, Input};
+use crate::input::Input;
 use crate::model::{Facts, Key};
 use crate::registry::{self, Format, InspectOptions, Inspection, Report};
 use crate::report::{self, Failure, Problem};
@@ -127,7 +127,7 @@ type Cache<'i> = ReadCache<&'i dyn ByteSource>;
 type View<'c, 'i> = Store<'c, &'c Cache<'i>>;
 
 fn cache(input: &Input) -> Cache<'_> {
-    ReadCache::with_head(input.source(), input.head(), HEAD_LEN)
+    ReadCache::with_head(input.source(), input.head(), input.head_len())
 }
 
 /// `inspect`: the stores' metadata only (a 50 GB `.trees` on S3 is its header,

@@ -237,7 +237,7 @@ fn run(matches: &clap::ArgMatches) -> Result<ExitCode, Failure> {
 /// `binfmt taco header FILE`: the header from the first bytes the input read at open
 /// (one read, one GET for a URL), checked.
 fn header(file: &Path, json: bool) -> Result<ExitCode, Failure> {
-    let input = Input::open(file)?;
+    let input = Input::open_with_head(file, crate::input::SMALL_HEAD_LEN)?;
     registry::expect(&input, &FORMAT)?;
     let header = Header::parse_with(input.head(), &ReadOptions::new())
         .map_err(|e| Failure::diagnostic(input.name(), &e))?;
