@@ -112,6 +112,10 @@ fn ranges(log: &[AccessLine]) -> Vec<String> {
 }
 
 #[test]
+#[cfg_attr(
+    binfmt_no_nginx,
+    ignore = "nginx was not found: set BINFMT_NGINX, or run tools/remote/install-servers.sh"
+)]
 fn inspect_and_verify_read_urls_as_they_read_files() {
     let Some(site) = site("inspect_and_verify_read_urls_as_they_read_files") else {
         return;
@@ -136,6 +140,10 @@ fn inspect_and_verify_read_urls_as_they_read_files() {
 }
 
 #[test]
+#[cfg_attr(
+    binfmt_no_nginx,
+    ignore = "nginx was not found: set BINFMT_NGINX, or run tools/remote/install-servers.sh"
+)]
 fn a_taco_header_is_one_request_of_at_most_256_bytes() {
     let Some(site) = site("a_taco_header_is_one_request_of_at_most_256_bytes") else {
         return;
@@ -162,6 +170,10 @@ fn a_taco_header_is_one_request_of_at_most_256_bytes() {
 }
 
 #[test]
+#[cfg_attr(
+    binfmt_no_nginx,
+    ignore = "nginx was not found: set BINFMT_NGINX, or run tools/remote/install-servers.sh"
+)]
 fn kastore_get_of_one_array_fetches_that_array() {
     let Some(site) = site("kastore_get_of_one_array_fetches_that_array") else {
         return;
@@ -186,6 +198,10 @@ fn kastore_get_of_one_array_fetches_that_array() {
 }
 
 #[test]
+#[cfg_attr(
+    binfmt_no_nginx,
+    ignore = "nginx was not found: set BINFMT_NGINX, or run tools/remote/install-servers.sh"
+)]
 fn taridx_get_is_one_request_per_sample_on_the_shard() {
     let Some(site) = site("taridx_get_is_one_request_per_sample_on_the_shard") else {
         return;
@@ -230,6 +246,10 @@ fn taridx_get_is_one_request_per_sample_on_the_shard() {
 }
 
 #[test]
+#[cfg_attr(
+    binfmt_no_nginx,
+    ignore = "nginx was not found: set BINFMT_NGINX, or run tools/remote/install-servers.sh"
+)]
 fn bloscpack_unpack_of_a_url_writes_what_a_local_unpack_writes() {
     let Some(site) = site("bloscpack_unpack_of_a_url") else {
         return;
@@ -257,6 +277,10 @@ fn bloscpack_unpack_of_a_url_writes_what_a_local_unpack_writes() {
 }
 
 #[test]
+#[cfg_attr(
+    binfmt_no_nginx,
+    ignore = "nginx was not found: set BINFMT_NGINX, or run tools/remote/install-servers.sh"
+)]
 fn failures_are_one_line_naming_the_url_and_leave_no_output() {
     let Some(site) = site("failures_are_one_line_naming_the_url") else {
         return;
@@ -288,6 +312,10 @@ fn failures_are_one_line_naming_the_url_and_leave_no_output() {
 }
 
 #[test]
+#[cfg_attr(
+    binfmt_no_moto,
+    ignore = "moto_server was not found: set BINFMT_MOTO_SERVER, or run tools/remote/install-servers.sh"
+)]
 fn s3_urls_through_the_usual_environment() {
     let Some(moto) = Moto::start("s3_urls_through_the_usual_environment") else {
         return;

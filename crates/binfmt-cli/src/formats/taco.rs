@@ -7,12 +7,13 @@ use std::process::ExitCode;
 use std::str::FromStr;
 
 use binfmt_core::Summary;
+use binfmt_core::cache::ReadCache;
+use binfmt_core::source::ByteSource;
 use clap::{FromArgMatches as _, Subcommand};
 use serde_json::Value;
 use taco_header::fs::UpdateOptions;
 use taco_header::{
-    ArchiveBuilder, CreateOptions, Entries, Entry, Error, ErrorKind, Header, MemberList,
-    ReadOptions, Reader,
+    Archive, ArchiveBuilder, CreateOptions, Entries, Entry, Error, ErrorKind, Header, ReadOptions,
 };
 
 use crate::escape;
@@ -390,47 +391,31 @@ fn file_failure(name: &str, e: &Error) -> Failure {
 
 /// `binfmt inspect`: the header from the first bytes, the member list by ranges (the
 /// tail, the central directory, one batch of local headers): never the whole file.
+/// `inspect`: the header from detection's bytes, the members through the one view over
+/// a range cache seeded with them (the tail, then the central directory if the tail
+/// does not hold it; locally also the local headers, one coalesced batch).
 fn inspect(input: &Input, options: &InspectOptions) -> Result<Inspection, Failure> {
     // The header as it is: a damaged CRC is `verify`'s business (and "members_error").
     let header = Header::parse_with(input.head(), &ReadOptions::new().checksums(false))
         .map_err(|e| Failure::diagnostic(input.name(), &e))?;
     let mut facts = header_facts(&header);
-    // The members with every check, as the old `Archive::parse` listed them: a header
-    // whose CRC does not match (or a torn update) gives "members_error".
-    let reader = Reader::open_with(input.source(), &ReadOptions::new());
+    let cache = ReadCache::with_head(input.source(), input.head(), input.head_len());
+    // The members with every check, as `Archive::parse` lists them: a header whose CRC
+    // does not match (or a torn update) gives "members_error".
+    let archive = Archive::from_data_with(&cache, &ReadOptions::new());
     let error = |e: &Error| Problem::from_diagnostic(binfmt_core::Severity::Error, e).to_string();
-    if input.is_remote() {
-        // Over a network, a data offset costs a read of the member's local header (one
-        // request each, or the whole archive once merged): the listing comes from the
-        // central directory alone and `data_offset` is null (documented in --help).
-        let listed = reader
-            .as_ref()
-            .map_err(error)
-            .and_then(|r| r.central_directory().map_err(|e| error(&e)))
-            .and_then(|cd| directory_facts(&mut facts, &cd, options.json).map_err(|e| error(&e)));
-        if let Err(message) = listed {
-            facts
-                .value("members", Value::Null)
-                .value("members_error", message)
-                .value("zip64", Value::Null);
-        }
-        return Ok(Inspection {
-            facts,
-            warnings: Vec::new(),
-        });
-    }
-    let members = reader
-        .as_ref()
-        .map_err(error)
-        .and_then(|r| r.members().map_err(|e| error(&e)));
-    match members {
-        Ok(members) => member_facts(&mut facts, &members, options.json),
-        Err(message) => {
-            facts
-                .value("members", Value::Null)
-                .value("members_error", message)
-                .value("zip64", Value::Null);
-        }
+    // Over a network, a data offset costs a read of the member's local header: the
+    // listing comes from the central directory alone and `data_offset` is null
+    // (documented in --help).
+    let with_offsets = !input.is_remote();
+    let listed = archive.as_ref().map_err(error).and_then(|a| {
+        member_facts(&mut facts, a, options.json, with_offsets).map_err(|e| error(&e))
+    });
+    if let Err(message) = listed {
+        facts
+            .value("members", Value::Null)
+            .value("members_error", message)
+            .value("zip64", Value::Null);
     }
     Ok(Inspection {
         facts,
@@ -460,48 +445,45 @@ fn header_facts(header: &Header<'_>) -> Facts {
 }
 
 /// The member table (every member for JSON, the first [`TEXT_MEMBERS`] for text: a
-/// 70,000-member listing builds a page of rows, not 70,000) and `zip64`.
-fn member_facts(facts: &mut Facts, members: &MemberList<'_>, json: bool) {
-    let shown = if json { usize::MAX } else { TEXT_MEMBERS };
-    let rows = members
-        .iter()
-        .take(shown)
-        .map(|m| {
-            let mut row = Facts::with_capacity(3);
-            row.value("name", m.name_lossy().into_owned())
-                .value("size", m.size())
-                .value("data_offset", m.data_offset());
-            row
-        })
-        .collect();
-    facts
-        .table_head("members", rows, members.len())
-        .value("zip64", members.directory().is_zip64());
-}
-
-/// The member table from the central directory alone (URLs): `data_offset` is null.
-fn directory_facts(
+/// 70,000-member listing builds a page of rows, not 70,000) and `zip64`; with
+/// `with_offsets` each member's data offset (its local header read), else null.
+fn member_facts<'c>(
     facts: &mut Facts,
-    cd: &taco_header::CentralDirectory<'_>,
+    archive: &Archive<'c, &'c ReadCache<&dyn ByteSource>>,
     json: bool,
+    with_offsets: bool,
 ) -> Result<(), Error> {
     let shown = if json { usize::MAX } else { TEXT_MEMBERS };
     let mut rows = Vec::new();
     let mut total = 0usize;
-    for entry in cd.entries() {
-        let entry = entry?;
-        total += 1;
-        if rows.len() < shown {
-            let mut row = Facts::with_capacity(3);
-            row.value("name", String::from_utf8_lossy(entry.name).into_owned())
-                .value("size", entry.size)
-                .value("data_offset", Value::Null);
-            rows.push(row);
+    if with_offsets {
+        for member in archive.members() {
+            let m = member?;
+            total += 1;
+            if rows.len() < shown {
+                let mut row = Facts::with_capacity(3);
+                row.value("name", m.name_lossy().into_owned())
+                    .value("size", m.size())
+                    .value("data_offset", m.data_offset());
+                rows.push(row);
+            }
+        }
+    } else {
+        for entry in archive.central_entries() {
+            let entry = entry?;
+            total += 1;
+            if rows.len() < shown {
+                let mut row = Facts::with_capacity(3);
+                row.value("name", String::from_utf8_lossy(entry.name).into_owned())
+                    .value("size", entry.size)
+                    .value("data_offset", Value::Null);
+                rows.push(row);
+            }
         }
     }
     facts
         .table_head("members", rows, total)
-        .value("zip64", cd.directory().is_zip64());
+        .value("zip64", archive.directory().is_zip64());
     Ok(())
 }
 
@@ -526,21 +508,20 @@ fn fuzz(input: &Input) {
             }
         }
     }
-    if let Ok(reader) = Reader::open_with(input.source(), &no_crc) {
-        if let Ok(members) = reader.members() {
-            for json in [false, true] {
-                let mut facts = Facts::new();
-                member_facts(&mut facts, &members, json);
-                let _ = facts.write_json_members(&mut std::io::sink());
-                let _ = facts.write_text_as(&mut std::io::sink(), 2, json);
-            }
-            for m in members.iter().take(8) {
-                let _ = m.name_escaped().to_string();
-                let _ = reader.read_data(&m);
-            }
+    let cache = ReadCache::with_head(input.source(), input.head(), input.head_len());
+    if let Ok(archive) = Archive::from_data_with(&cache, &no_crc) {
+        for (json, with_offsets) in [(false, true), (true, true), (true, false)] {
+            let mut facts = Facts::new();
+            let _ = member_facts(&mut facts, &archive, json, with_offsets);
+            let _ = facts.write_json_members(&mut std::io::sink());
+            let _ = facts.write_text_as(&mut std::io::sink(), 2, json);
         }
-        for &entry in reader.entries().as_slice() {
-            let _ = reader.read_entry(entry);
+        for m in archive.members().take(8).flatten() {
+            let _ = m.name_escaped().to_string();
+            let _ = archive.read_data(&m);
+        }
+        for &entry in archive.header().entries().as_slice() {
+            let _ = archive.read_entry(entry);
         }
     }
     if let Ok(data) = input.bytes() {

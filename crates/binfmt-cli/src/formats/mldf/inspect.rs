@@ -32,8 +32,12 @@ pub(super) const KEYS: &[Key] = &[
 
 pub(super) fn inspect(input: &Input, _options: &InspectOptions) -> Result<Inspection, Failure> {
     let options = ReadOptions::new().checksums(false);
-    let reader = Reader::open_with(input.source(), &options)
-        .map_err(|e| Failure::diagnostic(input.name(), &e))?;
+    // Detection's bytes seed the cache: the header and descriptors of a file of up to
+    // 314 fields are in them, so inspect costs no request after detection's.
+    let cache =
+        binfmt_core::cache::ReadCache::with_head(input.source(), input.head(), input.head_len());
+    let reader =
+        Reader::from_cache(cache, &options).map_err(|e| Failure::diagnostic(input.name(), &e))?;
     let h = reader.header();
     let fields = reader
         .fields()

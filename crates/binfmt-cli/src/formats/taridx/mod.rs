@@ -110,13 +110,14 @@ fn run(matches: &clap::ArgMatches) -> Result<ExitCode, Failure> {
     }
 }
 
-fn parse(input: &Input) -> Result<Index<'_>, Failure> {
-    Index::parse_with(input.bytes()?, &ReadOptions::new())
-        .map_err(|e| Failure::diagnostic(input.name(), &e))
-}
-
+/// `inspect`: the index through the one view over a range cache that starts with the
+/// bytes detection read (a whole index of up to 64 KiB), then the rest in one hinted
+/// read.
 fn inspect(input: &Input, options: &InspectOptions) -> Result<Inspection, Failure> {
-    let index = parse(input)?;
+    let cache =
+        binfmt_core::cache::ReadCache::with_head(input.source(), input.head(), input.head_len());
+    let index = Index::parse_data(&cache, &ReadOptions::new())
+        .map_err(|e| Failure::diagnostic(input.name(), &e))?;
     let mut facts = Facts::new();
     facts
         .value("version", index.version().to_string())
