@@ -68,6 +68,34 @@ fn site(test: &str) -> Option<Site> {
         std::fs::copy(fixture(rel), dir.path().join(name)).unwrap();
     }
     std::fs::write(dir.path().join("big.kas"), big_kastore()).unwrap();
+    // A 32 MiB Bloscpack file of 32 chunks (incompressible: the chunks are stored).
+    let raw = dir.path().join("raw.bin");
+    std::fs::write(&raw, pattern(32 << 20)).unwrap();
+    let blp = dir.path().join("big.blp");
+    let packed = Command::new(env!("CARGO_BIN_EXE_binfmt"))
+        .args(["bloscpack", "pack", "--chunk-size", "1M"])
+        .arg(&raw)
+        .arg(&blp)
+        .output()
+        .unwrap();
+    assert!(packed.status.success(), "{}", stderr(&packed));
+    // A TACO archive of 3,000 members whose central directory (about 200 KiB) does not
+    // fit the tail read.
+    let members = dir.path().join("members");
+    std::fs::create_dir_all(&members).unwrap();
+    let mut args: Vec<std::ffi::OsString> = vec!["taco".into(), "create".into()];
+    args.push(dir.path().join("big.taco").into());
+    args.push("--strip-dirs".into());
+    for i in 0..3000u32 {
+        let path = members.join(format!("member-with-a-longish-name-{i:05}.bin"));
+        std::fs::write(&path, [u8::try_from(i % 251).unwrap(); 16]).unwrap();
+        args.push(path.into());
+    }
+    let created = Command::new(env!("CARGO_BIN_EXE_binfmt"))
+        .args(&args)
+        .output()
+        .unwrap();
+    assert!(created.status.success(), "{}", stderr(&created));
     let nginx = Nginx::start(test, dir.path())?;
     let proxy = DelayProxy::start(nginx.port(), RTT);
     Some(Site {
@@ -77,10 +105,24 @@ fn site(test: &str) -> Option<Site> {
     })
 }
 
+/// `len` bytes that do not compress.
+fn pattern(len: usize) -> Vec<u8> {
+    let mut x = 0x9e37_79b9_7f4a_7c15_u64;
+    (0..len)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x.to_le_bytes()[0]
+        })
+        .collect()
+}
+
 /// One measured operation.
 struct Measured {
     out: Output,
     requests: usize,
+    bytes: u64,
     round_trips: u32,
 }
 
@@ -93,113 +135,136 @@ impl Site {
             .output()
             .unwrap();
         let elapsed = start.elapsed();
-        let requests = self.nginx.settled_log(before + 1).len() - before;
+        let log = self.nginx.settled_log(before + 1);
+        let requests = log.len() - before;
+        let bytes = log[before..].iter().map(|l| l.sent).sum();
         Measured {
             out,
             requests,
+            bytes,
             round_trips: self.proxy.round_trips(elapsed),
         }
     }
 }
 
-/// Runs `args` and checks it succeeded within `requests` requests and `round_trips`
-/// dependent round trips; a failure is noted in `failures` (every operation is measured
-/// and printed before the test fails, so one run gives the whole table).
-fn check(
-    site: &Site,
-    failures: &mut Vec<String>,
-    what: &str,
-    args: &[&str],
+/// The most an operation may cost.
+#[derive(Clone, Copy)]
+struct Budget {
     requests: usize,
     round_trips: u32,
-) {
+    bytes: u64,
+}
+
+const fn budget(requests: usize, round_trips: u32, bytes: u64) -> Budget {
+    Budget {
+        requests,
+        round_trips,
+        bytes,
+    }
+}
+
+/// Runs `args` and checks it succeeded within `limit`; a failure is noted in `failures`
+/// (every operation is measured and printed before the test fails, so one run gives the
+/// whole table: `cargo test --test round_trips -- --nocapture`).
+fn check(site: &Site, failures: &mut Vec<String>, what: &str, args: &[&str], limit: Budget) {
     let m = site.run(args);
     eprintln!(
-        "{what}: {} requests, {} round trips",
-        m.requests, m.round_trips
+        "| {what} | {} | {} | {} |",
+        m.requests, m.round_trips, m.bytes
     );
     if !m.out.status.success() {
         failures.push(format!("{what}: failed: {}", stderr(&m.out)));
-    } else if m.requests > requests || m.round_trips > round_trips {
+    } else if m.requests > limit.requests
+        || m.round_trips > limit.round_trips
+        || m.bytes > limit.bytes
+    {
         failures.push(format!(
-            "{what}: {} requests (at most {requests}), {} round trips (at most {round_trips})",
-            m.requests, m.round_trips
+            "{what}: {} requests, {} round trips, {} bytes (at most {}, {}, {})",
+            m.requests, m.round_trips, m.bytes, limit.requests, limit.round_trips, limit.bytes
         ));
     }
 }
 
 #[test]
+#[cfg_attr(
+    binfmt_no_nginx,
+    ignore = "nginx was not found: set BINFMT_NGINX, or run tools/remote/install-servers.sh"
+)]
 fn request_plans_in_round_trips() {
+    const KIB: u64 = 1024;
     let Some(site) = site("request_plans_in_round_trips") else {
         return;
     };
     let url = |name: &str| site.proxy.url(name);
     let mut failures = Vec::new();
+    let f = &mut failures;
+    eprintln!("| operation | requests | round trips | bytes |");
+    let header = ["taco", "header", &url("big.taco")];
+    check(&site, f, "taco header", &header, budget(1, 1, 256));
+    let listing = ["inspect", "--json", &url("big.taco")];
     check(
         &site,
-        &mut failures,
-        "taco header",
-        &["taco", "header", &url("t.taco")],
-        1,
-        1,
+        f,
+        "taco inspect, 3,000 members",
+        &listing,
+        budget(3, 3, 512 * KIB),
     );
+    let kas = ["inspect", &url("big.kas")];
+    check(&site, f, "kastore inspect", &kas, budget(1, 1, 64 * KIB));
+    let get = ["kastore", "get", "--raw", &url("big.kas"), "c"];
+    let one_array = budget(2, 2, 64 * KIB + 1024 * KIB);
+    check(&site, f, "kastore get, one 1 MiB array", &get, one_array);
+    // One small range per chunk header (32 chunks), all in flight at once.
+    let blp = ["inspect", &url("big.blp")];
     check(
         &site,
-        &mut failures,
-        "taco inspect (listing)",
-        &["inspect", &url("t.taco")],
-        3,
-        2,
+        f,
+        "bloscpack inspect, 32 MiB",
+        &blp,
+        budget(33, 2, 320 * KIB),
     );
-    check(
-        &site,
-        &mut failures,
-        "kastore inspect",
-        &["inspect", &url("big.kas")],
-        2,
-        2,
+    let mldf = ["inspect", &url("g.mldf")];
+    check(&site, f, "mldf inspect", &mldf, budget(1, 1, 64 * KIB));
+    let (index, s0, s1) = (
+        url("clean.taridx"),
+        url("clean_0000.tar"),
+        url("clean_0001.tar"),
     );
+    let sample = [
+        "taridx",
+        "get",
+        &index,
+        "sample000002",
+        "--ext",
+        "json",
+        "--shards",
+        &s0,
+        &s1,
+    ];
     check(
         &site,
-        &mut failures,
-        "kastore get one array",
-        &["kastore", "get", "--raw", &url("big.kas"), "c"],
-        3,
-        3,
+        f,
+        "taridx get, one sample",
+        &sample,
+        budget(2, 2, 64 * KIB),
     );
+    let batch = [
+        "taridx",
+        "get",
+        &index,
+        "sample000001",
+        "sample000002",
+        "sample000003",
+        "--shards",
+        &s0,
+        &s1,
+    ];
     check(
         &site,
-        &mut failures,
-        "bloscpack inspect",
-        &["inspect", &url("c.blp")],
-        3,
-        2,
-    );
-    check(
-        &site,
-        &mut failures,
-        "mldf inspect",
-        &["inspect", &url("g.mldf")],
-        3,
-        3,
-    );
-    check(
-        &site,
-        &mut failures,
-        "taridx get one sample",
-        &[
-            "taridx",
-            "get",
-            &url("clean.taridx"),
-            "sample000002",
-            "--ext",
-            "json",
-            "--shards",
-            &url("clean_0000.tar"),
-            &url("clean_0001.tar"),
-        ],
-        3,
-        3,
+        f,
+        "taridx get, 3 samples",
+        &batch,
+        budget(12, 3, 64 * KIB),
     );
     assert!(failures.is_empty(), "{failures:#?}");
 }

@@ -10,7 +10,7 @@
 //! | `read_tail(n)` | one GET `bytes=-max(n, read_ahead)` (a suffix range); the length comes from `Content-Range` (Azure, which has no suffix ranges: a HEAD, then a bounded GET) |
 //! | `len()` | none once any response came; otherwise one HEAD |
 //! | `read_range(r)` | one GET of exactly `r` (never widened), or none when a read-ahead block holds it |
-//! | `read_ranges(rs)` | ranges held by a read-ahead block: none; the others sorted and merged when the hole between them is smaller than the coalesce gap ([`DEFAULT_COALESCE_GAP`], 64 KiB; never growing a request past 16 MiB by merging), one GET per merged group, up to [`DEFAULT_CONCURRENCY`] (8) in flight |
+//! | `read_ranges(rs)` | ranges held by a read-ahead block: none; the others sorted and merged when the hole between them is smaller than the coalesce gap ([`DEFAULT_COALESCE_GAP`], 64 KiB; never growing a request past 16 MiB by merging), one GET per merged group, up to [`DEFAULT_CONCURRENCY`] (8) in flight, or up to [`SMALL_CONCURRENCY`] (64) when every group is small ([`SMALL_RANGE`], 64 KiB: a listing's headers) |
 //!
 //! The read-ahead ([`DEFAULT_READ_AHEAD`], off by default; a size when set) applies to `read_head` and
 //! `read_tail` only: their blocks (up to [`CACHE_BLOCK_MAX`], 1 MiB) are kept for later
@@ -58,7 +58,7 @@ pub use location::{SCHEMES, is_url};
 pub use options::{
     DEFAULT_COALESCE_GAP, DEFAULT_CONCURRENCY, DEFAULT_CONNECT_TIMEOUT, DEFAULT_DEADLINE,
     DEFAULT_MIN_RATE, DEFAULT_READ_AHEAD, DEFAULT_RETRIES, DEFAULT_RETRY_TIMEOUT, DEFAULT_TIMEOUT,
-    ENV_VARS, Options,
+    ENV_VARS, Options, SMALL_CONCURRENCY, SMALL_RANGE,
 };
 pub use source::{CACHE_BLOCK_MAX, Pinned, RemoteSource, Stats};
 

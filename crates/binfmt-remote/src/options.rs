@@ -32,7 +32,15 @@ pub const DEFAULT_COALESCE_GAP: u64 = 64 * 1024;
 pub const DEFAULT_READ_AHEAD: u64 = 0;
 
 /// At most this many requests of one `read_ranges` call are in flight at once: 8.
+/// When every request of the call is small ([`SMALL_RANGE`] or less: headers of a
+/// listing), [`SMALL_CONCURRENCY`], unless a concurrency is set.
 pub const DEFAULT_CONCURRENCY: usize = 8;
+
+/// A request of at most this many bytes is small (see [`DEFAULT_CONCURRENCY`]): 64 KiB.
+pub const SMALL_RANGE: u64 = 64 << 10;
+
+/// The most small requests of one `read_ranges` call in flight at once: 64.
+pub const SMALL_CONCURRENCY: usize = 64;
 
 /// A request fails when no byte comes for this long, waiting for the headers or in the
 /// middle of a body: 30 s. It is an idle timeout, reset by every byte; the whole request
@@ -335,6 +343,17 @@ impl Options {
     #[must_use]
     pub fn read_ahead(&self) -> u64 {
         self.read_ahead.unwrap_or(DEFAULT_READ_AHEAD)
+    }
+
+    /// How many small requests ([`SMALL_RANGE`] or less each) of one call go at once:
+    /// [`SMALL_CONCURRENCY`], unless a concurrency was set (`with_concurrency`,
+    /// `BINFMT_REMOTE_CONCURRENCY`), which then bounds every call.
+    #[must_use]
+    pub fn small_concurrency(&self) -> usize {
+        match self.concurrency {
+            Some(n) => n.max(1),
+            None => SMALL_CONCURRENCY,
+        }
     }
 
     /// The concurrency in force.

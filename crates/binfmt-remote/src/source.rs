@@ -19,7 +19,7 @@ use tokio::time::Instant;
 use url::Url;
 
 use crate::error::{Problem, RemoteError, classify, is_unsatisfiable, range_text};
-use crate::options::{Options, deadline_for, human_bytes};
+use crate::options::{Options, SMALL_RANGE, deadline_for, human_bytes};
 use crate::plan::plan;
 use crate::runtime::run;
 
@@ -102,6 +102,8 @@ struct Inner {
     gap: u64,
     read_ahead: u64,
     concurrency: usize,
+    /// In flight at once when every request of a call is small.
+    small_concurrency: usize,
     if_match: bool,
     state: Mutex<State>,
     requests: AtomicU64,
@@ -256,6 +258,7 @@ impl RemoteSource {
                 gap: options.coalesce_gap(),
                 read_ahead: options.read_ahead(),
                 concurrency: options.concurrency(),
+                small_concurrency: options.small_concurrency(),
                 if_match: options.if_match(),
                 state: Mutex::new(State::default()),
                 requests: AtomicU64::new(0),
@@ -673,8 +676,17 @@ impl ByteSource for RemoteSource {
         let groups = plan(&pending, self.inner.gap);
         if !groups.is_empty() {
             let inner = Arc::clone(&self.inner);
-            let concurrency = inner.concurrency;
             let spans: Vec<Range<u64>> = groups.iter().map(|g| g.span.clone()).collect();
+            // Small ranges (a listing's per-item headers: Bloscpack chunk headers, TACO
+            // local headers) cost a round trip each and almost no bytes: more of them go
+            // at once, so a listing of 64 items is one round trip, not eight. Memory in
+            // flight stays bounded (64 × 64 KiB at most).
+            let small = spans.iter().all(|s| s.end - s.start <= SMALL_RANGE);
+            let concurrency = if small {
+                inner.small_concurrency
+            } else {
+                inner.concurrency
+            };
             let fetched = run(async move {
                 futures_util::stream::iter(spans.into_iter().enumerate().map(|(gi, span)| {
                     let inner = Arc::clone(&inner);

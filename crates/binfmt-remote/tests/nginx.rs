@@ -1,6 +1,6 @@
 //! Against nginx on 127.0.0.1: request plans, counted from nginx's own access log.
 //!
-//! Skips (saying so) when nginx is missing, unless `BINFMT_REQUIRE_SERVERS=1`.
+//! Ignored (with the reason) when nginx is missing, unless `BINFMT_REQUIRE_SERVERS=1`.
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,
@@ -58,6 +58,10 @@ fn brief(log: &[AccessLine]) -> Vec<String> {
 }
 
 #[test]
+#[cfg_attr(
+    binfmt_no_nginx,
+    ignore = "nginx was not found: set BINFMT_NGINX, or run tools/remote/install-servers.sh"
+)]
 fn by_default_a_head_of_256_bytes_is_one_get_of_256_bytes() {
     let Some(site) = site("by_default_a_head_of_256_bytes_is_one_get_of_256_bytes") else {
         return;
@@ -74,6 +78,10 @@ fn by_default_a_head_of_256_bytes_is_one_get_of_256_bytes() {
 }
 
 #[test]
+#[cfg_attr(
+    binfmt_no_nginx,
+    ignore = "nginx was not found: set BINFMT_NGINX, or run tools/remote/install-servers.sh"
+)]
 fn read_head_is_one_bounded_get_and_no_head() {
     let Some(site) = site("read_head_is_one_bounded_get_and_no_head") else {
         return;
@@ -103,6 +111,10 @@ fn read_head_is_one_bounded_get_and_no_head() {
 }
 
 #[test]
+#[cfg_attr(
+    binfmt_no_nginx,
+    ignore = "nginx was not found: set BINFMT_NGINX, or run tools/remote/install-servers.sh"
+)]
 fn read_tail_is_one_suffix_get() {
     let Some(site) = site("read_tail_is_one_suffix_get") else {
         return;
@@ -117,6 +129,10 @@ fn read_tail_is_one_suffix_get() {
 }
 
 #[test]
+#[cfg_attr(
+    binfmt_no_nginx,
+    ignore = "nginx was not found: set BINFMT_NGINX, or run tools/remote/install-servers.sh"
+)]
 fn len_alone_is_one_head() {
     let Some(site) = site("len_alone_is_one_head") else {
         return;
@@ -130,6 +146,10 @@ fn len_alone_is_one_head() {
 }
 
 #[test]
+#[cfg_attr(
+    binfmt_no_nginx,
+    ignore = "nginx was not found: set BINFMT_NGINX, or run tools/remote/install-servers.sh"
+)]
 fn one_kilobyte_of_a_ten_gigabyte_object_downloads_one_kilobyte() {
     let Some(site) = site("one_kilobyte_of_a_ten_gigabyte_object") else {
         return;
@@ -156,6 +176,10 @@ fn one_kilobyte_of_a_ten_gigabyte_object_downloads_one_kilobyte() {
 }
 
 #[test]
+#[cfg_attr(
+    binfmt_no_nginx,
+    ignore = "nginx was not found: set BINFMT_NGINX, or run tools/remote/install-servers.sh"
+)]
 fn ranges_merge_below_the_gap_only() {
     let Some(site) = site("ranges_merge_below_the_gap_only") else {
         return;
@@ -213,6 +237,10 @@ fn ranges_merge_below_the_gap_only() {
 }
 
 #[test]
+#[cfg_attr(
+    binfmt_no_nginx,
+    ignore = "nginx was not found: set BINFMT_NGINX, or run tools/remote/install-servers.sh"
+)]
 fn later_requests_carry_if_match_and_a_replaced_file_is_refused() {
     let Some(site) = site("later_requests_carry_if_match") else {
         return;
@@ -242,6 +270,10 @@ fn later_requests_carry_if_match_and_a_replaced_file_is_refused() {
 }
 
 #[test]
+#[cfg_attr(
+    binfmt_no_nginx,
+    ignore = "nginx was not found: set BINFMT_NGINX, or run tools/remote/install-servers.sh"
+)]
 fn not_found_and_forbidden() {
     let Some(site) = site("not_found_and_forbidden") else {
         return;
@@ -268,6 +300,10 @@ fn not_found_and_forbidden() {
 }
 
 #[test]
+#[cfg_attr(
+    binfmt_no_nginx,
+    ignore = "nginx was not found: set BINFMT_NGINX, or run tools/remote/install-servers.sh"
+)]
 fn redirects_are_followed_with_the_range() {
     let Some(site) = site("redirects_are_followed_with_the_range") else {
         return;
@@ -287,6 +323,10 @@ fn redirects_are_followed_with_the_range() {
 }
 
 #[test]
+#[cfg_attr(
+    binfmt_no_nginx,
+    ignore = "nginx was not found: set BINFMT_NGINX, or run tools/remote/install-servers.sh"
+)]
 fn a_server_ignoring_range_is_refused_without_downloading() {
     let Some(site) = site("a_server_ignoring_range_is_refused") else {
         return;
@@ -328,6 +368,10 @@ fn a_server_ignoring_range_is_refused_without_downloading() {
 }
 
 #[test]
+#[cfg_attr(
+    binfmt_no_nginx,
+    ignore = "nginx was not found: set BINFMT_NGINX, or run tools/remote/install-servers.sh"
+)]
 fn empty_objects_and_ranges_past_the_end() {
     let Some(site) = site("empty_objects_and_ranges_past_the_end") else {
         return;
@@ -366,6 +410,10 @@ fn empty_objects_and_ranges_past_the_end() {
 }
 
 #[test]
+#[cfg_attr(
+    binfmt_no_nginx,
+    ignore = "nginx was not found: set BINFMT_NGINX, or run tools/remote/install-servers.sh"
+)]
 fn concurrent_readers_share_one_source() {
     let Some(site) = site("concurrent_readers_share_one_source") else {
         return;
@@ -397,6 +445,10 @@ fn concurrent_readers_share_one_source() {
 }
 
 #[test]
+#[cfg_attr(
+    binfmt_no_nginx,
+    ignore = "nginx was not found: set BINFMT_NGINX, or run tools/remote/install-servers.sh"
+)]
 fn the_whole_object_is_one_get_even_asked_as_u64_max() {
     let Some(site) = site("the_whole_object_is_one_get_even_asked_as_u64_max") else {
         return;

@@ -5,7 +5,7 @@
 //! `BINFMT_REMOTE_S3_CHILD` naming the scenario and the variables set. Request counts
 //! come from moto's own log.
 //!
-//! Skips (saying so) when moto is missing, unless `BINFMT_REQUIRE_SERVERS=1`.
+//! Ignored (with the reason) when moto is missing, unless `BINFMT_REQUIRE_SERVERS=1`.
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,
@@ -60,6 +60,7 @@ fn child(scenario: &str, env: &[(&str, String)]) {
     cmd.args([
         "--exact",
         "child_process_scenario",
+        "--ignored",
         "--nocapture",
         "--test-threads=1",
     ]);
@@ -88,6 +89,10 @@ fn requests_since(moto: &Moto, before: usize, n: usize) -> Vec<String> {
 }
 
 #[test]
+#[cfg_attr(
+    binfmt_no_moto,
+    ignore = "moto_server was not found: set BINFMT_MOTO_SERVER, or run tools/remote/install-servers.sh"
+)]
 fn s3_through_the_environment() {
     let Some(moto) = Moto::start("s3_through_the_environment") else {
         return;
@@ -186,8 +191,9 @@ fn s3_through_the_environment() {
 }
 
 /// One scenario of [`s3_through_the_environment`], run in a child process with the
-/// environment set; does nothing in an ordinary test run.
+/// environment set (ignored in an ordinary test run, where it would do nothing).
 #[test]
+#[ignore = "a scenario of s3_through_the_environment, run in its child process"]
 fn child_process_scenario() {
     let Ok(scenario) = std::env::var("BINFMT_REMOTE_S3_CHILD") else {
         return;
