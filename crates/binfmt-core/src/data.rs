@@ -84,6 +84,20 @@ pub trait Data<'d>: Copy {
         Ok(())
     }
 
+    /// States the bulk payload ranges the view will read next with
+    /// [`payload`](Data::payload), in the order it will read them (a verify or an unpack
+    /// walking every chunk), so that a cache reads ahead: a window of them in one
+    /// batch (concurrent and coalesced for a remote source), each handed out once and
+    /// not kept. Memory stays within the window whatever the file's size. A slice
+    /// ignores it.
+    ///
+    /// # Errors
+    /// None today; the signature leaves room for caches that fetch at once.
+    fn prefetch(self, ranges: &[Range<u64>]) -> Result<(), Self::Error> {
+        let _ = ranges;
+        Ok(())
+    }
+
     /// A bulk payload (an array, a chunk, a member): a borrow for slices; for caches a
     /// buffer the caller owns, read in one request and not kept.
     ///
