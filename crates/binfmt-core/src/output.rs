@@ -274,7 +274,7 @@ impl Output {
                     "is a block device; use --force to write over it",
                 ));
             }
-            let file = OpenOptions::new().write(true).open(&target)?;
+            let file = open_stream(&target, &meta)?;
             return Output::stream(Target::Stream(file), options);
         }
         if !options.replace {
@@ -331,6 +331,21 @@ impl Output {
             Target::File(file) => file,
         }
     }
+}
+
+/// Opens a stream target for writing: a FIFO or a device is opened; a Unix socket,
+/// which `open` refuses (`ENXIO`), is connected to.
+fn open_stream(target: &Path, meta: &Metadata) -> io::Result<File> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if meta.file_type().is_socket() {
+            let stream = std::os::unix::net::UnixStream::connect(target)?;
+            return Ok(File::from(std::os::fd::OwnedFd::from(stream)));
+        }
+    }
+    let _ = meta;
+    OpenOptions::new().write(true).open(target)
 }
 
 fn finish_stream(mut out: impl Write, spool: Option<File>) -> io::Result<()> {
@@ -396,6 +411,31 @@ impl Seek for Output {
 mod tests {
     use super::*;
     use std::format;
+
+    #[cfg(unix)]
+    #[test]
+    fn a_unix_socket_is_streamed_into() {
+        use std::io::Read as _;
+        let dir = scratch("socket");
+        let path = dir.join("out.sock");
+        let listener = std::os::unix::net::UnixListener::bind(&path).unwrap();
+        let reader = std::thread::spawn(move || {
+            let (mut conn, _) = listener.accept().unwrap();
+            let mut got = Vec::new();
+            conn.read_to_end(&mut got).unwrap();
+            got
+        });
+        let mut out = Output::create(&path, &OutputOptions::new()).unwrap();
+        assert!(out.is_stream());
+        out.write_all(b"through the socket").unwrap();
+        out.commit().unwrap();
+        assert_eq!(reader.join().unwrap(), b"through the socket");
+        // The socket is still a socket: never replaced by a regular file.
+        assert!(std::os::unix::fs::FileTypeExt::is_socket(
+            &fs::symlink_metadata(&path).unwrap().file_type()
+        ));
+        fs::remove_dir_all(dir).unwrap();
+    }
 
     fn scratch(name: &str) -> PathBuf {
         let dir =

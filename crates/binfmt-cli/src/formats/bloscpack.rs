@@ -221,7 +221,7 @@ struct PackArgs {
     /// Bytes reserved for the stored metadata [default: 10 × its serialized length].
     #[arg(long)]
     max_meta_size: Option<u32>,
-    /// Replace OUTPUT if it exists.
+    /// Replace OUTPUT if it exists (through a symbolic link, its target; never the input).
     #[arg(long, short = 'f')]
     force: bool,
 }
@@ -236,7 +236,7 @@ struct UnpackArgs {
     /// Chunks decompressed at once; 0 (the default) uses every core, at most 8.
     #[arg(long, short = 'n', default_value_t = 0, value_parser = clap::value_parser!(u16).range(0..=256))]
     threads: u16,
-    /// Replace OUTPUT if it exists.
+    /// Replace OUTPUT if it exists (through a symbolic link, its target; never the input).
     #[arg(long, short = 'f')]
     force: bool,
 }

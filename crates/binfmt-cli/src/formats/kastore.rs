@@ -252,7 +252,9 @@ fn key_cell(key: &[u8]) -> String {
 }
 
 fn verify(input: &Input, report: &mut Report<'_>) -> Result<Summary, Failure> {
-    registry::verify_with(input, report, kastore::verify)
+    registry::verify_with(input, report, |cache, options, sink| {
+        kastore::verify_data(cache, options, sink)
+    })
 }
 
 fn run(matches: &clap::ArgMatches) -> Result<ExitCode, Failure> {

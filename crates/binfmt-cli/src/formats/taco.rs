@@ -131,7 +131,7 @@ enum Command {
         /// Store names exactly as given, even absolute paths or ".." components.
         #[arg(long)]
         verbatim_names: bool,
-        /// Replace OUT if it exists.
+        /// Replace OUT if it exists (through a symbolic link, its target; never a FILE).
         #[arg(short, long)]
         force: bool,
         /// The files to store (none: an archive holding only the header).
@@ -162,7 +162,7 @@ enum Command {
         /// is.
         #[arg(short, long, value_name = "OUT")]
         output: Option<PathBuf>,
-        /// Replace OUT if it exists (with --output).
+        /// Replace OUT if it exists (with --output; through a symbolic link, its target).
         #[arg(short, long, requires = "output")]
         force: bool,
         /// Do not fsync after each write (in place only). The writes still happen in
@@ -488,7 +488,9 @@ fn member_facts<'c>(
 }
 
 fn verify(input: &Input, report: &mut Report<'_>) -> Result<Summary, Failure> {
-    registry::verify_with(input, report, taco_header::verify)
+    registry::verify_with(input, report, |cache, options, sink| {
+        taco_header::verify_data(cache, options, sink)
+    })
 }
 
 /// The read paths of `inspect` and of `taco update --output` over one input, output

@@ -6,6 +6,7 @@ use std::ops::ControlFlow;
 use std::path::Path;
 use std::process::ExitCode;
 
+use binfmt_core::cache::ReadCache;
 use mldf::diff::{DiffOptions, Difference, FieldAspect, Side};
 use mldf::{Dataset, ReadOptions};
 
@@ -42,11 +43,14 @@ pub(super) fn write(
     limit: u64,
 ) -> Result<bool, Failure> {
     let options = ReadOptions::new();
-    let (bytes_a, bytes_b) = (a.bytes()?, b.bytes()?);
-    let da =
-        Dataset::parse_with(bytes_a, &options).map_err(|e| Failure::diagnostic(a.name(), &e))?;
-    let db =
-        Dataset::parse_with(bytes_b, &options).map_err(|e| Failure::diagnostic(b.name(), &e))?;
+    // Both files by range: metadata kept, rows and payloads streamed (memory does not
+    // grow with the files).
+    let cache_a = ReadCache::with_head(a.source(), a.head(), a.head_len());
+    let cache_b = ReadCache::with_head(b.source(), b.head(), b.head_len());
+    let da = Dataset::from_data_with(&cache_a, &options)
+        .map_err(|e| Failure::diagnostic(a.name(), &e))?;
+    let db = Dataset::from_data_with(&cache_b, &options)
+        .map_err(|e| Failure::diagnostic(b.name(), &e))?;
     let mut value_diffs = 0u64;
     let mut failed = None;
     let mut sink = |d: Difference<'_, '_, '_>| {

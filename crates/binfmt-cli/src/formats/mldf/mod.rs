@@ -131,7 +131,7 @@ enum Command {
         samples: PathBuf,
         /// The dataset to write (- for standard output).
         out: PathBuf,
-        /// Replace OUT if it exists.
+        /// Replace OUT if it exists (through a symbolic link, its target; never an input).
         #[arg(short, long)]
         force: bool,
         /// Let payload paths lead outside the directory of SAMPLES.
@@ -141,7 +141,9 @@ enum Command {
 }
 
 fn verify(input: &Input, report: &mut Report<'_>) -> Result<Summary, Failure> {
-    registry::verify_with(input, report, mldf::verify)
+    registry::verify_with(input, report, |cache, options, sink| {
+        mldf::verify_data(cache, options, sink)
+    })
 }
 
 fn run(matches: &clap::ArgMatches) -> Result<ExitCode, Failure> {

@@ -28,7 +28,7 @@ pub(super) struct BuildArgs {
     /// Required with --shards.
     #[arg(short = 'o', long = "output", value_name = "OUT")]
     output: Option<PathBuf>,
-    /// Replace OUT if it exists (a shard is never replaced).
+    /// Replace OUT if it exists (through a symbolic link, its target; a shard is never replaced).
     #[arg(short = 'f', long)]
     force: bool,
     /// Index these shards, in this order, instead of a fold's shards.

@@ -44,7 +44,7 @@ pub(super) struct GetArgs {
     /// Where to write the payload (- for standard output, the default).
     #[arg(short = 'o', long = "output", value_name = "OUT", default_value = "-")]
     pub(super) output: PathBuf,
-    /// Replace OUT if it exists (the index and its shards are never replaced).
+    /// Replace OUT if it exists (through a symbolic link, its target; the index and its shards are never replaced).
     #[arg(short = 'f', long)]
     pub(super) force: bool,
 }

@@ -159,5 +159,7 @@ fn inspect(input: &Input, options: &InspectOptions) -> Result<Inspection, Failur
 /// The library's whole-index check (row ids, stem count, contiguity flag, …): shards are
 /// not read.
 fn verify(input: &Input, report: &mut Report<'_>) -> Result<Summary, Failure> {
-    registry::verify_with(input, report, taridx::verify)
+    registry::verify_with(input, report, |cache, options, sink| {
+        taridx::verify_data(cache, options, sink)
+    })
 }
