@@ -23,7 +23,11 @@ fn with_stdin(args: &[&str], stdin_from: &std::path::Path) -> std::process::Outp
 
 fn packed(dir: &std::path::Path) -> (std::path::PathBuf, std::path::PathBuf) {
     let raw = dir.join("s.bin");
-    std::fs::write(&raw, (0..100_000u32).map(|i| (i % 7) as u8).collect::<Vec<_>>()).unwrap();
+    std::fs::write(
+        &raw,
+        (0..100_000u32).map(|i| (i % 7) as u8).collect::<Vec<_>>(),
+    )
+    .unwrap();
     let blp = dir.join("u.blp");
     let out = binfmt(&["bloscpack", "pack", s(&raw), s(&blp)]);
     assert!(out.status.success(), "{}", stderr(&out));
@@ -38,7 +42,11 @@ fn out_is_refused_when_a_file_url_names_the_input() {
     let url = format!("file://{}", s(&blp));
     let out = binfmt(&["bloscpack", "unpack", &url, s(&blp), "-f"]);
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
-    assert!(stderr(&out).contains("is also an input"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("is also an input"),
+        "{}",
+        stderr(&out)
+    );
     assert_eq!(std::fs::read(&blp).unwrap(), before);
 }
 
@@ -49,7 +57,11 @@ fn out_is_refused_when_standard_input_is_redirected_from_it() {
     let before = std::fs::read(&raw).unwrap();
     let out = with_stdin(&["bloscpack", "pack", "-", s(&raw), "-f"], &raw);
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
-    assert!(stderr(&out).contains("is also an input"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("is also an input"),
+        "{}",
+        stderr(&out)
+    );
     assert_eq!(std::fs::read(&raw).unwrap(), before);
 }
 

@@ -233,7 +233,10 @@ fn a_stream_is_judged_on_its_first_bytes_and_read_once() {
     let stream = StreamSource::new(&packed[..], 1 << 30);
     let reader = Reader::open(stream).unwrap();
     assert_eq!(reader.nchunks(), 13);
-    assert_eq!(reader.read_range(10_000..10_100).unwrap(), &input[10_000..10_100]);
+    assert_eq!(
+        reader.read_range(10_000..10_100).unwrap(),
+        &input[10_000..10_100]
+    );
     let mut out = Vec::new();
     reader
         .view()
