@@ -273,77 +273,37 @@ impl ByteSource for Vec<u8> {
     }
 }
 
-impl<S: ByteSource + ?Sized> ByteSource for &S {
-    fn is_stream(&self) -> bool {
-        (**self).is_stream()
-    }
-    fn len(&self) -> io::Result<u64> {
-        (**self).len()
-    }
-    fn read_range(&self, range: Range<u64>) -> io::Result<Cow<'_, [u8]>> {
-        (**self).read_range(range)
-    }
-    fn read_ranges(&self, ranges: &[Range<u64>]) -> io::Result<Vec<Cow<'_, [u8]>>> {
-        (**self).read_ranges(ranges)
-    }
-    fn read_head(&self, max_len: u64) -> io::Result<Cow<'_, [u8]>> {
-        (**self).read_head(max_len)
-    }
-    fn read_tail(&self, max_len: u64) -> io::Result<(u64, Cow<'_, [u8]>)> {
-        (**self).read_tail(max_len)
-    }
-    fn as_slice(&self) -> Option<&[u8]> {
-        (**self).as_slice()
-    }
+/// Forwards every method of [`ByteSource`] through a pointer type (`&S`, `Box<S>`,
+/// `Arc<S>`), so that the provided methods the inner source overrides stay overridden.
+macro_rules! forward_byte_source {
+    ($($ptr:ty),*) => {$(
+        impl<S: ByteSource + ?Sized> ByteSource for $ptr {
+            fn is_stream(&self) -> bool {
+                (**self).is_stream()
+            }
+            fn len(&self) -> io::Result<u64> {
+                (**self).len()
+            }
+            fn read_range(&self, range: Range<u64>) -> io::Result<Cow<'_, [u8]>> {
+                (**self).read_range(range)
+            }
+            fn read_ranges(&self, ranges: &[Range<u64>]) -> io::Result<Vec<Cow<'_, [u8]>>> {
+                (**self).read_ranges(ranges)
+            }
+            fn read_head(&self, max_len: u64) -> io::Result<Cow<'_, [u8]>> {
+                (**self).read_head(max_len)
+            }
+            fn read_tail(&self, max_len: u64) -> io::Result<(u64, Cow<'_, [u8]>)> {
+                (**self).read_tail(max_len)
+            }
+            fn as_slice(&self) -> Option<&[u8]> {
+                (**self).as_slice()
+            }
+        }
+    )*};
 }
 
-impl<S: ByteSource + ?Sized> ByteSource for Box<S> {
-    fn is_stream(&self) -> bool {
-        (**self).is_stream()
-    }
-    fn len(&self) -> io::Result<u64> {
-        (**self).len()
-    }
-    fn read_range(&self, range: Range<u64>) -> io::Result<Cow<'_, [u8]>> {
-        (**self).read_range(range)
-    }
-    fn read_ranges(&self, ranges: &[Range<u64>]) -> io::Result<Vec<Cow<'_, [u8]>>> {
-        (**self).read_ranges(ranges)
-    }
-    fn read_head(&self, max_len: u64) -> io::Result<Cow<'_, [u8]>> {
-        (**self).read_head(max_len)
-    }
-    fn read_tail(&self, max_len: u64) -> io::Result<(u64, Cow<'_, [u8]>)> {
-        (**self).read_tail(max_len)
-    }
-    fn as_slice(&self) -> Option<&[u8]> {
-        (**self).as_slice()
-    }
-}
-
-impl<S: ByteSource + ?Sized> ByteSource for std::sync::Arc<S> {
-    fn is_stream(&self) -> bool {
-        (**self).is_stream()
-    }
-    fn len(&self) -> io::Result<u64> {
-        (**self).len()
-    }
-    fn read_range(&self, range: Range<u64>) -> io::Result<Cow<'_, [u8]>> {
-        (**self).read_range(range)
-    }
-    fn read_ranges(&self, ranges: &[Range<u64>]) -> io::Result<Vec<Cow<'_, [u8]>>> {
-        (**self).read_ranges(ranges)
-    }
-    fn read_head(&self, max_len: u64) -> io::Result<Cow<'_, [u8]>> {
-        (**self).read_head(max_len)
-    }
-    fn read_tail(&self, max_len: u64) -> io::Result<(u64, Cow<'_, [u8]>)> {
-        (**self).read_tail(max_len)
-    }
-    fn as_slice(&self) -> Option<&[u8]> {
-        (**self).as_slice()
-    }
-}
+forward_byte_source!(&S, Box<S>, std::sync::Arc<S>);
 
 #[cfg(feature = "mmap")]
 impl ByteSource for crate::mmap::Mmap {
