@@ -1,7 +1,8 @@
 //! `binfmt` on URLs, against real servers on 127.0.0.1: nginx (Debian's package) for
 //! `http://`, moto's S3 server for `s3://`. Request counts come from the servers' own
-//! logs. The servers are started by the tests and skipped (saying so) when missing, unless
-//! `BINFMT_REQUIRE_SERVERS=1` (`tools/remote/install-servers.sh` installs them).
+//! logs. The servers are started by the tests, which are ignored (with the reason) when
+//! they are missing, unless `BINFMT_REQUIRE_SERVERS=1` (`tools/remote/install-servers.sh`
+//! installs them).
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,
@@ -15,27 +16,11 @@ mod common;
 #[path = "../../../tools/remote/servers.rs"]
 mod servers;
 
-use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use common::{s, stderr, stdout};
+use common::{big_kastore, crate_file as fixture, s, stderr, stdout};
 use servers::{AccessLine, Moto, Nginx, TempDir};
 
-fn fixture(rel: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(rel)
-}
-
-/// A kastore file of three 1 MiB arrays, so that reading one shows what is not read.
-fn big_kastore() -> Vec<u8> {
-    let a: Vec<u64> = (0..131_072u64).collect();
-    let b: Vec<f64> = (0..131_072u32).map(f64::from).collect();
-    let c: Vec<u8> = (0..1_048_576u32).map(|i| (i % 251) as u8).collect();
-    let mut builder = kastore::Builder::new();
-    builder.insert("a", &a).unwrap();
-    builder.insert("b", &b).unwrap();
-    builder.insert("c", &c).unwrap();
-    builder.to_vec().unwrap()
-}
 
 const FILES: &[(&str, &str)] = &[
     (

@@ -16,32 +16,16 @@ mod common;
 mod servers;
 
 use core::time::Duration;
-use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::Instant;
 
-use common::stderr;
+use common::{big_kastore, crate_file as fixture, stderr};
 use servers::{DelayProxy, Nginx, TempDir};
 
 /// The round trip the proxy adds: large next to loopback processing and process start,
 /// so a count of round trips is the time over it, rounded.
 const RTT: Duration = Duration::from_millis(400);
 
-fn fixture(rel: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(rel)
-}
-
-/// A kastore file of three 1 MiB arrays.
-fn big_kastore() -> Vec<u8> {
-    let a: Vec<u64> = (0..131_072u64).collect();
-    let b: Vec<f64> = (0..131_072u32).map(f64::from).collect();
-    let c: Vec<u8> = (0..1_048_576u32).map(|i| (i % 251) as u8).collect();
-    let mut builder = kastore::Builder::new();
-    builder.insert("a", &a).unwrap();
-    builder.insert("b", &b).unwrap();
-    builder.insert("c", &c).unwrap();
-    builder.to_vec().unwrap()
-}
 
 struct Site {
     nginx: Nginx,

@@ -93,3 +93,22 @@ pub(crate) fn sh(script: &str) -> Output {
         .output()
         .unwrap()
 }
+
+/// A file of another crate of the workspace: `rel` under `crates/`
+/// (`"kastore/tests/fixtures/valid/control.kas"`).
+pub(crate) fn crate_file(rel: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(rel)
+}
+
+/// A kastore file of three 1 MiB arrays (`a` u64, `b` f64, `c` u8 `i % 251`), so that
+/// reading one shows what is not read.
+pub(crate) fn big_kastore() -> Vec<u8> {
+    let a: Vec<u64> = (0..131_072u64).collect();
+    let b: Vec<f64> = (0..131_072u32).map(f64::from).collect();
+    let c: Vec<u8> = (0..1_048_576u32).map(|i| (i % 251) as u8).collect();
+    let mut builder = kastore::Builder::new();
+    builder.insert("a", &a).unwrap();
+    builder.insert("b", &b).unwrap();
+    builder.insert("c", &c).unwrap();
+    builder.to_vec().unwrap()
+}
