@@ -1,13 +1,15 @@
-"""Make a file as bloscpack 0.11 and 0.13 wrote it: the last chunk one element short.
+"""Make a file whose last chunk holds one whole element less than last_chunk.
 
     /work/venv/bin/python tools/bloscpack/make_short_last.py [OUT_DIR]
 
-Those releases compressed one element (typesize bytes) too few of the last chunk, so the
-last chunk's Blosc header has nbytes = last_chunk - typesize, while the header's
-last_chunk and the numpy metadata's shape promise the whole array. bloscpack 0.16 unpacks
-such a file short without a word. This script packs `np.arange(1000, dtype='<f8')` with
-bloscpack 0.16 (3,000-byte chunks: 3000, 3000, 2000), then recompresses the last chunk
-without its last element, as the old writers did, and rewrites its digest. It writes
+The first fix for bloscpack 0.11 and 0.13 assumed they compressed one element (typesize
+bytes) too few of the last chunk. They do not: their last chunk holds last_chunk rounded
+down to whole elements, 1 to typesize - 1 bytes short (tools/bloscpack/make_legacy.py makes
+real ones). So this file, which no release writes, is a negative fixture: a size mismatch
+our reader refuses (bloscpack 0.16 unpacks it short). This script packs
+`np.arange(1000, dtype='<f8')` with bloscpack 0.16 (3,000-byte chunks: 3000, 3000, 2000),
+then recompresses the last chunk without its last element and rewrites its digest. It
+writes
 
 * `short_last_0_11.blp`: the file;
 * `short_last_0_11.bin`: the 7,992 bytes its chunks hold (what bloscpack 0.16 unpacks);

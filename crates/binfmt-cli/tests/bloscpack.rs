@@ -313,32 +313,16 @@ fn python_metadata_is_shown_exactly() {
 }
 
 #[test]
-fn short_last_chunks_are_unpacked_with_a_warning() {
-    // Regression: files of bloscpack 0.11 and 0.13 (last_chunk one element more than the
-    // last chunk holds) were refused.
+fn a_last_chunk_one_whole_element_short_is_refused() {
+    // No bloscpack release writes this (0.11 and 0.13 round last_chunk down to whole
+    // elements: tests/bloscpack_legacy.rs reads their real files): a size mismatch.
     let file = fixture("short_last_0_11.blp");
-    let (v, out) = json_of(&file);
-    assert!(out.status.success(), "{}", text(&out.stderr));
-    assert_eq!(v["last_chunk"], 2000);
-    assert_eq!(v["warnings"][0]["offset"], 1690);
-    let warning = "promise 8000 bytes, the chunks hold 7992";
-    assert!(text(&out.stderr).contains(warning), "{}", text(&out.stderr));
     let out = run(&["verify", s(&file)]);
-    assert!(out.status.success(), "{}", text(&out.stderr));
-    assert!(text(&out.stderr).contains(warning), "{}", text(&out.stderr));
-    let dir = scratch("short_last");
-    let raw = dir.join("out.bin");
-    let out = run(&["bloscpack", "unpack", s(&file), s(&raw)]);
-    assert!(out.status.success(), "{}", text(&out.stderr));
-    let held = std::fs::read(&raw).unwrap();
-    assert_eq!(held.len(), 7992);
-    let expected: Vec<u8> = (0..999u64).flat_map(|i| (i as f64).to_le_bytes()).collect();
-    assert_eq!(held, expected);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
     assert!(
-        text(&out.stderr).contains(
-            "the file is short: its header promises 8000 bytes, its chunks hold 7992 (8 missing"
-        ),
-        "{}",
+        text(&out.stdout).contains("last_chunk") || text(&out.stderr).contains("last_chunk"),
+        "{}{}",
+        text(&out.stdout),
         text(&out.stderr)
     );
 }

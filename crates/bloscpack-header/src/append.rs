@@ -283,10 +283,9 @@ pub(crate) fn append_file(
     let chunk_len = u64::from(chunk_header.cbytes) + digest_len;
     let chunk_bytes = read_exact(&src, last_at, chunk_len, "chunk")?;
     if chunk_header.nbytes != last_chunk {
-        let typesize = u32::from(header.typesize());
-        if chunk_header.nbytes.checked_add(typesize) == Some(last_chunk) {
+        if crate::file::legacy_short_last(&header, last_index, chunk_header.nbytes, last_chunk) {
             return Err(cannot(
-                "its last chunk is one element short of last_chunk (written by bloscpack 0.11 or 0.13); unpack it and pack it anew",
+                "its last chunk holds last_chunk rounded down to whole elements (written by bloscpack 0.11 or 0.13); unpack it and pack it anew",
             ));
         }
         return Err(ErrorKind::ChunkSizeMismatch {

@@ -230,19 +230,30 @@ pub enum ErrorKind {
         /// `"chunk_size"` or `"last_chunk"`.
         field: &'static str,
     },
-    /// A warning: the last chunk holds one element less than `last_chunk` promises, as
-    /// bloscpack 0.11 and 0.13 wrote it. The file is read; unpacking gives the bytes the
-    /// chunks hold.
+    /// A warning: the last chunk holds `last_chunk` rounded down to whole `typesize`-byte
+    /// elements (1 to typesize − 1 bytes less), as bloscpack 0.11 and 0.13 wrote a numpy
+    /// array whose requested chunk size was not a whole number of elements. The file is
+    /// read; unpacking gives the bytes the chunks hold. Those releases also dropped what
+    /// rounding chunk_size down cut from each chunk, so the array the metadata describes
+    /// can be longer than the header says.
     #[error(
-        "the header{} {promised} bytes, the chunks hold {held}: the last chunk is one element short, as bloscpack 0.11 and 0.13 wrote it",
-        if *.metadata { " and metadata promise" } else { " promises" }
+        "the header's sizes promise {promised} bytes, the chunks hold {held}: the last chunk holds last_chunk ({last_chunk}) rounded down to whole {typesize}-byte elements, as bloscpack 0.11 and 0.13 wrote it{}",
+        if *.metadata {
+            "; the array the metadata describes can be longer still (those releases also dropped what rounding chunk_size down to whole elements cut from each chunk)"
+        } else {
+            ""
+        }
     )]
     ShortLastChunk {
         /// The uncompressed size the header gives.
         promised: u64,
         /// The bytes the chunks hold.
         held: u64,
-        /// Whether the file has metadata (whose shape promises the same).
+        /// The header's last_chunk.
+        last_chunk: u32,
+        /// The header's typesize (the array's itemsize).
+        typesize: u8,
+        /// Whether the file has metadata (whose shape can promise more than the header).
         metadata: bool,
     },
     /// A chunk's digest does not match its bytes.

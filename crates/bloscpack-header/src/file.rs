@@ -40,7 +40,8 @@ pub(crate) struct Shape {
     pub(crate) largest_chunk: u32,
     /// Where the last chunk starts (for the short-last-chunk warning).
     pub(crate) last_at: u64,
-    /// The last chunk holds one element less than `last_chunk` (bloscpack 0.11/0.13).
+    /// The last chunk holds `last_chunk` rounded down to whole elements, short of it
+    /// (bloscpack 0.11/0.13, [`legacy_short_last`]).
     pub(crate) short_last: bool,
 }
 
@@ -398,9 +399,7 @@ where
         };
         match expected {
             Some(expected) if expected != nbytes => {
-                // bloscpack 0.11 and 0.13 compressed one element too few of the last chunk.
-                let typesize = u32::from(header.typesize());
-                if last && typesize > 0 && nbytes.checked_add(typesize) == Some(expected) {
+                if last && legacy_short_last(header, chunk.index, nbytes, expected) {
                     self.shape.short_last = true;
                     return Ok(());
                 }
@@ -455,7 +454,7 @@ where
     }
 
     /// What a reader should know that does not make the file invalid, each with its
-    /// offset: a last chunk one element short of `last_chunk`
+    /// offset: a last chunk holding `last_chunk` rounded down to whole elements
     /// ([`ErrorKind::ShortLastChunk`], as bloscpack 0.11 and 0.13 wrote it), the undo
     /// record of an interrupted append ([`ErrorKind::InterruptedAppend`]), other bytes
     /// after the last chunk ([`ErrorKind::TrailingBytes`]). Over a cache, only a file
@@ -466,6 +465,8 @@ where
             ErrorKind::ShortLastChunk {
                 promised: shape.header.uncompressed_len().unwrap_or(0),
                 held: shape.uncompressed,
+                last_chunk: shape.header.last_chunk().unwrap_or(0),
+                typesize: shape.header.typesize(),
                 metadata: self.metadata.is_some(),
             }
             .at(shape.last_at.saturating_add(4))
@@ -542,15 +543,15 @@ where
     }
 
     /// The total uncompressed size the chunks hold: the sum of every chunk's `nbytes`
-    /// (one element less than the header promises for a file with a short last chunk,
-    /// see [`warnings`](Self::warnings)).
+    /// (1 to typesize − 1 bytes less than the header promises for a file with a short last
+    /// chunk, see [`warnings`](Self::warnings)).
     #[must_use]
     pub const fn uncompressed_len(&self) -> u64 {
         self.shape.uncompressed
     }
 
-    /// The bytes the header promises but the chunks do not hold: 0, or one element for a
-    /// file with a short last chunk (bloscpack 0.11 and 0.13).
+    /// The bytes the header promises but the chunks do not hold: 0, or `last_chunk %
+    /// typesize` for a file with a short last chunk (bloscpack 0.11 and 0.13).
     #[must_use]
     pub fn shortfall(&self) -> u64 {
         if self.shape.short_last {
@@ -867,3 +868,21 @@ impl<'d, D: Data<'d>> Chunks<'d, D> {
 }
 
 impl<'d, D: Data<'d>> core::iter::FusedIterator for Chunks<'d, D> {}
+
+/// Whether the last chunk, `index`, holding `nbytes` where the header's last_chunk says
+/// `expected`, is short the way bloscpack 0.11 and 0.13 wrote it, and only that way.
+///
+/// Their `pack_ndarray` split the array with the chunk size as requested, then rounded
+/// chunk_size (not last_chunk) down to whole elements, and compressed
+/// `int(last_chunk / itemsize)` elements for the last chunk (the header's typesize is the
+/// itemsize). So: a file of two or more chunks, chunk_size a whole number of elements,
+/// and the last chunk last_chunk rounded down to whole elements, 1 to typesize − 1 bytes
+/// short (possibly empty). A single-chunk file never had its chunk size rounded; any
+/// other shortfall, a whole element included, is not what they wrote.
+pub(crate) fn legacy_short_last(header: &Header, index: u64, nbytes: u32, expected: u32) -> bool {
+    let typesize = u32::from(header.typesize());
+    index > 0
+        && typesize > 1
+        && header.chunk_size().is_some_and(|cs| cs % typesize == 0)
+        && nbytes == expected - expected % typesize
+}
