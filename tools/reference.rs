@@ -1,11 +1,17 @@
 //! Test support shared by every crate's interop tests (included with `#[path]`):
 //! finding the Python that has the reference implementations installed.
 //!
-//! Tests that need a reference implementation (tacozip, kastore, bloscpack …) call
-//! [`python`]. It returns the interpreter named by `BINFMT_PYTHON` (`.ci/run` creates
-//! `tools/.venv` from `tools/requirements.txt` and sets it). Without it the test prints
-//! why it skips and passes, unless `BINFMT_REQUIRE_REFERENCE=1`, in which case it fails:
-//! a machine that is meant to check interop must not skip silently.
+//! Tests that need a reference implementation (tacozip, kastore, bloscpack …) carry
+//! `#[cfg_attr(binfmt_no_python, ignore = "BINFMT_PYTHON is not set: …")]` and call
+//! [`python`]. The crate's build script (tools/test_skips.rs) sets `binfmt_no_python` when
+//! `BINFMT_PYTHON` is unset, so `cargo test` reports those tests as *ignored*, with the
+//! reason; with `BINFMT_REQUIRE_REFERENCE=1` it never does, and they run.
+//!
+//! [`python`] returns the interpreter named by `BINFMT_PYTHON` (`.ci/run` creates
+//! `tools/.venv` from `tools/requirements.txt` and sets it). Without it (a test binary run
+//! by hand with other variables than it was built with, or with `--ignored`) the test
+//! prints why it skips and passes, unless `BINFMT_REQUIRE_REFERENCE=1`, in which case it
+//! fails: a machine that is meant to check interop must not skip silently.
 #![allow(dead_code)]
 
 use std::path::{Path, PathBuf};

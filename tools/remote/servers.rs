@@ -10,9 +10,14 @@
 //!   short and over-long bodies, changing ETags, errors then success, silence).
 //!
 //! Included with `#[path = "…/tools/remote/servers.rs"] mod servers;` by binfmt-remote's
-//! tests (and the CLI's). A test that needs nginx or moto calls [`Nginx::start`] /
-//! [`Moto::start`], which return `None` (after saying why) when the program is missing,
-//! unless `BINFMT_REQUIRE_SERVERS=1`, in which case a missing server fails the test.
+//! tests (and the CLI's). A test that needs nginx or moto carries
+//! `#[cfg_attr(binfmt_no_nginx, ignore = "…")]` (or `binfmt_no_moto`): the crate's build
+//! script (tools/test_skips.rs) sets the cfg when the search of tools/remote/programs.rs
+//! (the one used here) finds nothing, so `cargo test` counts the test as *ignored*, with
+//! the reason. The test then calls [`Nginx::start`] / [`Moto::start`], which still return
+//! `None` (after saying why) when the program is missing at run time, unless
+//! `BINFMT_REQUIRE_SERVERS=1`, in which case a missing server fails the test (and the build
+//! script sets no cfg).
 //! `tools/remote/install-servers.sh` installs both and prints the variables to export.
 #![allow(dead_code, unreachable_pub)]
 
@@ -116,29 +121,9 @@ fn wait_listening(port: u16, child: &mut Child, limit: Duration) -> Result<(), S
     }
 }
 
-/// Finds a program: the variable `var`, else each of `candidates` (absolute, or on PATH).
-fn find_program(var: &str, candidates: &[&str]) -> Option<PathBuf> {
-    if let Some(p) = std::env::var_os(var).filter(|p| !p.is_empty()) {
-        let p = PathBuf::from(p);
-        return p.is_file().then_some(p);
-    }
-    for c in candidates {
-        let p = Path::new(c);
-        if p.is_absolute() {
-            if p.is_file() {
-                return Some(p.to_path_buf());
-            }
-            continue;
-        }
-        for dir in std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default()) {
-            let full = dir.join(c);
-            if full.is_file() {
-                return Some(full);
-            }
-        }
-    }
-    None
-}
+// `nginx_program`, `moto_program`: where the servers are found (also read by the build
+// scripts that mark the tests needing them as ignored, tools/test_skips.rs).
+include!("programs.rs");
 
 /// Polls `read` until it returns at least `n` items and then stays the same for 100 ms
 /// (servers write their log after the response), or 5 s pass.
@@ -189,7 +174,7 @@ impl Nginx {
     /// Starts nginx (`BINFMT_NGINX`, else `nginx` on PATH, else `/usr/sbin/nginx`), or
     /// returns `None` after saying why the test skips.
     pub fn start(test: &str, root: &Path) -> Option<Nginx> {
-        let Some(bin) = find_program("BINFMT_NGINX", &["nginx", "/usr/sbin/nginx"]) else {
+        let Some(bin) = nginx_program() else {
             return missing(test, "nginx", "BINFMT_NGINX");
         };
         let mut last_error = String::new();
@@ -346,9 +331,7 @@ impl Moto {
     /// Starts `moto_server` (`BINFMT_MOTO_SERVER`, else `tools/.venv/bin/moto_server`,
     /// else `moto_server` on PATH), or returns `None` after saying why the test skips.
     pub fn start(test: &str) -> Option<Moto> {
-        let venv = repo_root().join("tools/.venv/bin/moto_server");
-        let venv = venv.to_string_lossy().into_owned();
-        let Some(bin) = find_program("BINFMT_MOTO_SERVER", &[&venv, "moto_server"]) else {
+        let Some(bin) = moto_program(&repo_root()) else {
             return missing(test, "moto_server (moto[server])", "BINFMT_MOTO_SERVER");
         };
         let mut last_error = String::new();

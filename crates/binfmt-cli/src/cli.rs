@@ -108,6 +108,88 @@ pub(crate) fn command() -> Command {
         command = command.subcommand((format.command)(sub));
     }
     command
+        .subcommand(
+            Command::new("completions")
+                .about("Print a completion script for SHELL (bash, zsh, fish, elvish, powershell).")
+                .after_long_help(COMPLETIONS_HELP)
+                .arg(
+                    clap::Arg::new("shell")
+                        .value_name("SHELL")
+                        .required(true)
+                        .value_parser(clap::value_parser!(clap_complete::Shell)),
+                ),
+        )
+        .subcommand(
+            Command::new("man")
+                .about("Print the man page of binfmt, or of one of its commands, in roff.")
+                .after_long_help(MAN_HELP)
+                .arg(
+                    clap::Arg::new("command")
+                        .value_name("COMMAND")
+                        .num_args(0..)
+                        .help("The command whose page to print (`taco update`: binfmt-taco-update(1))"),
+                ),
+        )
+}
+
+const COMPLETIONS_HELP: &str = "\
+The script is generated from the same definitions as --help, and goes to standard output;
+its text is not part of the contract (it follows the clap version). Install it with, e.g.:
+
+  binfmt completions bash > ~/.local/share/bash-completion/completions/binfmt
+  binfmt completions zsh > \"${fpath[1]}/_binfmt\"
+  binfmt completions fish > ~/.config/fish/completions/binfmt.fish";
+
+const MAN_HELP: &str = "\
+The page is generated from the same definitions as --help, and goes to standard output
+(roff; its text is not part of the contract). For every page:
+
+  for c in '' inspect verify taco 'taco update' …; do binfmt man $c > …; done
+
+or view one with `binfmt man taco update | man -l -`.";
+
+/// `binfmt completions SHELL`: the completion script, on standard output.
+fn completions(m: &ArgMatches) -> Result<ExitCode, Failure> {
+    let shell = m
+        .get_one::<clap_complete::Shell>("shell")
+        .copied()
+        .ok_or_else(|| Failure::usage("a SHELL is required; see binfmt completions --help"))?;
+    let mut script = Vec::new();
+    clap_complete::generate(shell, &mut command(), "binfmt", &mut script);
+    print(&script)
+}
+
+/// `binfmt man [COMMAND]…`: the man page of binfmt or of one of its commands, in roff.
+fn man(m: &ArgMatches) -> Result<ExitCode, Failure> {
+    // Built, so that each command knows its full name (`binfmt-taco-update`), and without
+    // the `help` subcommand, as clap_mangen's own `generate_to` does.
+    let mut page_of = command().disable_help_subcommand(true);
+    page_of.build();
+    let mut path = String::from("binfmt");
+    for name in m.get_many::<String>("command").into_iter().flatten() {
+        path = format!("{path} {name}");
+        let Some(sub) = page_of.find_subcommand(name) else {
+            return Err(Failure::usage(format!(
+                "no command `{path}`; see binfmt --help"
+            )));
+        };
+        page_of = sub.clone();
+    }
+    let mut page = Vec::new();
+    clap_mangen::Man::new(page_of)
+        .render(&mut page)
+        .map_err(Failure::stdout)?;
+    print(&page)
+}
+
+/// Writes generated text to standard output (its rules: a reader that closes it early
+/// ends the command quietly).
+fn print(bytes: &[u8]) -> Result<ExitCode, Failure> {
+    let mut out = crate::write::stdout()?;
+    out.write_all(bytes)
+        .and_then(|()| out.flush())
+        .map_err(Failure::stdout)?;
+    Ok(ExitCode::SUCCESS)
 }
 
 /// The `--json` keys of every format, for `binfmt inspect --help`.
@@ -132,6 +214,8 @@ pub(crate) fn run(matches: &ArgMatches) -> Result<ExitCode, Failure> {
     let result = match matches.subcommand() {
         Some(("inspect", m)) => inspect(&InspectArgs::from_arg_matches(m)?),
         Some(("verify", m)) => verify(&VerifyArgs::from_arg_matches(m)?),
+        Some(("completions", m)) => completions(m),
+        Some(("man", m)) => man(m),
         Some((name, m)) => match registry::by_name(name) {
             Some(format) => (format.run)(m),
             None => Err(Failure::usage(format!("unknown command {name}"))),

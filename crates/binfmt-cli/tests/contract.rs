@@ -263,6 +263,8 @@ fn a_closed_standard_output_is_an_error() {
         format!("kastore get '{}' a", s(&kas)),
         format!("mldf get '{}' 0 t", s(&mldf)),
         format!("mldf diff '{}' '{}'", s(&mldf), s(&mldf)),
+        "completions bash".to_owned(),
+        "man taco update".to_owned(),
     ] {
         let out = sh(&format!("\"$BINFMT\" {command} >&-"));
         assert_eq!(out.status.code(), Some(1), "{command}: {}", stderr(&out));

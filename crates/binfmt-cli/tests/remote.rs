@@ -21,7 +21,6 @@ use std::process::{Command, Output};
 use common::{big_kastore, crate_file as fixture, s, stderr, stdout};
 use servers::{AccessLine, Moto, Nginx, TempDir};
 
-
 const FILES: &[(&str, &str)] = &[
     (
         "three_entries.taco",

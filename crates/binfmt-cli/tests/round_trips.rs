@@ -26,7 +26,6 @@ use servers::{DelayProxy, Nginx, TempDir};
 /// so a count of round trips is the time over it, rounded.
 const RTT: Duration = Duration::from_millis(400);
 
-
 struct Site {
     nginx: Nginx,
     proxy: DelayProxy,

@@ -1129,6 +1129,10 @@ fn written_set() -> Vec<(String, Vec<u8>, Value)> {
 }
 
 #[test]
+#[cfg_attr(
+    binfmt_no_python,
+    ignore = "BINFMT_PYTHON is not set: run bash .ci/run, or see README"
+)]
 fn the_reference_reads_what_we_write() {
     let Some(python) = reference::python("the_reference_reads_what_we_write") else {
         return;

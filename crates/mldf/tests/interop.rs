@@ -190,6 +190,10 @@ fn our_files() -> Vec<(String, Vec<u8>)> {
 }
 
 #[test]
+#[cfg_attr(
+    binfmt_no_python,
+    ignore = "BINFMT_PYTHON is not set: run bash .ci/run, or see README"
+)]
 fn our_files_read_by_python() {
     let files = our_files();
     // Our own reader first: everything verifies.
@@ -219,6 +223,10 @@ fn our_files_read_by_python() {
 }
 
 #[test]
+#[cfg_attr(
+    binfmt_no_python,
+    ignore = "BINFMT_PYTHON is not set: run bash .ci/run, or see README"
+)]
 fn python_regenerates_identical_fixtures() {
     let Some(py) = reference::python("python_regenerates_identical_fixtures") else {
         return;

@@ -1,4 +1,4 @@
-//! Interop with the references through Python (skipped unless BINFMT_PYTHON is set):
+//! Interop with the references through Python (ignored unless BINFMT_PYTHON is set):
 //! Python reads back every index we write and checks it against tarfile; the committed
 //! expectations are what the references say today; the fixtures are reproducible.
 // Integration tests use the `std` API (builder, files, sources).
@@ -44,6 +44,10 @@ fn tars(dir: &Path) -> Vec<PathBuf> {
 }
 
 #[test]
+#[cfg_attr(
+    binfmt_no_python,
+    ignore = "BINFMT_PYTHON is not set: run bash .ci/run, or see README"
+)]
 fn python_reads_back_what_we_write() {
     let Some(py) = reference::python("python_reads_back_what_we_write") else {
         return;
@@ -86,6 +90,10 @@ fn python_reads_back_what_we_write() {
 }
 
 #[test]
+#[cfg_attr(
+    binfmt_no_python,
+    ignore = "BINFMT_PYTHON is not set: run bash .ci/run, or see README"
+)]
 fn the_python_check_rejects_glzn_output_where_it_is_wrong() {
     // The check is not a rubber stamp: glzn's own train index points rows at
     // pseudo-headers and directories, and the check says so.
@@ -111,6 +119,10 @@ fn tarfile_parts(v: &Value) -> Value {
 }
 
 #[test]
+#[cfg_attr(
+    binfmt_no_python,
+    ignore = "BINFMT_PYTHON is not set: run bash .ci/run, or see README"
+)]
 fn committed_expectations_are_what_tarfile_says_today() {
     let Some(py) = reference::python("committed_expectations_are_what_tarfile_says_today") else {
         return;
@@ -131,6 +143,10 @@ fn committed_expectations_are_what_tarfile_says_today() {
 }
 
 #[test]
+#[cfg_attr(
+    binfmt_no_python,
+    ignore = "BINFMT_PYTHON is not set: run bash .ci/run, or see README"
+)]
 fn the_fixture_generator_reproduces_the_committed_shards() {
     let Some(py) = reference::python("the_fixture_generator_reproduces_the_committed_shards")
     else {
