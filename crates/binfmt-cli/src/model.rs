@@ -39,6 +39,10 @@ pub(crate) enum Fact {
     /// An array of objects, a table in text; `total` is how many rows the table has,
     /// of which `rows` are the first (equal unless built for text only).
     Table { rows: Vec<Facts>, total: usize },
+    /// An array of strings (a list of names): 16 bytes an item, where a JSON value
+    /// costs 32 and more, so that a list as long as the file allows stays in proportion
+    /// to the file (an index may declare millions of one-byte extensions).
+    Strings(Vec<Box<str>>),
 }
 
 impl Facts {
@@ -51,6 +55,12 @@ impl Facts {
         Facts {
             items: Vec::with_capacity(n),
         }
+    }
+
+    /// A list of strings, rendered in JSON as an array and in text as a list of scalars.
+    pub(crate) fn strings(&mut self, key: &'static str, items: Vec<Box<str>>) -> &mut Self {
+        self.items.push((key, Fact::Strings(items)));
+        self
     }
 
     /// A value, rendered in text from its JSON.
@@ -155,6 +165,16 @@ impl Facts {
                     }
                     out.write_all(b"]")?;
                 }
+                Fact::Strings(items) => {
+                    out.write_all(b"[")?;
+                    for (j, item) in items.iter().enumerate() {
+                        if j > 0 {
+                            out.write_all(b",")?;
+                        }
+                        serde_json::to_writer(&mut *out, item)?;
+                    }
+                    out.write_all(b"]")?;
+                }
             }
         }
         Ok(())
@@ -189,6 +209,9 @@ impl Facts {
                 }
                 // An empty table is an empty list: `none`, as JSON's `[]`.
                 Fact::Table { rows: _, total: 0 } => writeln!(out, "{pad}{key}: none")?,
+                Fact::Strings(items) => {
+                    writeln!(out, "{pad}{key}: {}", render_strings(items, escape))?;
+                }
                 Fact::Table { rows, total } => {
                     writeln!(out, "{pad}{key}: {total}")?;
                     write_table(out, rows, indent + 2, escape)?;
@@ -211,6 +234,12 @@ impl Fact {
             Fact::Table { rows, .. } => Value::Array(
                 rows.iter()
                     .map(|row| Value::Object(row.to_json()))
+                    .collect(),
+            ),
+            Fact::Strings(items) => Value::Array(
+                items
+                    .iter()
+                    .map(|item| Value::String(item.to_string()))
                     .collect(),
             ),
         }
@@ -250,6 +279,23 @@ fn render(json: &Value, escape: bool) -> String {
             }
         }
         other => show(&other.to_string(), MAX_VALUE_CHARS, escape),
+    }
+}
+
+/// A list of strings as text, as [`render`] shows a list of scalars.
+fn render_strings(items: &[Box<str>], escape: bool) -> String {
+    let mut shown: Vec<String> = items
+        .iter()
+        .take(MAX_LIST_ITEMS)
+        .map(|item| escape::cut(&show(item, MAX_VALUE_CHARS, escape), MAX_CELL_CHARS))
+        .collect();
+    if items.len() > MAX_LIST_ITEMS {
+        shown.push(format!("… ({} in all)", items.len()));
+    }
+    if shown.is_empty() {
+        "none".to_owned()
+    } else {
+        shown.join(", ")
     }
 }
 

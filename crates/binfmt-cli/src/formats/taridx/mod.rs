@@ -10,7 +10,6 @@ use std::process::ExitCode;
 
 use binfmt_core::{Severity, Summary};
 use clap::{FromArgMatches, Subcommand};
-use serde_json::Value;
 use taridx::{Index, ReadOptions};
 
 use crate::input::Input;
@@ -123,14 +122,8 @@ fn inspect(input: &Input, options: &InspectOptions) -> Result<Inspection, Failur
         .value("version", index.version().to_string())
         .value("n_stems", index.n_stems())
         .value("n_rows", index.n_rows())
-        .value(
-            "extensions",
-            index.extensions().map(Value::from).collect::<Vec<_>>(),
-        )
-        .value(
-            "crash_stems",
-            index.crash_stems().map(Value::from).collect::<Vec<_>>(),
-        )
+        .strings("extensions", index.extensions().map(Box::from).collect())
+        .strings("crash_stems", index.crash_stems().map(Box::from).collect())
         .value("contiguous", index.is_contiguous());
     if options.rows {
         // A 16-bit extension id names at most the first 65,536 extensions.
