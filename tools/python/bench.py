@@ -9,11 +9,18 @@ cache warm. Prints a Markdown table (and writes it to --out).
 
 1. kastore: `load` + reaching every array (each array's last element) of a 50 MB store
    and of a real tskit `.trees` file; and `load` + summing every array (every page read).
-2. bloscpack: unpack of a 64 MiB float64 array from a file (bloscpack 0.16 with its
+2. bloscpack: pack (to bytes, to a file) and unpack (from bytes, from a file) of a 64 MiB
+   float64 random walk, and pack of 64 MiB of zeros (bloscpack 0.16 with its
    compatibility alias, default c-blosc threads, like ours).
-3. TACO: `read_header` of an archive's path, and of its first 256 bytes, vs tacozip.
+3. TACO: `read_header` of an archive's path, and of its first 256 bytes, vs tacozip;
+   `update_header` of a path per call (ours by default without fdatasync, as tacozip;
+   and with `sync=True`), alternating two entry lists, vs tacozip in the same process.
 4. taridx: 10,000 random lookups by stem in a 100,000-row fold (`TarIndex.locate`) vs
-   glzn's `np.isin` over the keyhash column per key (tools/taridx/bench_reference.py).
+   glzn's `np.isin` over the keyhash column per key (tools/taridx/bench_reference.py);
+   the dataset's pickle size and unpickle + first sample time (what each DataLoader
+   worker pays), and a batch of 64 random samples by `__getitems__` vs 64 `ix[i]`.
+
+`--only taco,taridx` runs some sections alone.
 """
 
 from __future__ import annotations
@@ -107,19 +114,31 @@ def bench_kastore(tmp: Path, n: int) -> None:
 
 
 def bench_bloscpack(tmp: Path, n: int) -> None:
+    """64 MiB float64 random walk (and 64 MiB of zeros): pack to bytes and to a file,
+    unpack from bytes and from a file, vs bloscpack 0.16 with python-blosc's default
+    threads (ours: `binfmt.bloscpack.set_nthreads`, the same default)."""
     import bloscpack as bp
 
-    array = np.linspace(0, 1000, 8 << 20)  # 64 MiB float64
-    path = tmp / "a.blp"
+    array = np.cumsum(np.random.default_rng(0).standard_normal(8 << 20))  # 64 MiB float64
+    zeros = np.zeros(8 << 20)
+    path, out = tmp / "a.blp", tmp / "b.blp"
     bp.pack_ndarray_to_file(array, str(path))
-    print(f"bloscpack file: {path.stat().st_size / 1e6:.1f} MB for 64 MiB", flush=True)
+    packed = path.read_bytes()
+    print(f"bloscpack file: {len(packed) / 1e6:.1f} MB for 64 MiB", flush=True)
     assert np.array_equal(ob.unpack_ndarray_from_file(path), array)
-    row("bloscpack unpack 64 MiB array (file)",
-        median_time(lambda: ob.unpack_ndarray_from_file(path), n), "bloscpack 0.16",
-        median_time(lambda: bp.unpack_ndarray_from_file(str(path)), n))
-    row("bloscpack pack 64 MiB array (bytes)",
-        median_time(lambda: ob.pack_ndarray_to_bytes(array), n), "bloscpack 0.16",
-        median_time(lambda: bp.pack_ndarray_to_bytes(array), n))
+    for what, ours, ref in (
+        ("unpack 64 MiB array (file)", lambda: ob.unpack_ndarray_from_file(path),
+         lambda: bp.unpack_ndarray_from_file(str(path))),
+        ("unpack 64 MiB array (bytes)", lambda: ob.unpack_ndarray_from_bytes(packed),
+         lambda: bp.unpack_ndarray_from_bytes(packed)),
+        ("pack 64 MiB array (bytes)", lambda: ob.pack_ndarray_to_bytes(array),
+         lambda: bp.pack_ndarray_to_bytes(array)),
+        ("pack 64 MiB array (file)", lambda: ob.pack_ndarray_to_file(array, out),
+         lambda: bp.pack_ndarray_to_file(array, str(out))),
+        ("pack 64 MiB of zeros (bytes)", lambda: ob.pack_ndarray_to_bytes(zeros),
+         lambda: bp.pack_ndarray_to_bytes(zeros)),
+    ):
+        row(f"bloscpack {what}", median_time(ours, n), "bloscpack 0.16", median_time(ref, n))
 
 
 def bench_taco(tmp: Path, n: int) -> None:
@@ -133,6 +152,25 @@ def bench_taco(tmp: Path, n: int) -> None:
     row("TACO read_header(256 bytes)",
         median_time(lambda: ot.read_header(head), n * 200), "tacozip 0.13",
         median_time(lambda: tacozip.read_header(head), n * 200))
+
+    ours_path, ref_path = tmp / "ours.taco", tmp / "ref.taco"
+    for p in (ours_path, ref_path):
+        p.write_bytes(path.read_bytes())
+    lists = ([(1, 2), (3, 4)], [(5, 6), (7, 8), (9, 10)])
+
+    def alternate(update, target, **kw):
+        state = [0]
+
+        def call() -> None:
+            state[0] ^= 1
+            update(target, lists[state[0]], **kw)
+        return call
+
+    ref = median_time(alternate(tacozip.update_header, str(ref_path)), n * 200)
+    row("TACO update_header(path)", median_time(alternate(ot.update_header, ours_path), n * 200),
+        "tacozip 0.13", ref)
+    row("TACO update_header(path, sync=True)",
+        median_time(alternate(ot.update_header, ours_path, sync=True), n * 4), "tacozip 0.13", ref)
 
 
 def bench_taridx(tmp: Path, n: int) -> None:
@@ -178,21 +216,34 @@ def bench_taridx(tmp: Path, n: int) -> None:
     row("taridx 10,000 random lookups (100k rows)", median_time(ours, max(3, n // 3)),
         "glzn np.isin per key", median_time(isin, 1))
 
+    import pickle
+
+    blob = pickle.dumps(idx)
+    print(f"taridx dataset of {len(idx)} samples pickles to {len(blob)} bytes", flush=True)
+    unpickle = median_time(lambda: pickle.loads(blob)[0], n)
+    print(f"taridx unpickle + first sample (what a worker pays): {fmt(unpickle)}", flush=True)
+    batch = [rng.randrange(len(idx)) for _ in range(64)]
+    row("taridx batch of 64 samples: __getitems__ vs 64 ix[i]",
+        median_time(lambda: idx.__getitems__(batch), n * 4), "ix[i] x64",
+        median_time(lambda: [idx[i] for i in batch], n * 4))
+
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="fewer repetitions")
     parser.add_argument("--out", type=Path)
+    parser.add_argument("--only", help="comma-separated sections: kastore,bloscpack,taco,taridx")
     args = parser.parse_args()
+    only = set(args.only.split(",")) if args.only else {"kastore", "bloscpack", "taco", "taridx"}
     n = 5 if args.quick else 15
     print(f"binfmt {binfmt.__version__}, Python {sys.version.split()[0]}, numpy {np.__version__}, "
           f"{os.cpu_count()} cores; medians of {n} (x20 / x200 for the small cases)", flush=True)
     with tempfile.TemporaryDirectory() as d:
         tmp = Path(d)
-        bench_kastore(tmp, n)
-        bench_bloscpack(tmp, n)
-        bench_taco(tmp, n)
-        bench_taridx(tmp, n)
+        for name, bench in (("kastore", bench_kastore), ("bloscpack", bench_bloscpack),
+                            ("taco", bench_taco), ("taridx", bench_taridx)):
+            if name in only:
+                bench(tmp, n)
     lines = ["| operation | binfmt | reference | reference time | ratio (ref / ours) |",
              "|---|---|---|---|---|"]
     for what, ours, ref, ref_name, ratio in ROWS:

@@ -4,12 +4,14 @@
 
 use std::path::PathBuf;
 
+use binfmt_core::data::Data;
+use binfmt_core::source::FileSource;
 use bloscpack_header::fs::{AppendOptions, append};
 use bloscpack_header::{
-    BloscArgs, Bloscpack, Checksum, Chunk, Compressor, MetaCodec, Metadata, PackOptions,
-    ReadOptions, Shuffle, UnpackOptions,
+    BloscArgs, Bloscpack, Checksum, Compressor, Error, MetaCodec, Metadata, PackOptions,
+    ReadOptions, Reader, Shuffle, UnpackOptions, UnpackReport,
 };
-use numpy::{PyArray1, PyArrayMethods, PyReadonlyArray1};
+use numpy::{PyArray1, PyArrayMethods, PyReadonlyArray1, PyReadwriteArray1};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
@@ -51,7 +53,8 @@ fn checksum_of(name: &str) -> PyResult<Checksum> {
 #[pyfunction]
 #[pyo3(signature = (
     data, *, chunk_size, typesize, clevel, shuffle, cname, offsets, checksum,
-    max_app_chunks, metadata, meta_checksum, meta_codec, meta_level, max_meta_size, path
+    max_app_chunks, metadata, meta_checksum, meta_codec, meta_level, max_meta_size, path,
+    threads=0
 ))]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn blpk_pack<'py>(
@@ -71,6 +74,7 @@ pub(crate) fn blpk_pack<'py>(
     meta_level: u8,
     max_meta_size: Option<u32>,
     path: Option<PathBuf>,
+    threads: usize,
 ) -> PyResult<Option<Bound<'py, PyBytes>>> {
     let metadata = match metadata {
         Some(json) => Some(Metadata {
@@ -97,7 +101,7 @@ pub(crate) fn blpk_pack<'py>(
         offsets,
         max_app_chunks,
         metadata,
-        threads: 0,
+        threads,
     };
     // bytes, or a contiguous uint8 numpy array (a view of the caller's array: no copy).
     let array;
@@ -116,26 +120,71 @@ pub(crate) fn blpk_pack<'py>(
             Ok(None)
         }
         None => {
-            let out = py.detach(|| options.to_vec(input)).py_err(FORMAT)?;
-            Ok(Some(PyBytes::new(py, &out)))
+            // Chunks are written, as they are compressed, into a numpy allocation (huge
+            // pages for large ones: faulting in a fresh buffer 4 KiB at a time costs more
+            // than compressing it), then copied once into the `bytes`.
+            let room = options.max_packed_len(input.len()).py_err(FORMAT)?;
+            let scratch = PyArray1::<u8>::zeros(py, room, false);
+            let mut view = scratch
+                .try_readwrite()
+                .map_err(|e| PyValueError::new_err(e.to_string()))?;
+            let buffer = view
+                .as_slice_mut()
+                .map_err(|e| PyValueError::new_err(e.to_string()))?;
+            let n = py
+                .detach(|| options.pack_into(input, buffer))
+                .py_err(FORMAT)?;
+            Ok(Some(PyBytes::new(py, buffer.get(..n).unwrap_or(&[]))))
         }
     }
 }
 
 /// Unpacks a whole file given as `data` (bytes) or `path`: `(uint8 numpy array, metadata
 /// JSON or None)`. Digests are checked; chunks are decompressed in parallel, without the
-/// GIL, straight into the array.
+/// GIL, straight into the array. `alloc(metadata_json, nbytes)`, when given, returns the
+/// array to fill (a contiguous, writable 1-D uint8 array of `nbytes`, typically a view of
+/// the caller's final array); otherwise a new uint8 array is made. A file given by
+/// `path` is read chunk by chunk (positioned reads), never whole.
 #[pyfunction]
-#[pyo3(signature = (data=None, path=None, out_path=None))]
+#[pyo3(signature = (data=None, path=None, out_path=None, alloc=None, threads=0))]
 pub(crate) fn blpk_unpack<'py>(
     py: Python<'py>,
     data: Option<&Bound<'py, PyBytes>>,
     path: Option<PathBuf>,
     out_path: Option<PathBuf>,
+    alloc: Option<&Bound<'py, PyAny>>,
+    threads: u16,
 ) -> PyResult<Unpacked<'py>> {
+    let options = UnpackOptions::DEFAULT.threads(threads);
     let owned;
     let bytes: &[u8] = match (data, &path) {
         (Some(d), _) => d.as_bytes(),
+        (None, Some(p)) if out_path.is_none() => {
+            // Only the head and each chunk's header are read here; the chunks are read
+            // by the workers, each into a buffer of its own.
+            let source = match FileSource::open(p) {
+                Ok(source) => source,
+                // The library's error, with the path, as before.
+                Err(_) => {
+                    bloscpack_header::fs::read(p).py_err(FORMAT)?;
+                    return Err(PyValueError::new_err(format!(
+                        "cannot open {}",
+                        p.display()
+                    )));
+                }
+            };
+            let reader = py.detach(|| Reader::open(source)).py_err(FORMAT)?;
+            let view = reader.view();
+            let metadata = metadata_json(&view)?;
+            let array = fill(
+                py,
+                view.uncompressed_len(),
+                metadata.as_deref(),
+                alloc,
+                |out| reader.unpack_into(out, &options),
+            )?;
+            return Ok((Some(array), metadata));
+        }
         (None, Some(p)) => {
             owned = py.detach(|| bloscpack_header::fs::read(p)).py_err(FORMAT)?;
             &owned
@@ -143,84 +192,62 @@ pub(crate) fn blpk_unpack<'py>(
         (None, None) => return Err(PyValueError::new_err("give data or path")),
     };
     let pack = Bloscpack::parse(bytes).py_err(FORMAT)?;
-    let metadata = match pack.metadata() {
-        Some(m) => Some(m.json(&ReadOptions::new()).py_err(FORMAT)?.into_owned()),
-        None => None,
-    };
     if let Some(out) = out_path {
-        py.detach(|| pack.unpack_to_path(&out, &UnpackOptions::DEFAULT))
+        let metadata = metadata_json(&pack)?;
+        py.detach(|| pack.unpack_to_path(&out, &options))
             .py_err(FORMAT)?;
         return Ok((None, metadata));
     }
-    let len = usize::try_from(pack.uncompressed_len())
+    let metadata = metadata_json(&pack)?;
+    let array = fill(
+        py,
+        pack.uncompressed_len(),
+        metadata.as_deref(),
+        alloc,
+        |out| pack.unpack_into(out, &options),
+    )?;
+    Ok((Some(array), metadata))
+}
+
+fn metadata_json<'d, D: Data<'d>>(pack: &Bloscpack<'d, D>) -> PyResult<Option<String>>
+where
+    Error: From<D::Error>,
+{
+    match pack.metadata() {
+        Some(m) => Ok(Some(
+            m.json(&ReadOptions::new()).py_err(FORMAT)?.into_owned(),
+        )),
+        None => Ok(None),
+    }
+}
+
+/// Makes the array to fill (`alloc(metadata, len)`, or a new uint8 array) and runs
+/// `unpack` on its bytes without the GIL.
+fn fill<'py>(
+    py: Python<'py>,
+    len: u64,
+    metadata: Option<&str>,
+    alloc: Option<&Bound<'py, PyAny>>,
+    unpack: impl FnOnce(&mut [u8]) -> bloscpack_header::Result<UnpackReport> + Send,
+) -> PyResult<Bound<'py, PyArray1<u8>>> {
+    let len = usize::try_from(len)
         .map_err(|_| pyo3::exceptions::PyMemoryError::new_err("file too large for memory"))?;
-    // numpy's allocator, not a bytearray's: large arrays get huge pages, and the pages
-    // are faulted in once, by the decompression (a bytearray is zero-filled first).
-    let array = PyArray1::<u8>::zeros(py, len, false);
+    let array: Bound<'py, PyArray1<u8>> = match alloc {
+        Some(f) => f.call1((metadata, len))?.extract()?,
+        // numpy's allocator, not a bytearray's: large arrays get huge pages, and the
+        // pages are faulted in once, by the decompression.
+        None => PyArray1::<u8>::zeros(py, len, false),
+    };
     {
-        let mut view = array
+        let mut view: PyReadwriteArray1<'py, u8> = array
             .try_readwrite()
             .map_err(|e| PyValueError::new_err(e.to_string()))?;
         let out = view
             .as_slice_mut()
             .map_err(|e| PyValueError::new_err(e.to_string()))?;
-        py.detach(|| unpack_into(&pack, out)).py_err(FORMAT)?;
+        py.detach(|| unpack(out)).py_err(FORMAT)?;
     }
-    Ok((Some(array), metadata))
-}
-
-/// Decompresses every chunk straight into its place in `out` (as long as the file's
-/// uncompressed length), on up to 8 threads: each chunk's digest and block table are
-/// checked first, and the error of the first failing chunk (in file order) is returned.
-/// Unlike `Bloscpack::unpack_to_writer`, nothing is copied after decompression.
-fn unpack_into(pack: &Bloscpack<'_>, out: &mut [u8]) -> bloscpack_header::Result<()> {
-    if let Some(m) = pack.metadata() {
-        m.verify()?;
-    }
-    let mut work: Vec<(Chunk<'_>, &mut [u8])> = Vec::new();
-    let mut rest = out;
-    for chunk in pack.chunks() {
-        let n = usize::try_from(chunk.header().nbytes).unwrap_or(usize::MAX);
-        let at = n.min(rest.len());
-        let (slot, tail) = rest.split_at_mut(at);
-        work.push((chunk, slot));
-        rest = tail;
-    }
-    let threads = std::thread::available_parallelism()
-        .map_or(1, |n| n.get().min(8))
-        .min(work.len().max(1));
-    let mut lanes: Vec<Vec<(Chunk<'_>, &mut [u8])>> = (0..threads).map(|_| Vec::new()).collect();
-    for (i, job) in work.into_iter().enumerate() {
-        if let Some(lane) = lanes.get_mut(i % threads) {
-            lane.push(job);
-        }
-    }
-    let run = |lane: Vec<(Chunk<'_>, &mut [u8])>| -> Option<(u64, bloscpack_header::Error)> {
-        for (chunk, slot) in lane {
-            let done = chunk
-                .verify()
-                .and_then(|()| chunk.check_blocks())
-                .and_then(|()| chunk.decompress_into(slot));
-            if let Err(e) = done {
-                return Some((chunk.index(), e));
-            }
-        }
-        None
-    };
-    let failures: Vec<(u64, bloscpack_header::Error)> = std::thread::scope(|scope| {
-        let handles: Vec<_> = lanes
-            .into_iter()
-            .map(|lane| scope.spawn(move || run(lane)))
-            .collect();
-        handles
-            .into_iter()
-            .filter_map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
-            .collect()
-    });
-    match failures.into_iter().min_by_key(|(index, _)| *index) {
-        Some((_, e)) => Err(e),
-        None => Ok(()),
-    }
+    Ok(array)
 }
 
 /// Appends `data` to the file at `path` in place (locked, crash-consistent); returns

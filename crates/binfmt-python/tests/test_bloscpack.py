@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import shutil
 import threading
 from pathlib import Path
@@ -67,7 +68,8 @@ def test_reference_ndarrays(name: str) -> None:
     assert ours.dtype == ref.dtype and ours.shape == ref.shape
     assert ours.flags.f_contiguous == ref.flags.f_contiguous
     assert ours.tobytes(order="A") == ref.tobytes(order="A")
-    assert ours.flags.writeable and ours.base is not None
+    # Allocated from the metadata first and decompressed into: it owns its memory.
+    assert ours.flags.writeable and ours.flags.owndata and ours.base is None
 
 
 @pytest.mark.parametrize("name", sorted(ARRAYS))
@@ -308,3 +310,59 @@ def test_args_are_mappings_like_the_reference() -> None:
     data = b"abc" * 1000
     assert ob.pack_bytes_to_bytes(data, chunk_size=512, bloscpack_args=ob.BloscpackArgs(checksum=None)) == \
         bloscpack.pack_bytes_to_bytes(data, chunk_size=512, bloscpack_args=bloscpack.BloscpackArgs(checksum=None))
+
+
+def test_set_nthreads_like_blosc() -> None:
+    default = ob.set_nthreads(1)
+    try:
+        assert default == min(os.cpu_count() or 1, 8)
+        assert ob.set_nthreads(3) == 1
+        for bad in (0, -1, 257):
+            with pytest.raises(ValueError):
+                ob.set_nthreads(bad)
+        assert ob.set_nthreads(3) == 3
+    finally:
+        ob.set_nthreads(default)
+
+
+@pytest.mark.parametrize("order", ["C", "F"])
+def test_thread_count_changes_nothing(order: str, tmp_path: Path) -> None:
+    """Pack and unpack give the same bytes and arrays on 1, 2 and 5 threads, to and from
+    bytes and files; the unpacked array is a writable array owning its memory."""
+    walk = np.cumsum(np.random.default_rng(3).standard_normal((700, 301)), axis=1)
+    array = np.asarray(walk, order=order)
+    raw = dict(meta_codec="None", meta_level=0)
+    default = ob.set_nthreads(1)
+    try:
+        expected = ob.pack_ndarray_to_bytes(array, chunk_size="64K",
+                                            metadata_args=ob.MetadataArgs(**raw))
+        for n in (1, 2, 5):
+            ob.set_nthreads(n)
+            packed = ob.pack_ndarray_to_bytes(array, chunk_size="64K",
+                                              metadata_args=ob.MetadataArgs(**raw))
+            assert packed == expected
+            path = tmp_path / f"{n}.blp"
+            ob.pack_ndarray_to_file(array, path, chunk_size="64K",
+                                    metadata_args=ob.MetadataArgs(**raw))
+            assert path.read_bytes() == expected
+            for got in (ob.unpack_ndarray_from_bytes(packed), ob.unpack_ndarray_from_file(path)):
+                assert got.flags.owndata and got.base is None and got.flags.writeable
+                assert got.flags.f_contiguous == (order == "F")
+                assert np.array_equal(got, array)
+            assert ob.unpack_bytes_from_file(path)[0] == ob.unpack_bytes_from_bytes(packed)[0]
+    finally:
+        ob.set_nthreads(default)
+    bp = reference("bloscpack")
+    assert expected == bp.pack_ndarray_to_bytes(array, chunk_size="64K",
+                                                metadata_args=bp.MetadataArgs(**raw))
+
+
+def test_truncated_file_is_an_error(tmp_path: Path) -> None:
+    array = np.arange(300_000, dtype=np.float64)
+    path = tmp_path / "t.blp"
+    ob.pack_ndarray_to_file(array, path, chunk_size="64K")
+    path.write_bytes(path.read_bytes()[:-5000])
+    with pytest.raises((binfmt.FormatError, OSError)):
+        ob.unpack_ndarray_from_file(path)
+    with pytest.raises((FileNotFoundError, binfmt.FormatError, OSError)):
+        ob.unpack_ndarray_from_file(tmp_path / "missing.blp")

@@ -1,11 +1,14 @@
 //! Packing bytes into a Bloscpack file and unpacking them again (feature `blosc`).
 
+use alloc::collections::BTreeMap;
 use alloc::vec::Vec;
 use core::ffi::CStr;
 use core::fmt;
 use core::str::FromStr;
-use std::io::Write;
+use core::sync::atomic::{AtomicUsize, Ordering};
+use std::io::{Seek, SeekFrom, Write};
 use std::path::Path;
+use std::sync::{Mutex, mpsc};
 
 use binfmt_core::Kind;
 use binfmt_core::bytes::{len_u64, to_u64};
@@ -166,33 +169,61 @@ pub(crate) fn out_of_memory(bytes: usize) -> Error {
     .unlocated()
 }
 
-/// Compresses one piece into a new chunk and appends it and its digest to `out`; the
-/// buffer grows by the piece's own size (plus 16), never by a header's claim.
-pub(crate) fn compress_chunk(
+/// Compresses one piece into `buffer` at `start`, followed by its digest, and returns
+/// the length of both. `buffer` is grown (and zero-filled) only when it is shorter than
+/// `start` plus the piece's size, 16 bytes and the digest; otherwise its bytes are
+/// reused as they are (a pipeline's buffer is written over, not cleared, for each chunk).
+pub(crate) fn compress_at(
     settings: Settings,
     checksum: Checksum,
     piece: &[u8],
-    out: &mut Vec<u8>,
-) -> Result<()> {
-    let start = out.len();
-    let room = piece.len().saturating_add(OVERHEAD);
-    out.try_reserve_exact(room)
-        .map_err(|_| out_of_memory(room))?;
-    out.resize(start + room, 0);
-    let n =
-        blosc::compress(piece, out.get_mut(start..).unwrap_or(&mut []), settings).map_err(|r| {
-            ErrorKind::Compress {
-                code: match r {
-                    Refusal::Code(code) => code,
-                    Refusal::Invalid | Refusal::OutputTooSmall => -1,
-                },
-            }
-            .unlocated()
-        })?;
-    out.truncate(start + n);
-    let digest = checksum.compute(out.get(start..).unwrap_or(&[]));
-    out.extend_from_slice(digest.as_bytes());
-    Ok(())
+    buffer: &mut Vec<u8>,
+    start: usize,
+) -> Result<usize> {
+    let room = piece
+        .len()
+        .saturating_add(OVERHEAD)
+        .saturating_add(checksum.size());
+    let need = start.saturating_add(room);
+    if buffer.len() < need {
+        buffer
+            .try_reserve_exact(need - buffer.len())
+            .map_err(|_| out_of_memory(room))?;
+        buffer.resize(need, 0);
+    }
+    compress_into(
+        settings,
+        checksum,
+        piece,
+        buffer.get_mut(start..need).unwrap_or(&mut []),
+    )
+}
+
+/// Compresses one piece into the start of `area` (at least the piece's size, 16 bytes
+/// and the digest long), followed by its digest, and returns the length of both.
+fn compress_into(
+    settings: Settings,
+    checksum: Checksum,
+    piece: &[u8],
+    area: &mut [u8],
+) -> Result<usize> {
+    let n = blosc::compress(piece, area, settings).map_err(|r| {
+        ErrorKind::Compress {
+            code: match r {
+                Refusal::Code(code) => code,
+                Refusal::Invalid | Refusal::OutputTooSmall => -1,
+            },
+        }
+        .unlocated()
+    })?;
+    let (body, rest) = area.split_at_mut(n);
+    let digest = checksum.compute(body);
+    let d = digest.as_bytes();
+    let Some(dst) = rest.get_mut(..d.len()) else {
+        return Err(ErrorKind::Compress { code: -1 }.unlocated());
+    };
+    dst.copy_from_slice(d);
+    Ok(n + d.len())
 }
 
 /// Compresses `pieces` on up to `threads` threads (chunks are independent, and each is
@@ -204,54 +235,186 @@ pub(crate) fn compress_all(
     pieces: &[&[u8]],
     threads: usize,
 ) -> Result<Vec<Vec<u8>>> {
-    args.check()?;
-    let settings = args.settings();
-    let one = |piece: &[u8]| {
-        let mut out = Vec::new();
-        compress_chunk(settings, checksum, piece, &mut out).map(|()| out)
-    };
-    let threads = threads.clamp(1, pieces.len().max(1));
-    if threads == 1 {
-        return pieces.iter().map(|p| one(p)).collect();
-    }
-    let next = core::sync::atomic::AtomicUsize::new(0);
-    let parts: Vec<Result<Numbered>> = std::thread::scope(|s| {
-        let workers: Vec<_> = (0..threads)
-            .map(|_| {
-                s.spawn(|| {
-                    let mut done = Vec::new();
-                    loop {
-                        let i = next.fetch_add(1, core::sync::atomic::Ordering::Relaxed);
-                        let Some(piece) = pieces.get(i) else {
-                            return Ok(done);
-                        };
-                        done.push((i, one(piece)?));
-                    }
-                })
-            })
-            .collect();
-        workers
-            .into_iter()
-            .map(|w| {
-                w.join()
-                    .unwrap_or_else(|_| Err(ErrorKind::Compress { code: -1 }.unlocated()))
-            })
-            .collect()
-    });
     let mut chunks: Vec<Vec<u8>> = Vec::new();
-    chunks.resize_with(pieces.len(), Vec::new);
-    for part in parts {
-        for (i, chunk) in part? {
-            if let Some(slot) = chunks.get_mut(i) {
-                *slot = chunk;
-            }
-        }
-    }
+    chunks
+        .try_reserve_exact(pieces.len())
+        .map_err(|_| out_of_memory(pieces.len()))?;
+    compress_ordered(args, checksum, pieces, threads, &mut |chunk| {
+        chunks.push(chunk.to_vec());
+        Ok(())
+    })?;
     Ok(chunks)
 }
 
-/// Compressed chunks with their indices, as one worker made them.
-type Numbered = Vec<(usize, Vec<u8>)>;
+/// Compresses `pieces` on up to `threads` worker threads and hands each chunk (with its
+/// digest), in order, to `emit` on the caller's thread while the next ones compress.
+///
+/// Each worker compresses into buffers that are handed back after `emit` and reused, so
+/// the memory every chunk is written to stays mapped: a new buffer per chunk (and
+/// c-blosc's scratch block, allocated per call beside it) would be faulted in afresh for
+/// every chunk, which costs more than the compression itself. At most `threads + 1`
+/// chunks are in memory; as in the unpack pipeline, a worker holds a buffer before it
+/// takes an index, so the next chunk to emit is always in some worker's hands.
+pub(crate) fn compress_ordered(
+    args: &BloscArgs,
+    checksum: Checksum,
+    pieces: &[&[u8]],
+    threads: usize,
+    emit: &mut dyn FnMut(&[u8]) -> Result<()>,
+) -> Result<()> {
+    args.check()?;
+    let settings = args.settings();
+    let threads = threads.clamp(1, pieces.len().max(1));
+    if threads == 1 {
+        let mut buffer = take_spare(1).pop().unwrap_or_default();
+        for piece in pieces {
+            let n = compress_at(settings, checksum, piece, &mut buffer, 0)?;
+            emit(buffer.get(..n).unwrap_or(&[]))?;
+        }
+        keep_spare(core::iter::once(buffer));
+        return Ok(());
+    }
+    // The buffers are allocated here, on the caller's thread, not by the workers: a
+    // worker's heap (glibc gives each thread an arena) then holds only c-blosc's scratch
+    // block, small enough that glibc keeps it mapped from one pack to the next. Buffers
+    // grown by the workers and freed here would leave the workers' heaps with megabytes
+    // free at their top, which glibc returns to the kernel when the next pack's workers
+    // start, and every page would be faulted in again.
+    let room = pieces
+        .iter()
+        .map(|p| p.len())
+        .max()
+        .unwrap_or(0)
+        .saturating_add(OVERHEAD)
+        .saturating_add(checksum.size());
+    // Bounded channels: their slots are allocated here, once. An unbounded channel
+    // allocates a block now and then on the sending worker's heap, freed by the
+    // receiver; such a block lands in the space c-blosc's freed scratch block left, the
+    // next scratch block no longer fits there, and the worker's heap grows by a block.
+    let buffers = threads + 1;
+    let (free_tx, free_rx) = mpsc::sync_channel::<Vec<u8>>(buffers);
+    let mut kept = take_spare(buffers);
+    for _ in 0..buffers {
+        let mut buffer = kept.pop().unwrap_or_default();
+        if buffer.len() < room {
+            buffer
+                .try_reserve_exact(room - buffer.len())
+                .map_err(|_| out_of_memory(room))?;
+            buffer.resize(room, 0);
+        }
+        let _ = free_tx.send(buffer);
+    }
+    let free_rx = Mutex::new(free_rx);
+    // Results in flight hold a buffer each (or are errors, which end the pack): sends
+    // never block.
+    let (done_tx, done_rx) = mpsc::sync_channel::<(usize, Result<(Vec<u8>, usize)>)>(buffers);
+    let next = AtomicUsize::new(0);
+    std::thread::scope(|s| {
+        // The caller's thread is one of the `threads`: it compresses whenever no chunk is
+        // ready to emit. (Its heap, unlike a new thread's, keeps c-blosc's scratch block
+        // mapped from one call to the next.)
+        for _ in 1..threads {
+            let done_tx = done_tx.clone();
+            let (free_rx, next) = (&free_rx, &next);
+            s.spawn(move || {
+                loop {
+                    let buffer = match free_rx.lock() {
+                        Ok(rx) => rx.recv(),
+                        Err(_) => return,
+                    };
+                    let Ok(mut buffer) = buffer else { return };
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(piece) = pieces.get(i) else { return };
+                    let result =
+                        compress_at(settings, checksum, piece, &mut buffer, 0).map(|n| (buffer, n));
+                    if done_tx.send((i, result)).is_err() {
+                        return;
+                    }
+                }
+            });
+        }
+        drop(done_tx);
+        // Owned here: returning drops them, so every worker's next `recv` or `send`
+        // fails and the scope joins.
+        let (free_tx, done_rx) = (free_tx, done_rx);
+        let mut pending: BTreeMap<usize, Result<(Vec<u8>, usize)>> = BTreeMap::new();
+        let mut emitted = 0usize;
+        while emitted < pieces.len() {
+            while let Some(result) = pending.remove(&emitted) {
+                let (buffer, n) = result?;
+                emit(buffer.get(..n).unwrap_or(&[]))?;
+                let _ = free_tx.send(buffer);
+                emitted += 1;
+            }
+            if emitted == pieces.len() {
+                break;
+            }
+            // Help: a free buffer (without waiting: a worker waiting for one holds the
+            // lock), then the next index, as the workers do.
+            let spare = free_rx.try_lock().ok().and_then(|rx| rx.try_recv().ok());
+            if let Some(mut buffer) = spare {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                if let Some(piece) = pieces.get(i) {
+                    let result =
+                        compress_at(settings, checksum, piece, &mut buffer, 0).map(|n| (buffer, n));
+                    pending.insert(i, result);
+                    continue;
+                }
+                let _ = free_tx.send(buffer);
+            }
+            let Ok((i, result)) = done_rx.recv() else {
+                return Err(ErrorKind::Compress { code: -1 }.unlocated());
+            };
+            pending.insert(i, result);
+        }
+        drop(free_tx);
+        if let Ok(rx) = free_rx.lock() {
+            keep_spare(rx.try_iter());
+        }
+        Ok(())
+    })
+}
+
+/// Pipeline buffers kept from one call to the next (at most [`SPARE_COUNT`], each at
+/// most [`SPARE_SIZE`] bytes): freed, they would be returned to the kernel and faulted
+/// in again, page by page, by the next call, as c-blosc's scratch memory is by a new
+/// thread. python-blosc likewise keeps its buffers for the life of the process.
+static SPARE: Mutex<Vec<Vec<u8>>> = Mutex::new(Vec::new());
+const SPARE_COUNT: usize = 4;
+const SPARE_SIZE: usize = 4 << 20;
+
+pub(crate) fn take_spare(n: usize) -> Vec<Vec<u8>> {
+    match SPARE.lock() {
+        Ok(mut spare) => {
+            let keep = spare.len().saturating_sub(n);
+            spare.split_off(keep)
+        }
+        Err(_) => Vec::new(),
+    }
+}
+
+pub(crate) fn keep_spare(buffers: impl Iterator<Item = Vec<u8>>) {
+    if let Ok(mut spare) = SPARE.lock() {
+        for buffer in buffers {
+            if spare.len() < SPARE_COUNT && buffer.capacity() <= SPARE_SIZE {
+                spare.push(buffer);
+            }
+        }
+    }
+}
+
+/// One part of a packed file, in the order [`PackOptions::pack_parts`] gives them.
+enum Part<'a> {
+    /// The header and the metadata section, at offset 0.
+    Head(&'a [u8]),
+    /// The offsets section's length in bytes (every slot free for now), right after.
+    Table(u64),
+    /// The next chunk with its digest.
+    Chunk(&'a [u8]),
+    /// The used entries of the offsets section, to be written over the start of the
+    /// table (after every chunk).
+    Offsets(&'a [u8]),
+}
 
 /// The number of threads to use by default: the machine's, at most 8.
 pub(crate) fn default_threads() -> usize {
@@ -369,13 +532,159 @@ impl PackOptions {
         })
     }
 
+    fn thread_count(&self) -> usize {
+        if self.threads == 0 {
+            default_threads()
+        } else {
+            self.threads
+        }
+    }
+
+    /// Packs `data` part by part: the head, the offsets section's room, each chunk as soon
+    /// as it and those before it are compressed, then the offsets (known only now).
+    /// Returns the file's length.
+    fn pack_parts(&self, data: &[u8], out: &mut dyn FnMut(Part<'_>) -> Result<()>) -> Result<u64> {
+        let plan = self.plan(len_u64(data))?;
+        let pieces: Vec<&[u8]> = if data.is_empty() {
+            alloc::vec![data]
+        } else {
+            data.chunks(plan.chunk_size).collect()
+        };
+        let mut head = Vec::new();
+        head.extend_from_slice(&plan.header.to_bytes());
+        head.extend_from_slice(&plan.metadata);
+        out(Part::Head(&head))?;
+        let table = if self.offsets {
+            8 * plan.header.offsets_len()
+        } else {
+            0
+        };
+        out(Part::Table(table))?;
+        let mut pos = len_u64(&head) + table;
+        let mut offsets = Vec::new();
+        compress_ordered(
+            &self.blosc,
+            self.checksum,
+            &pieces,
+            self.thread_count(),
+            &mut |chunk| {
+                if self.offsets {
+                    offsets.extend_from_slice(&pos.to_le_bytes());
+                }
+                pos += len_u64(chunk);
+                out(Part::Chunk(chunk))
+            },
+        )?;
+        if self.offsets {
+            out(Part::Offsets(&offsets))?;
+        }
+        Ok(pos)
+    }
+
+    /// The most bytes [`pack_into`](Self::pack_into) can write for `len` bytes of input
+    /// (what it needs the buffer to hold): the file with every chunk stored
+    /// uncompressed.
+    ///
+    /// # Errors
+    /// As for [`write_to`](Self::write_to), for bad options.
+    pub fn max_packed_len(&self, len: usize) -> Result<usize> {
+        let plan = self.plan(to_u64(len))?;
+        let per_chunk = OVERHEAD.saturating_add(self.checksum.size());
+        let table = if self.offsets {
+            8 * plan.header.offsets_len()
+        } else {
+            0
+        };
+        let fixed = to_u64(HEADER_SIZE) + len_u64(&plan.metadata) + table;
+        usize::try_from(fixed)
+            .ok()
+            .and_then(|n| n.checked_add(len))
+            .and_then(|n| {
+                usize::try_from(plan.nchunks)
+                    .ok()
+                    .and_then(|c| c.checked_mul(per_chunk))
+                    .and_then(|m| n.checked_add(m))
+            })
+            .ok_or_else(|| out_of_memory(usize::MAX))
+    }
+
+    /// Packs `data` into the start of `out` (at least
+    /// [`max_packed_len`](Self::max_packed_len) bytes long) and returns the file's
+    /// length. Chunks are written in place, in order, as they are compressed (by the
+    /// threads, into buffers they reuse), the offsets last: `out` is written once, and
+    /// only as far as the file reaches; the same bytes as [`to_vec`](Self::to_vec).
+    ///
+    /// # Errors
+    /// As for [`write_to`](Self::write_to); [`ErrorKind::InvalidArgument`] when `out`
+    /// is too short.
+    pub fn pack_into(&self, data: &[u8], out: &mut [u8]) -> Result<usize> {
+        fn put(out: &mut [u8], at: usize, bytes: &[u8]) {
+            if let Some(dst) = out.get_mut(at..at.saturating_add(bytes.len())) {
+                dst.copy_from_slice(bytes);
+            }
+        }
+        if out.len() < self.max_packed_len(data.len())? {
+            return Err(ErrorKind::InvalidArgument {
+                what: "output buffer",
+                reason: "it is shorter than max_packed_len",
+            }
+            .unlocated());
+        }
+        let mut at = 0usize;
+        let mut offsets_at = 0usize;
+        let n = self.pack_parts(data, &mut |part| {
+            match part {
+                Part::Head(bytes) => {
+                    put(out, at, bytes);
+                    at += bytes.len();
+                    offsets_at = at;
+                }
+                Part::Chunk(bytes) => {
+                    put(out, at, bytes);
+                    at += bytes.len();
+                }
+                Part::Table(len) => {
+                    let len = usize::try_from(len).unwrap_or(usize::MAX);
+                    if let Some(dst) = out.get_mut(at..at.saturating_add(len)) {
+                        dst.fill(0xff);
+                    }
+                    at = at.saturating_add(len);
+                }
+                Part::Offsets(bytes) => put(out, offsets_at, bytes),
+            }
+            Ok(())
+        })?;
+        Ok(usize::try_from(n).unwrap_or(usize::MAX))
+    }
+
     /// Packs `data` into a new `Vec`.
     ///
     /// # Errors
     /// As for [`write_to`](Self::write_to).
     pub fn to_vec(&self, data: &[u8]) -> Result<Vec<u8>> {
+        let room = self.max_packed_len(data.len())?;
         let mut out = Vec::new();
-        self.write_to(data, &mut out)?;
+        out.try_reserve_exact(room)
+            .map_err(|_| out_of_memory(room))?;
+        let mut offsets_at = 0usize;
+        self.pack_parts(data, &mut |part| {
+            match part {
+                Part::Head(bytes) => {
+                    out.extend_from_slice(bytes);
+                    offsets_at = out.len();
+                }
+                Part::Chunk(bytes) => out.extend_from_slice(bytes),
+                Part::Table(len) => {
+                    out.resize(out.len() + usize::try_from(len).unwrap_or(0), 0xff);
+                }
+                Part::Offsets(bytes) => {
+                    if let Some(dst) = out.get_mut(offsets_at..offsets_at + bytes.len()) {
+                        dst.copy_from_slice(bytes);
+                    }
+                }
+            }
+            Ok(())
+        })?;
         Ok(out)
     }
 
@@ -398,12 +707,7 @@ impl PackOptions {
         } else {
             data.chunks(plan.chunk_size).collect()
         };
-        let threads = if self.threads == 0 {
-            default_threads()
-        } else {
-            self.threads
-        };
-        let chunks = compress_all(&self.blosc, self.checksum, &pieces, threads)?;
+        let chunks = compress_all(&self.blosc, self.checksum, &pieces, self.thread_count())?;
         let offsets_at = to_u64(HEADER_SIZE) + len_u64(&plan.metadata);
         let mut pos = offsets_at + 8 * plan.header.offsets_len();
         let mut head = Vec::new();
@@ -428,9 +732,42 @@ impl PackOptions {
         Ok(pos)
     }
 
+    /// Packs `data` into `out`, which seeks: each chunk is written as soon as it is
+    /// compressed (while the next ones compress), and the offsets section, written first
+    /// with every slot free, is filled in at the end. Returns the number of bytes
+    /// written; the same bytes as [`write_to`](Self::write_to), with memory for a few
+    /// chunks only. `out` is left at the end of the file.
+    ///
+    /// # Errors
+    /// As for [`write_to`](Self::write_to).
+    pub fn write_to_seekable<W: Write + Seek>(&self, data: &[u8], mut out: W) -> Result<u64> {
+        let start = out.stream_position().map_err(io)?;
+        let mut offsets_at = start;
+        let n = self.pack_parts(data, &mut |part| {
+            match part {
+                Part::Head(bytes) => {
+                    out.write_all(bytes).map_err(io)?;
+                    offsets_at = start + len_u64(bytes);
+                }
+                Part::Chunk(bytes) => out.write_all(bytes).map_err(io)?,
+                Part::Table(len) => write_free_slots(&mut out, len / 8)?,
+                Part::Offsets(bytes) => {
+                    let end = out.stream_position().map_err(io)?;
+                    out.seek(SeekFrom::Start(offsets_at)).map_err(io)?;
+                    out.write_all(bytes).map_err(io)?;
+                    out.seek(SeekFrom::Start(end)).map_err(io)?;
+                }
+            }
+            Ok(())
+        })?;
+        out.flush().map_err(io)?;
+        Ok(n)
+    }
+
     /// Packs `data` into the file at `path`, replacing it atomically (a temporary file
     /// beside it is written, synced and renamed over `path`, through
-    /// `binfmt_core::output::Output`), and returns the number of bytes written.
+    /// `binfmt_core::output::Output`), and returns the number of bytes written. Chunks
+    /// are written while the next ones compress ([`write_to_seekable`](Self::write_to_seekable)).
     ///
     /// # Errors
     /// As for [`write_to`](Self::write_to); `path` is untouched on error.
@@ -440,7 +777,11 @@ impl PackOptions {
         self.plan(len_u64(data))?;
         let mut out =
             Output::create(path, &OutputOptions::new().replace(true)).map_err(io_at(path))?;
-        let n = self.write_to(data, std::io::BufWriter::with_capacity(1 << 20, &mut out))?;
+        let n = if out.is_stream() {
+            self.write_to(data, std::io::BufWriter::with_capacity(1 << 20, &mut out))?
+        } else {
+            self.write_to_seekable(data, &mut out)?
+        };
         out.commit().map_err(io_at(path))?;
         Ok(n)
     }

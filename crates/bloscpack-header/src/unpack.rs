@@ -16,8 +16,11 @@ use binfmt_core::data::Data;
 
 use crate::chunk::{Chunk, Codec};
 use crate::error::{Error, ErrorKind, Result, io, io_at};
+
+/// A positioned read: fill the buffer with the bytes at the offset.
+pub(crate) type ReadAt<'a> = &'a (dyn Fn(&mut [u8], u64) -> std::io::Result<()> + Sync);
 use crate::file::Bloscpack;
-use crate::pack::{default_threads, out_of_memory};
+use crate::pack::{default_threads, keep_spare, out_of_memory, take_spare};
 
 /// How [`Bloscpack::unpack_to_vec`] and friends decompress.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -213,6 +216,196 @@ where
         })
     }
 
+    /// Decompresses every chunk straight into its place in `out`, which must be exactly
+    /// [`uncompressed_len`](Self::uncompressed_len) bytes long: on up to
+    /// [`threads`](UnpackOptions::threads) threads, each chunk read once (a borrow in
+    /// memory, one positioned read over a cache), checked (digest when verifying, block
+    /// table always) and decompressed in place, with nothing copied afterwards. On error,
+    /// the first failing chunk's (in file order) is returned and `out` holds what was
+    /// decompressed so far.
+    ///
+    /// # Errors
+    /// [`ErrorKind::InvalidArgument`] when `out` has another length; otherwise as for
+    /// [`unpack_to_vec`](Self::unpack_to_vec).
+    #[cfg_attr(docsrs, doc(cfg(feature = "blosc")))]
+    pub fn unpack_into(&self, out: &mut [u8], options: &UnpackOptions) -> Result<UnpackReport>
+    where
+        D: Send + Sync,
+    {
+        self.unpack_into_with(out, options, None)
+    }
+
+    /// [`unpack_into`](Self::unpack_into), with each chunk's bytes read by `read` (a
+    /// positioned read of a file, into a buffer each thread reuses) rather than through
+    /// the view's data.
+    pub(crate) fn unpack_into_with(
+        &self,
+        out: &mut [u8],
+        options: &UnpackOptions,
+        read: Option<ReadAt<'_>>,
+    ) -> Result<UnpackReport>
+    where
+        D: Send + Sync,
+    {
+        if self.uncompressed_len() > options.max_len {
+            return Err(ErrorKind::TooLarge {
+                bytes: self.uncompressed_len(),
+                limit: options.max_len,
+            }
+            .unlocated());
+        }
+        if binfmt_core::bytes::len_u64(out) != self.uncompressed_len() {
+            return Err(ErrorKind::InvalidArgument {
+                what: "output buffer",
+                reason: "its length is not the file's uncompressed length",
+            }
+            .unlocated());
+        }
+        if options.verify
+            && let Some(m) = self.metadata()
+        {
+            m.verify()?;
+        }
+        let mut jobs: Vec<(Chunk<'d, D>, &mut [u8])> = Vec::new();
+        let mut rest = out;
+        for chunk in self.chunks() {
+            let n = usize::try_from(chunk.header().nbytes).unwrap_or(usize::MAX);
+            let (slot, tail) = rest.split_at_mut(n.min(rest.len()));
+            jobs.push((chunk, slot));
+            rest = tail;
+        }
+        let threads = options.thread_count().clamp(1, jobs.len().max(1));
+        let verify = options.verify;
+        let run = |chunk: &Chunk<'d, D>, slot: &mut [u8], buffer: &mut Vec<u8>| -> Result<()> {
+            let loaded;
+            let bytes: &[u8] = match read {
+                Some(read) => {
+                    let len = usize::try_from(
+                        u64::from(chunk.header.cbytes).saturating_add(chunk.checksum.size_u64()),
+                    )
+                    .unwrap_or(usize::MAX);
+                    if buffer.len() < len {
+                        buffer
+                            .try_reserve_exact(len - buffer.len())
+                            .map_err(|_| out_of_memory(len))?;
+                        buffer.resize(len, 0);
+                    }
+                    let area = buffer.get_mut(..len).unwrap_or(&mut []);
+                    read(area, chunk.offset).map_err(|e| io(e).rebased(chunk.offset))?;
+                    area
+                }
+                None => {
+                    loaded = chunk.load()?;
+                    &loaded
+                }
+            };
+            let (body, digest) = bytes
+                .split_at_checked(usize::try_from(chunk.header.cbytes).unwrap_or(usize::MAX))
+                .unwrap_or((bytes, &[]));
+            if verify {
+                chunk.verify_bytes(body, digest)?;
+            }
+            chunk.header.check_blocks(body, chunk.offset, chunk.index)?;
+            let n = chunk.decompress_bytes(body, slot)?;
+            if n == slot.len() {
+                Ok(())
+            } else {
+                Err(ErrorKind::Decompress {
+                    index: chunk.index,
+                    code: -1,
+                }
+                .at(chunk.offset))
+            }
+        };
+        // Read buffers (for `read`) come from, and go back to, the pack pipeline's spare
+        // buffers: allocated on this thread, kept mapped between calls.
+        // Each is made as long as the longest chunk before the threads start: grown by
+        // the threads, chunk after chunk, they would be moved about the threads' heaps,
+        // which would grow.
+        let mut buffers = Vec::new();
+        if read.is_some() {
+            let longest = jobs
+                .iter()
+                .map(|(c, _)| u64::from(c.header.cbytes).saturating_add(c.checksum.size_u64()))
+                .max()
+                .unwrap_or(0);
+            let longest = usize::try_from(longest).unwrap_or(usize::MAX);
+            buffers = take_spare(threads);
+            buffers.resize_with(threads, Vec::new);
+            for buffer in &mut buffers {
+                if buffer.len() < longest {
+                    buffer
+                        .try_reserve_exact(longest - buffer.len())
+                        .map_err(|_| out_of_memory(longest))?;
+                    buffer.resize(longest, 0);
+                }
+            }
+        }
+        let spare = Mutex::new(buffers);
+        let first_error = if threads == 1 {
+            let mut buffer = Vec::new();
+            if let Ok(mut s) = spare.lock() {
+                buffer = s.pop().unwrap_or_default();
+            }
+            let e = jobs
+                .into_iter()
+                .find_map(|(chunk, slot)| run(&chunk, slot, &mut buffer).err());
+            keep_spare(core::iter::once(buffer));
+            e
+        } else {
+            // Workers take the next chunk in file order; after a failure they stop taking.
+            let queue = Mutex::new(jobs.into_iter().enumerate());
+            let failures: Mutex<Vec<(usize, Error)>> = Mutex::new(Vec::new());
+            let work = || {
+                let mut buffer = spare
+                    .lock()
+                    .ok()
+                    .and_then(|mut s| s.pop())
+                    .unwrap_or_default();
+                loop {
+                    let next = match queue.lock() {
+                        Ok(mut q) => q.next(),
+                        Err(_) => None,
+                    };
+                    let Some((i, (chunk, slot))) = next else {
+                        break;
+                    };
+                    if let Err(e) = run(&chunk, slot, &mut buffer) {
+                        if let Ok(mut f) = failures.lock() {
+                            f.push((i, e));
+                        }
+                        if let Ok(mut q) = queue.lock() {
+                            q.by_ref().for_each(drop);
+                        }
+                        break;
+                    }
+                }
+                keep_spare(core::iter::once(buffer));
+            };
+            // The caller's thread is one of the `threads` (its heap keeps c-blosc's
+            // scratch block mapped from one call to the next; a new thread's does not).
+            std::thread::scope(|s| {
+                for _ in 1..threads {
+                    s.spawn(work);
+                }
+                work();
+            });
+            failures
+                .into_inner()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .into_iter()
+                .min_by_key(|(i, _)| *i)
+                .map(|(_, e)| e)
+        };
+        match first_error {
+            Some(e) => Err(e),
+            None => Ok(UnpackReport {
+                written: self.uncompressed_len(),
+                shortfall: self.shortfall(),
+            }),
+        }
+    }
+
     /// Decompresses the whole file into a new `Vec`, which grows as chunks arrive.
     ///
     /// # Errors
@@ -334,4 +527,19 @@ fn pipeline(
 
 fn worker_died() -> Error {
     ErrorKind::Decompress { index: 0, code: -1 }.unlocated()
+}
+
+impl crate::reader::Reader<binfmt_core::source::FileSource> {
+    /// [`Bloscpack::unpack_into`] for a file read by ranges: the chunks are read by the
+    /// decompressing threads, each with a positioned read into a buffer of its own
+    /// (reused), and never all at once: memory is `out` plus a chunk per thread.
+    ///
+    /// # Errors
+    /// As for [`Bloscpack::unpack_into`]; I/O errors.
+    #[cfg_attr(docsrs, doc(cfg(feature = "blosc")))]
+    pub fn unpack_into(&self, out: &mut [u8], options: &UnpackOptions) -> Result<UnpackReport> {
+        let source = self.source();
+        let read = |buf: &mut [u8], offset: u64| source.read_exact_at(buf, offset);
+        self.view().unpack_into_with(out, options, Some(&read))
+    }
 }

@@ -11,8 +11,10 @@ miniz_oxide, not zlib, so it may differ (both read each other's files; with
 * :func:`pack_ndarray_to_file` / :func:`unpack_ndarray_from_file` (and ``_bytes``):
   numpy arrays, with dtype, shape and order stored as bloscpack stores them and restored
   from the metadata (the dtype is parsed as a Python literal with :func:`ast.literal_eval`,
-  never evaluated); unpacked arrays are writable, in memory that numpy allocated and c-blosc filled
-  directly (no copy after decompression).
+  never evaluated); unpacked arrays are writable and own their memory: numpy allocates
+  the array from the metadata, c-blosc decompresses straight into it (no copy).
+* :func:`set_nthreads`: how many chunks are (de)compressed at once (default: the
+  cores, at most 8, as python-blosc), returning the previous value.
 * :func:`pack_file_to_file` / :func:`unpack_file_from_file`,
   :func:`pack_bytes_to_file` / :func:`unpack_bytes_from_file`,
   :func:`pack_bytes_to_bytes` / :func:`unpack_bytes_from_bytes`.
@@ -71,12 +73,29 @@ __all__ = [
     "unpack_bytes_from_file",
     "unpack_bytes_from_bytes",
     "append",
+    "set_nthreads",
     "FormatError",
     "exceptions",
     *exceptions.__all__,
 ]
 
 DEFAULT_CHUNK_SIZE = "1M"
+
+# Chunks (de)compressed at once; python-blosc's default: the machine's cores, at most 8.
+_nthreads = max(1, min(os.cpu_count() or 1, 8))
+
+
+def set_nthreads(nthreads: int) -> int:
+    """Sets how many chunks are compressed or decompressed at once (each by one c-blosc
+    thread; the bytes written do not depend on it) and returns the previous value, as
+    ``blosc.set_nthreads`` does. The default is python-blosc's: the number of cores, at
+    most 8."""
+    global _nthreads
+    n = int(nthreads)
+    if not 1 <= n <= 256:
+        raise ValueError(f"nthreads must be between 1 and 256, not {nthreads!r}")
+    previous, _nthreads = _nthreads, n
+    return previous
 _SUFFIXES = {"B": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
 
 
@@ -262,6 +281,7 @@ def _pack(data: bytes | np.ndarray, path: str | None, chunk_size: int | str, met
         meta_level=int(metadata_args.meta_level),
         max_meta_size=None if max_meta is None else int(max_meta),
         path=path,
+        threads=_nthreads,
     )
 
 
@@ -312,14 +332,14 @@ def pack_file_to_file(in_file: str | os.PathLike, out_file: str | os.PathLike,
 
 def unpack_bytes_from_bytes(bytes_: bytes) -> tuple[bytes, Any]:
     """Unpacks a Bloscpack file given as bytes: ``(data, metadata or None)``."""
-    data, meta = _binfmt.blpk_unpack(data=_as_bytes(bytes_))
+    data, meta = _binfmt.blpk_unpack(data=_as_bytes(bytes_), threads=_nthreads)
     assert data is not None
     return data.tobytes(), _decode_meta(meta)
 
 
 def unpack_bytes_from_file(compressed_file: str | os.PathLike) -> tuple[bytes, Any]:
     """Unpacks the file ``compressed_file``: ``(data, metadata or None)``."""
-    data, meta = _binfmt.blpk_unpack(path=os.fspath(compressed_file))
+    data, meta = _binfmt.blpk_unpack(path=os.fspath(compressed_file), threads=_nthreads)
     assert data is not None
     return data.tobytes(), _decode_meta(meta)
 
@@ -327,7 +347,8 @@ def unpack_bytes_from_file(compressed_file: str | os.PathLike) -> tuple[bytes, A
 def unpack_file_from_file(in_file: str | os.PathLike, out_file: str | os.PathLike) -> Any:
     """Unpacks ``in_file`` into ``out_file`` (replaced atomically; chunks decompressed in
     parallel while it is written); returns the metadata or ``None``."""
-    _, meta = _binfmt.blpk_unpack(path=os.fspath(in_file), out_path=os.fspath(out_file))
+    _, meta = _binfmt.blpk_unpack(path=os.fspath(in_file), out_path=os.fspath(out_file),
+                                 threads=_nthreads)
     return _decode_meta(meta)
 
 
@@ -439,8 +460,7 @@ def pack_ndarray_to_file(ndarray: np.ndarray, filename: str | os.PathLike,
           _ndarray_args(ndarray, blosc_args), bloscpack_args, metadata_args)
 
 
-def _to_ndarray(data: np.ndarray, meta_text: str | None) -> np.ndarray:
-    meta = _decode_meta(meta_text)
+def _ndarray_layout(meta: Any) -> tuple[np.dtype, tuple[int, ...], str]:
     if not isinstance(meta, dict) or meta.get("container") != "numpy":
         raise NotANumpyArray("the file's metadata does not describe a numpy array",
                              format="bloscpack", kind="NotANumpyArray", fault="caller")
@@ -450,31 +470,51 @@ def _to_ndarray(data: np.ndarray, meta_text: str | None) -> np.ndarray:
     if order not in ("C", "F"):
         raise FormatError(f"the metadata's order {order!r} is neither 'C' nor 'F'",
                           format="bloscpack", kind="BadOrder", fault="input")
-    expected = dtype.itemsize * int(np.prod(shape, dtype=np.int64))
-    if expected != len(data):
-        raise FormatError(
-            f"the metadata describes {expected} bytes ({dtype}, shape {shape}), "
-            f"but the chunks hold {len(data)}",
-            format="bloscpack", kind="ShapeMismatch", fault="input")
-    if expected == 0 or dtype.itemsize == 0:
-        return np.empty(shape, dtype=dtype, order=order)
-    return data.view(dtype).reshape(shape, order=order)
+    return dtype, shape, order
+
+
+class _Target:
+    """The ``alloc`` callback of ``blpk_unpack``: from the metadata, allocates the final
+    array (dtype, shape, order) and hands its memory to the native code as a 1-D uint8
+    view, so that c-blosc decompresses straight into the array that is returned."""
+
+    def __init__(self) -> None:
+        self.array: np.ndarray | None = None
+
+    def __call__(self, meta_text: str | None, nbytes: int) -> np.ndarray:
+        dtype, shape, order = _ndarray_layout(_decode_meta(meta_text))
+        expected = dtype.itemsize * int(np.prod(shape, dtype=np.int64))
+        if expected != nbytes:
+            raise FormatError(
+                f"the metadata describes {expected} bytes ({dtype}, shape {shape}), "
+                f"but the chunks hold {nbytes}",
+                format="bloscpack", kind="ShapeMismatch", fault="input")
+        array = np.empty(shape, dtype=dtype, order=order)
+        self.array = array
+        if nbytes == 0:
+            return np.empty(0, dtype=np.uint8)
+        return array.reshape(-1, order="A").view(np.uint8)
+
+
+def _unpack_ndarray(**source: Any) -> np.ndarray:
+    target = _Target()
+    data, _ = _binfmt.blpk_unpack(alloc=target, threads=_nthreads, **source)
+    assert data is not None and target.array is not None
+    return target.array
 
 
 def unpack_ndarray_from_bytes(bytes_: bytes) -> np.ndarray:
     """The numpy array packed in ``bytes_``: dtype, shape and order from the metadata;
-    writable, owning its memory (a numpy allocation that c-blosc filled directly)."""
-    data, meta = _binfmt.blpk_unpack(data=_as_bytes(bytes_))
-    assert data is not None
-    return _to_ndarray(data, meta)
+    writable, and owning its memory (``a.flags.owndata``): the array is allocated from
+    the metadata first and c-blosc decompresses straight into it (no copy)."""
+    return _unpack_ndarray(data=_as_bytes(bytes_))
 
 
 def unpack_ndarray_from_file(filename: str | os.PathLike) -> np.ndarray:
     """The numpy array packed in the file ``filename`` (see
-    :func:`unpack_ndarray_from_bytes`)."""
-    data, meta = _binfmt.blpk_unpack(path=os.fspath(filename))
-    assert data is not None
-    return _to_ndarray(data, meta)
+    :func:`unpack_ndarray_from_bytes`). The file is read chunk by chunk, never whole:
+    peak memory is the array plus a few chunks."""
+    return _unpack_ndarray(path=os.fspath(filename))
 
 
 # --- append --------------------------------------------------------------------------
