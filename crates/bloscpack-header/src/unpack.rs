@@ -87,8 +87,9 @@ impl UnpackOptions {
 pub struct UnpackReport {
     /// Bytes written: what the chunks hold.
     pub written: u64,
-    /// Bytes the header (and metadata) promise but the chunks do not hold: one element
-    /// for files of bloscpack 0.11 and 0.13 whose last chunk is short, otherwise 0. A tool
+    /// Bytes the header promises but the chunks do not hold: `last_chunk % typesize` (1
+    /// to typesize − 1 bytes) for files of bloscpack 0.11 and 0.13 whose last chunk holds
+    /// `last_chunk` rounded down to whole elements, otherwise 0. A tool
     /// should tell its user (bloscpack 0.16 unpacks such files short without a word).
     pub shortfall: u64,
 }
