@@ -22,6 +22,9 @@ mod taridx;
 #[pymodule]
 fn _binfmt(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(kastore::kastore_index, m)?)?;
+    m.add_function(wrap_pyfunction!(kastore::kastore_open, m)?)?;
+    m.add_function(wrap_pyfunction!(kastore::kastore_file_size, m)?)?;
+    m.add("KASTORE_HEADER_SIZE", kastore::HEADER_SIZE)?;
     m.add_function(wrap_pyfunction!(kastore::kastore_dumps, m)?)?;
     m.add_function(wrap_pyfunction!(kastore::kastore_load_url, m)?)?;
     m.add_function(wrap_pyfunction!(bloscpack::blpk_pack, m)?)?;
@@ -30,6 +33,7 @@ fn _binfmt(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(taco::taco_read_header_bytes, m)?)?;
     m.add_function(wrap_pyfunction!(taco::taco_read_header_path, m)?)?;
     m.add_function(wrap_pyfunction!(taco::taco_update_header, m)?)?;
+    m.add_function(wrap_pyfunction!(taco::taco_update_writes, m)?)?;
     m.add_function(wrap_pyfunction!(taco::taco_create, m)?)?;
     m.add_function(wrap_pyfunction!(taco::taco_members_bytes, m)?)?;
     m.add_function(wrap_pyfunction!(taco::taco_members_path, m)?)?;

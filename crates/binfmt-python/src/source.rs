@@ -1,52 +1,12 @@
-//! A [`ByteSource`] over any Python object that can be sliced into bytes (`mmap.mmap`,
-//! `bytes`, `bytearray`, `memoryview`): readers that work by ranges read only the ranges
-//! they need (a kastore store's metadata, a TACO header) from a Python memory map, with
-//! no `unsafe` and without the buffer protocol (not in the stable ABI before 3.11).
+//! The byte sources the readers hold: a local file or, with the `remote` feature, an
+//! object behind a URL ([`AnySource`]), and the URL helpers.
 
 use core::ops::Range;
 use std::borrow::Cow;
 use std::io;
 
-use binfmt_core::source::{ByteSource, past_end};
+use binfmt_core::source::ByteSource;
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PySlice};
-
-/// Ranges of a Python object, read with `obj[start:end]` while attached to the interpreter.
-pub(crate) struct PySliceSource<'py> {
-    obj: Bound<'py, PyAny>,
-    len: u64,
-}
-
-impl<'py> PySliceSource<'py> {
-    pub(crate) fn new(obj: Bound<'py, PyAny>) -> PyResult<Self> {
-        let len = u64::try_from(obj.len()?).unwrap_or(u64::MAX);
-        Ok(PySliceSource { obj, len })
-    }
-}
-
-fn to_isize(n: u64) -> io::Result<isize> {
-    isize::try_from(n).map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "offset too large"))
-}
-
-impl ByteSource for PySliceSource<'_> {
-    fn len(&self) -> io::Result<u64> {
-        Ok(self.len)
-    }
-
-    fn read_range(&self, range: Range<u64>) -> io::Result<Cow<'_, [u8]>> {
-        if range.end > self.len || range.start > range.end {
-            return Err(past_end(range, self.len));
-        }
-        let py = self.obj.py();
-        let slice = PySlice::new(py, to_isize(range.start)?, to_isize(range.end)?, 1);
-        let got = self.obj.get_item(slice).map_err(io::Error::other)?;
-        let bytes = match got.cast::<PyBytes>() {
-            Ok(b) => b.as_bytes().to_vec(),
-            Err(_) => got.extract::<Vec<u8>>().map_err(io::Error::other)?,
-        };
-        Ok(Cow::Owned(bytes))
-    }
-}
 
 /// A local file or, with the `remote` feature, an object behind a URL: what the readers
 /// that accept both (`taridx`, `taco`) hold.
@@ -88,18 +48,12 @@ impl ByteSource for AnySource {
 }
 
 /// Whether `arg` is a URL this build reads (`s3://`, `gs://`, `az://`, `http(s)://`,
-/// `file://`, …); without the `remote` feature, whether it looks like one.
+/// `file://`, …): the same test with or without the `remote` feature.
 #[pyfunction]
 pub(crate) fn is_url(arg: &str) -> bool {
-    #[cfg(feature = "remote")]
-    {
-        binfmt_remote::is_url(arg)
-    }
-    #[cfg(not(feature = "remote"))]
-    {
-        arg.split_once("://")
-            .is_some_and(|(s, _)| !s.is_empty() && s.bytes().all(|b| b.is_ascii_alphanumeric()))
-    }
+    // The workspace's one test, with or without the `remote` feature: the CLI and
+    // binfmt-remote use it too, so a name is a URL or a path alike everywhere.
+    binfmt_core::text::is_url(arg)
 }
 
 /// Whether this build reads URLs (the `remote` cargo feature).

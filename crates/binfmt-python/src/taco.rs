@@ -42,19 +42,54 @@ pub(crate) fn taco_read_header_bytes(data: &Bound<'_, PyBytes>) -> PyResult<Pair
     Ok(pairs(&Header::parse(head).py_err(FORMAT)?.entries()))
 }
 
-/// The header's entries, from the file at `path` (one read of its first 256 bytes).
+/// The header's entries, from the file at `path` (one positioned read of its first 256
+/// bytes, through `taco_header::read_header`, without the GIL).
 #[pyfunction]
 pub(crate) fn taco_read_header_path(py: Python<'_>, path: PathBuf) -> PyResult<Pairs> {
-    py.detach(|| open(&path).map(|r| pairs(&r.entries())))
+    py.detach(|| -> taco_header::Result<Pairs> {
+        let source = FileSource::open(&path).map_err(taco_header::IoError::at_path(&path))?;
+        Ok(pairs(&taco_header::read_header(&source)?))
+    })
+    .py_err(FORMAT)
 }
 
 /// Replaces the header's entries in place, after checking everything the writes depend
-/// on (locked; crash-consistent).
+/// on (locked; the three writes in protocol order, so that a killed process leaves a torn
+/// update the next one repairs). `sync`: `fdatasync` after each write (durable against
+/// power loss too; about 3 ms a call instead of 0.1 ms).
 #[pyfunction]
-pub(crate) fn taco_update_header(py: Python<'_>, path: PathBuf, entries: Pairs) -> PyResult<()> {
+#[pyo3(signature = (path, entries, sync = false))]
+pub(crate) fn taco_update_header(
+    py: Python<'_>,
+    path: PathBuf,
+    entries: Pairs,
+    sync: bool,
+) -> PyResult<()> {
     let entries = entries_of(&entries)?;
-    py.detach(|| taco_header::fs::update(&path, &entries))
+    let options = taco_header::fs::UpdateOptions::new().sync(sync);
+    py.detach(|| taco_header::fs::update_with(&path, &entries, &options))
         .py_err(FORMAT)
+}
+
+/// The writes an update of the archive `data` to `entries` makes, in order: `(offset,
+/// bytes)` (the central directory's CRC, the payload, the header's CRC, which commits).
+/// For tests of the crash matrix: applying a prefix of them is what a killed update
+/// leaves.
+#[pyfunction]
+pub(crate) fn taco_update_writes<'py>(
+    py: Python<'py>,
+    data: &Bound<'py, PyBytes>,
+    entries: Pairs,
+) -> PyResult<Vec<(u64, Bound<'py, PyBytes>)>> {
+    let entries = entries_of(&entries)?;
+    let options = taco_header::ReadOptions::new().checksums(false);
+    let archive = Archive::parse_with(data.as_bytes(), &options).py_err(FORMAT)?;
+    let patch = archive.patch(&entries);
+    Ok(patch
+        .writes()
+        .iter()
+        .map(|&(offset, bytes)| (offset, PyBytes::new(py, bytes)))
+        .collect())
 }
 
 /// Creates an archive at `path`: the header with `entries`, then `(archive name, source
@@ -118,11 +153,16 @@ fn open_url(url: &str) -> PyResult<Reader<AnySource>> {
     Reader::open(source).py_err(FORMAT)
 }
 
-/// The header's entries, from the object at `url` (one ranged read of its first 256
-/// bytes, without the GIL).
+/// The header's entries, from the object at `url`: one ranged GET of its first 256
+/// bytes (`taco_header::read_header`), without the GIL.
 #[pyfunction]
 pub(crate) fn taco_read_header_url(py: Python<'_>, url: &str) -> PyResult<Pairs> {
-    py.detach(|| open_url(url).map(|r| pairs(&r.entries())))
+    py.detach(|| {
+        let source = crate::source::open_url(url)?;
+        taco_header::read_header(&source)
+            .map(|e| pairs(&e))
+            .py_err(FORMAT)
+    })
 }
 
 /// Every member with the offset of its data, from the object at `url`, read by ranges

@@ -1,12 +1,15 @@
 //! `binfmt.taridx`: indexes of tar shards through `taridx`.
 
+use core::ops::Range;
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::path::PathBuf;
 
-use binfmt_core::source::{ByteSource, FileSource};
+use binfmt_core::Kind;
+use binfmt_core::source::{ByteSource, FileSource, PastEnd, from_io};
 use pyo3::prelude::*;
-use pyo3::types::PyBytes;
-use taridx::{BuildOptions, Entry, ReadOptions, Reader};
+use pyo3::types::{PyBytes, PyDict};
+use taridx::{BuildOptions, Entry, ErrorKind, ReadOptions, Reader, Verifier};
 
 use crate::errors::IntoPy;
 use crate::source::{AnySource, open_url};
@@ -16,13 +19,146 @@ const FORMAT: &str = "taridx";
 /// One member: extension, shard id, payload offset, size.
 type MemberRow = (String, u16, u64, u64);
 
+/// The key webdataset and wids samples carry: the sample's stem.
+const KEY: &str = "__key__";
+
 /// An index and its shard files, opened with every check (names verified on `get`).
 #[pyclass(module = "binfmt._binfmt", frozen)]
 pub(crate) struct TaridxReader {
     reader: Reader<AnySource>,
+    /// Where each member's header chain starts (for reading names by range).
+    verifier: Verifier,
+    /// Each sample's rows, samples in first-row order, rows in row order.
+    table: Vec<Vec<Entry>>,
 }
 
+/// One member read for a sample: the sample's position in the batch, the member's row,
+/// where its window starts in the shard, and the window (header blocks and payload).
+type Window<'s> = (usize, Entry, u64, Cow<'s, [u8]>);
+
 impl TaridxReader {
+    fn from_reader(reader: Reader<AnySource>) -> taridx::Result<Self> {
+        let verifier = Verifier::new(&reader.index());
+        let mut at: HashMap<(u64, u32), usize> = HashMap::new();
+        let mut table: Vec<Vec<Entry>> = Vec::new();
+        for e in reader.index().entries() {
+            let e = e?;
+            let slot = *at.entry((e.keyhash, e.crashid)).or_insert_with(|| {
+                table.push(Vec::new());
+                table.len() - 1
+            });
+            if let Some(list) = table.get_mut(slot) {
+                list.push(e);
+            }
+        }
+        Ok(TaridxReader {
+            reader,
+            verifier,
+            table,
+        })
+    }
+
+    /// The windows of every member of the samples at `indices` (in range), read in one
+    /// `read_ranges` call per shard, in the order of `indices` and then of rows.
+    fn windows(&self, indices: &[usize]) -> taridx::Result<Vec<Window<'_>>> {
+        let wanted: Vec<(usize, Entry)> = indices
+            .iter()
+            .enumerate()
+            .flat_map(|(k, &i)| {
+                self.table
+                    .get(i)
+                    .into_iter()
+                    .flatten()
+                    .map(move |e| (k, *e))
+            })
+            .collect();
+        let mut fids: Vec<u16> = wanted.iter().map(|(_, e)| e.fid).collect();
+        fids.sort_unstable();
+        fids.dedup();
+        let mut found: Vec<(usize, Window<'_>)> = Vec::with_capacity(wanted.len());
+        for fid in fids {
+            let shards = self.reader.shards();
+            let mine: Vec<(usize, &(usize, Entry))> = wanted
+                .iter()
+                .enumerate()
+                .filter(|(_, (_, e))| e.fid == fid)
+                .collect();
+            let Some(shard) = shards.get(usize::from(fid)) else {
+                let row = mine.first().map_or(0, |(_, (_, e))| e.row);
+                return Err(ErrorKind::NoShard {
+                    row,
+                    fid,
+                    shards: shards.len(),
+                }
+                .unlocated());
+            };
+            let ranges = mine
+                .iter()
+                .map(|(_, (_, e))| {
+                    self.verifier.member_range(e).ok_or_else(|| {
+                        binfmt_core::Error::overflow("member payload", e.offset).into()
+                    })
+                })
+                .collect::<taridx::Result<Vec<Range<u64>>>>()?;
+            let chunks = shard.read_ranges(&ranges).map_err(past_end)?;
+            for (((at, (k, e)), range), chunk) in mine.into_iter().zip(ranges).zip(chunks) {
+                found.push((at, (*k, *e, range.start, chunk)));
+            }
+        }
+        found.sort_unstable_by_key(|(at, _)| *at);
+        Ok(found.into_iter().map(|(_, w)| w).collect())
+    }
+
+    /// The stem of the member in `window` (its resolved tar name), and its payload.
+    fn member<'w>(
+        &self,
+        e: &Entry,
+        base: u64,
+        window: &'w [u8],
+    ) -> taridx::Result<(String, &'w [u8])> {
+        let stem = self
+            .verifier
+            .member(e, window, base)?
+            .map(|m| taridx::stem(&m.name.to_string_lossy()).to_owned())
+            .unwrap_or_default();
+        let payload = e
+            .payload_offset()
+            .and_then(|p| usize::try_from(p.saturating_sub(base)).ok())
+            .and_then(|at| Some(at..at.checked_add(usize::try_from(e.size).ok()?)?))
+            .and_then(|r| window.get(r))
+            .ok_or_else(|| binfmt_core::Error::overflow("member payload", e.offset))?;
+        Ok((stem, payload))
+    }
+
+    /// `{"__key__": stem, ext: payload, ...}` for each of `indices`, from the windows.
+    fn sample_dicts<'py>(
+        &self,
+        py: Python<'py>,
+        indices: &[usize],
+    ) -> PyResult<Vec<Bound<'py, PyDict>>> {
+        for &i in indices {
+            if i >= self.table.len() {
+                return Err(pyo3::exceptions::PyIndexError::new_err(format!(
+                    "sample {i} but {} samples",
+                    self.table.len()
+                )));
+            }
+        }
+        let windows = py.detach(|| self.windows(indices)).py_err(FORMAT)?;
+        let mut out: Vec<Bound<'py, PyDict>> = indices.iter().map(|_| PyDict::new(py)).collect();
+        for (k, e, base, window) in &windows {
+            let (stem, payload) = self.member(e, *base, window).py_err(FORMAT)?;
+            let Some(dict) = out.get_mut(*k) else {
+                continue;
+            };
+            if !dict.contains(KEY)? {
+                dict.set_item(KEY, stem)?;
+            }
+            dict.set_item(self.ext(e), PyBytes::new(py, payload))?;
+        }
+        Ok(out)
+    }
+
     fn ext(&self, e: &Entry) -> String {
         self.reader.extension(e.extid).unwrap_or("").to_owned()
     }
@@ -40,21 +176,19 @@ impl TaridxReader {
     /// Opens `index` with its `shards` (in shard-id order).
     #[new]
     fn new(py: Python<'_>, index: PathBuf, shards: Vec<PathBuf>) -> PyResult<Self> {
-        let reader = py
-            .detach(|| {
-                let index = FileSource::open(&index).map_err(taridx::IoError::at_path(&index))?;
-                let shards = shards
-                    .iter()
-                    .map(|p| {
-                        FileSource::open(p)
-                            .map(AnySource::File)
-                            .map_err(taridx::IoError::at_path(p))
-                    })
-                    .collect::<Result<Vec<_>, _>>()?;
-                Reader::open_with(&index, shards, &ReadOptions::new())
-            })
-            .py_err(FORMAT)?;
-        Ok(TaridxReader { reader })
+        py.detach(|| {
+            let index = FileSource::open(&index).map_err(taridx::IoError::at_path(&index))?;
+            let shards = shards
+                .iter()
+                .map(|p| {
+                    FileSource::open(p)
+                        .map(AnySource::File)
+                        .map_err(taridx::IoError::at_path(p))
+                })
+                .collect::<Result<Vec<_>, _>>()?;
+            TaridxReader::from_reader(Reader::open_with(&index, shards, &ReadOptions::new())?)
+        })
+        .py_err(FORMAT)
     }
 
     /// Opens the index at URL `index` (read once, whole) with the shards at the URLs
@@ -68,7 +202,7 @@ impl TaridxReader {
                 .map(|u| open_url(u))
                 .collect::<std::io::Result<Vec<_>>>()?;
             let reader = Reader::open_with(&source, shards, &ReadOptions::new()).py_err(FORMAT)?;
-            Ok(TaridxReader { reader })
+            TaridxReader::from_reader(reader).py_err(FORMAT)
         })
     }
 
@@ -107,25 +241,52 @@ impl TaridxReader {
             .collect()
     }
 
+    /// The number of samples (distinct stems).
+    fn n_samples(&self) -> usize {
+        self.table.len()
+    }
+
     /// The samples in first-row order: each the list of its members' rows.
-    fn samples(&self, py: Python<'_>) -> PyResult<Vec<Vec<MemberRow>>> {
-        py.detach(|| {
-            let index = self.reader.index();
-            let mut at: HashMap<(u64, u32), usize> = HashMap::new();
-            let mut out: Vec<Vec<MemberRow>> = Vec::new();
-            for e in index.entries() {
-                let e = e.py_err(FORMAT)?;
-                let slot = *at.entry((e.keyhash, e.crashid)).or_insert_with(|| {
-                    out.push(Vec::new());
-                    out.len() - 1
-                });
-                let row = self.row(&e)?;
-                if let Some(list) = out.get_mut(slot) {
-                    list.push(row);
+    fn samples(&self) -> PyResult<Vec<Vec<MemberRow>>> {
+        self.table
+            .iter()
+            .map(|rows| rows.iter().map(|e| self.row(e)).collect())
+            .collect()
+    }
+
+    /// The samples at `indices` (first-row order), each `{"__key__": stem, ext: payload,
+    /// ...}`: every member's header blocks and payload read in one `read_ranges` call per
+    /// shard (concurrent for a remote source), without the GIL; the stem is the members'
+    /// own tar name's.
+    fn samples_at<'py>(
+        &self,
+        py: Python<'py>,
+        indices: Vec<usize>,
+    ) -> PyResult<Vec<Bound<'py, PyDict>>> {
+        self.sample_dicts(py, &indices)
+    }
+
+    /// The samples named by `keys` (the stem rule applied), in the keys' order, each
+    /// `{"__key__": stem, ext: payload, ...}` of its members whose names verify (empty
+    /// with only `__key__` when none does), through `Reader::get_many`: the index is read
+    /// once and every member fetched in one `read_ranges` call per shard, without the GIL.
+    fn get_many<'py>(
+        &self,
+        py: Python<'py>,
+        keys: Vec<String>,
+    ) -> PyResult<Vec<(usize, Bound<'py, PyDict>)>> {
+        let found = py.detach(|| self.reader.get_many(&keys)).py_err(FORMAT)?;
+        keys.iter()
+            .zip(found)
+            .map(|(key, payloads)| {
+                let dict = PyDict::new(py);
+                dict.set_item(KEY, taridx::stem(key))?;
+                for p in &payloads {
+                    dict.set_item(self.ext(p.entry()), PyBytes::new(py, p.payload()))?;
                 }
-            }
-            Ok(out)
-        })
+                Ok((payloads.len(), dict))
+            })
+            .collect()
     }
 
     /// The rows of the sample named by `stem`, from the index alone (names not verified).
@@ -179,4 +340,17 @@ pub(crate) fn taridx_build(
         Ok((rows, shards.len(), report.skipped_count()))
     })
     .py_err(FORMAT)
+}
+
+/// A source's error for a range past its end becomes the input's fault, at that range
+/// (as `taridx::Reader` reports it).
+fn past_end(e: std::io::Error) -> taridx::Error {
+    let range = e
+        .get_ref()
+        .and_then(|inner| inner.downcast_ref::<PastEnd>())
+        .map(|p| p.range.clone());
+    match range {
+        Some(r) => from_io(e, r.start, r.end.saturating_sub(r.start), "member").into(),
+        None => binfmt_core::source::SourceError::Io(taridx::IoError::from(e)).into(),
+    }
 }

@@ -321,3 +321,96 @@ def test_store_pickles_by_path_and_position(tmp_path: Path) -> None:
     store.close()
     with pytest.raises(bk.StoreClosedError):
         pickle.dumps(store)
+
+
+# -- one front door: paths are opened by the native module ------------------------------
+
+
+def test_a_path_is_opened_once_by_rust_and_only_mapped_here(tmp_path: Path, monkeypatch) -> None:
+    from binfmt import _binfmt
+
+    path = tmp_path / "s.kas"
+    bk.dump({"a": np.arange(10), "b": np.array([1.5, 2.5])}, path)
+    calls = []
+    real = _binfmt.kastore_open
+    monkeypatch.setattr(_binfmt, "kastore_open", lambda *a: calls.append(a) or real(*a))
+
+    def no_bytes(*a):  # the bytes parser is for loads() and streams only
+        raise AssertionError("a path went through kastore_index")
+
+    monkeypatch.setattr(_binfmt, "kastore_index", no_bytes)
+    store = bk.load(path)
+    assert len(calls) == 1
+    assert isinstance(base_chain(store["a"])[-1], mmap.mmap)
+    same_array(store["a"], np.arange(10))
+    copied = bk.load(path, read_all=True)
+    assert len(calls) == 2
+    assert isinstance(base_chain(copied["b"])[-1], bytes)
+    same_array(copied["b"], np.array([1.5, 2.5]))
+
+
+def test_the_descriptor_handed_over_is_closed(tmp_path: Path) -> None:
+    if not os.path.isdir("/proc/self/fd"):
+        pytest.skip("needs /proc/self/fd")
+    path = tmp_path / "s.kas"
+    bk.dump({"a": np.arange(100)}, path)
+    before = len(os.listdir("/proc/self/fd"))
+    kept = []
+    for i in range(40):
+        store = bk.load(path)
+        kept.append(store["a"])  # arrays alive keep the map, not a descriptor
+        store.close()
+    with pytest.raises(bk.FileFormatError):
+        for _ in range(10):
+            bad = tmp_path / "bad.kas"
+            bad.write_bytes(bk.dumps({"a": np.arange(3)})[:70])
+            bk.load(bad)
+    assert all(int(a[-1]) == 99 for a in kept)
+    # Python's mmap holds its own duplicate while the map lives; none is left after.
+    del kept, store
+    gc.collect()
+    assert len(os.listdir("/proc/self/fd")) == before
+
+
+def test_errors_of_a_path_equal_those_of_its_bytes(tmp_path: Path) -> None:
+    def outcome(load, arg):
+        try:
+            store = load(arg)
+        except Exception as e:  # noqa: BLE001 - compared below
+            return (type(e), str(e))
+        return sorted((k, store[k].tobytes()) for k in store)
+
+    for path in MALFORMED:
+        assert outcome(bk.load, path) == outcome(bk.loads, path.read_bytes()), path.name
+    empty = tmp_path / "empty.kas"
+    empty.write_bytes(b"")
+    with pytest.raises(EOFError):
+        bk.load(empty)
+
+
+def test_the_header_layout_comes_from_rust() -> None:
+    import inspect
+
+    from binfmt import _binfmt
+
+    data = bk.dumps({"x": np.arange(3), "y": np.zeros(2)})
+    assert bk.HEADER_SIZE == _binfmt.KASTORE_HEADER_SIZE == 64
+    assert _binfmt.kastore_file_size(data[: bk.HEADER_SIZE]) == len(data)
+    assert _binfmt.kastore_file_size(data[: bk.HEADER_SIZE - 1]) is None
+    source = inspect.getsource(bk)
+    assert "struct" not in source and "unpack" not in source
+    assert "._index[" not in source.split("class Store")[1].split("\nclass ")[0].split("def __init__")[0]
+
+
+def test_one_constructor_for_every_origin(tmp_path: Path) -> None:
+    import inspect
+
+    source = inspect.getsource(bk)
+    outside = source.split("class Store")[0] + source.split("def _path_of")[1]
+    # Nothing outside the class writes its private state.
+    for attribute in ("._index", "._arrays", "._origin", "._buffer"):
+        assert f"store{attribute}" not in outside, attribute
+    path = tmp_path / "s.kas"
+    bk.dump({"k": np.arange(4)}, path)
+    store = bk.Store(b"", [], origin=None)
+    assert len(store) == 0

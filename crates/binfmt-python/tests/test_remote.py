@@ -130,3 +130,105 @@ def test_mldf_open_url(path):
             remote.column(name)
     loaded = pickle.loads(pickle.dumps(remote))
     assert len(loaded) == len(local)
+
+
+# -- over HTTP on 127.0.0.1: what is requested ------------------------------------------
+
+
+@pytest.fixture
+def http_dir(tmp_path, monkeypatch):
+    """`(base URL, request log)` of an HTTP server on 127.0.0.1 serving `tmp_path` with
+    range support; each log entry is `(method, path, Range header)`."""
+    import http.server
+    import threading
+
+    log = []
+
+    class Handler(http.server.SimpleHTTPRequestHandler):
+        def __init__(self, *a, **kw):
+            super().__init__(*a, directory=str(tmp_path), **kw)
+
+        def log_message(self, *a):
+            pass
+
+        def do_HEAD(self):
+            log.append(("HEAD", self.path, self.headers.get("Range")))
+            super().do_HEAD()
+
+        def do_GET(self):
+            log.append(("GET", self.path, self.headers.get("Range")))
+            rng = self.headers.get("Range")
+            data = (tmp_path / self.path.lstrip("/")).read_bytes()
+            if rng is None:
+                self.send_response(200)
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+                return
+            start, _, end = rng.removeprefix("bytes=").partition("-")
+            start, end = int(start), min(int(end), len(data) - 1)
+            self.send_response(206)
+            self.send_header("Content-Range", f"bytes {start}-{end}/{len(data)}")
+            self.send_header("Content-Length", str(end - start + 1))
+            self.end_headers()
+            self.wfile.write(data[start : end + 1])
+
+    monkeypatch.setenv("NO_PROXY", "127.0.0.1")
+    monkeypatch.setenv("no_proxy", "127.0.0.1")
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}", log
+    server.shutdown()
+    server.server_close()
+
+
+def test_taco_read_header_url_is_one_get_of_at_most_256_bytes(http_dir, tmp_path):
+    base, log = http_dir
+    src = tmp_path / "m.bin"
+    src.write_bytes(b"x" * 100_000)
+    taco.create(tmp_path / "a.taco", [src], entries=[(41, 7), (9, 9)])
+    assert taco.read_header(f"{base}/a.taco") == [(41, 7), (9, 9)]
+    assert len(log) == 1, log
+    method, path, rng = log[0]
+    assert method == "GET" and path == "/a.taco"
+    start, _, end = rng.removeprefix("bytes=").partition("-")
+    assert int(start) == 0 and int(end) - int(start) + 1 <= 256
+
+
+def test_kastore_url_store_is_one_buffer_built_by_the_constructor(http_dir, tmp_path):
+    base, log = http_dir
+    data = {"a": np.arange(1000), "b": np.linspace(0, 1, 33), "e": np.zeros(0, np.int8)}
+    kastore.dump(data, tmp_path / "s.kas")
+    store = kastore.load(f"{base}/s.kas")
+    for k, v in data.items():
+        np.testing.assert_array_equal(store[k], v)
+    bases = {id(store[k].base) for k in ("a", "b")}
+    assert len(bases) == 1  # views of one buffer
+    assert store._origin == (f"{base}/s.kas", 0, False)
+    back = pickle.loads(pickle.dumps(store))
+    np.testing.assert_array_equal(back["a"], data["a"])
+
+
+def test_taridx_url_batch(http_dir, tmp_path):
+    import io
+    import tarfile
+
+    base, log = http_dir
+    with tarfile.open(tmp_path / "f_0.tar", "w", format=tarfile.USTAR_FORMAT) as tf:
+        for i in range(30):
+            for ext in ("a", "b"):
+                payload = f"{i}{ext}".encode()
+                info = tarfile.TarInfo(f"k{i:03d}.{ext}")
+                info.size = len(payload)
+                tf.addfile(info, io.BytesIO(payload))
+    taridx.build(tmp_path, "f")
+    ix = taridx.open(f"{base}/f.taridx", shards=[f"{base}/f_0.tar"])
+    assert ix.get_many(["k007", "k001"]) == [
+        {"__key__": "k007", "a": b"7a", "b": b"7b"},
+        {"__key__": "k001", "a": b"1a", "b": b"1b"},
+    ]
+    assert ix.__getitems__([29, 0]) == [
+        {"__key__": "k029", "a": b"29a", "b": b"29b"},
+        {"__key__": "k000", "a": b"0a", "b": b"0b"},
+    ]

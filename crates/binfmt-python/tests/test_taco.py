@@ -238,3 +238,112 @@ def test_io_errors_pickle(tmp_path: Path) -> None:
         taco.read_header(b"PK\x03\x04")
     back2 = pickle.loads(pickle.dumps(info2.value))
     assert str(back2) == str(info2.value) and back2.code == info2.value.code
+
+
+# -- update_header: no sync by default, crash-consistent against a killed process -------
+
+OLD = [(100, 10), (200, 20)]
+NEW = [(300, 30), (400, 40), (500, 50)]
+
+
+def _archive(tmp_path: Path, name: str = "a.taco") -> Path:
+    src = tmp_path / "member.bin"
+    src.write_bytes(b"payload" * 100)
+    path = tmp_path / name
+    taco.create(path, [src], entries=OLD)
+    return path
+
+
+def test_update_with_and_without_sync_write_the_same_bytes(tmp_path: Path) -> None:
+    tacozip = reference("tacozip")
+    a = _archive(tmp_path, "a.taco")
+    b = _archive(tmp_path, "b.taco")
+    taco.update_header(a, NEW)  # the default: no fdatasync, as tacozip
+    taco.update_header(b, NEW, sync=True)
+    assert a.read_bytes() == b.read_bytes()
+    assert tacozip.read_header(str(a)) == NEW == taco.read_header(a)
+    import inspect
+
+    assert inspect.signature(taco.update_header).parameters["sync"].default is False
+
+
+@pytest.mark.parametrize("done", [0, 1, 2, 3])
+def test_every_prefix_of_the_writes_is_old_new_or_a_repairable_torn_update(
+    tmp_path: Path, done: int
+) -> None:
+    """What an update killed after its first `done` writes leaves (the page cache keeps a
+    killed process's writes, in order): the old header, the new one, or a torn update
+    that `members` (the whole-archive check) reports and the next update repairs."""
+    from binfmt import _binfmt
+
+    path = _archive(tmp_path)
+    data = path.read_bytes()
+    writes = _binfmt.taco_update_writes(data, NEW)
+    assert len(writes) == 3
+    torn = bytearray(data)
+    for offset, chunk in writes[:done]:
+        torn[offset : offset + len(chunk)] = chunk
+    path.write_bytes(bytes(torn))
+    if done == 0:
+        assert taco.read_header(path) == OLD
+    elif done == 3:
+        assert taco.read_header(path) == NEW and bytes(torn) == _updated(tmp_path, NEW)
+    else:
+        with pytest.raises(taco.TacoError) as e:
+            _binfmt.taco_members_bytes(bytes(torn))
+        assert e.value.kind == "TornUpdate"
+    for entries in (NEW, OLD):  # the next update repairs it, whichever way it goes
+        copy = tmp_path / f"repair-{len(entries)}.taco"
+        copy.write_bytes(bytes(torn))
+        taco.update_header(copy, entries)
+        assert taco.read_header(copy) == entries
+        _binfmt.taco_members_bytes(copy.read_bytes())  # whole archive valid again
+
+
+def _updated(tmp_path: Path, entries) -> bytes:
+    path = _archive(tmp_path, "fresh.taco")
+    taco.update_header(path, entries)
+    return path.read_bytes()
+
+
+_KILLED_LOOP = """
+import sys
+from binfmt import taco
+path = sys.argv[1]
+a, b = [(1, 2)], [(3, 4), (5, 6)]
+print("ready", flush=True)
+i = 0
+while True:
+    taco.update_header(path, a if i % 2 else b)
+    i += 1
+"""
+
+
+def test_a_killed_updater_leaves_a_readable_or_repairable_archive(tmp_path: Path) -> None:
+    import random
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from binfmt import _binfmt
+
+    path = _archive(tmp_path)
+    rng = random.Random(7)
+    for _ in range(8):
+        proc = subprocess.Popen(
+            [sys.executable, "-c", _KILLED_LOOP, str(path)], stdout=subprocess.PIPE
+        )
+        assert proc.stdout.readline().strip() == b"ready"
+        time.sleep(rng.uniform(0.001, 0.03))
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+        data = path.read_bytes()
+        try:
+            _binfmt.taco_members_bytes(data)
+            assert taco.read_header(path) in (OLD, [(1, 2)], [(3, 4), (5, 6)])
+        except taco.TacoError as e:
+            assert e.kind == "TornUpdate"
+            taco.update_header(path, OLD)
+            _binfmt.taco_members_bytes(path.read_bytes())
+            assert taco.read_header(path) == OLD

@@ -11,13 +11,25 @@ import numpy.typing as npt
 
 _Path = str | PathLike[str]
 
-def kastore_index(data: Any) -> tuple[list[tuple[bytes, str, int, int]], int]:
-    """``([(key, dtype name, array offset, element count)], file_size)`` of the store at the
-    start of ``data`` (``bytes``, or anything sliceable into bytes, e.g. an ``mmap``)."""
+KASTORE_HEADER_SIZE: int
 
-def kastore_load_url(url: str) -> tuple[list[tuple[bytes, str, int, bytes]], int]:
-    """``([(key, dtype name, element count, array bytes)], file_size)`` of the store at
-    ``url``, every array read by range (GIL released; not zero-copy)."""
+def kastore_index(data: bytes) -> tuple[list[tuple[bytes, str, int, int]], int]:
+    """``([(key, dtype name, array offset, element count)], file_size)`` of the store at the
+    start of ``data``."""
+
+def kastore_file_size(head: bytes) -> int | None:
+    """The header's ``file_size`` field (``None`` when ``head`` is shorter than a header)."""
+
+def kastore_open(
+    path: _Path, position: int = 0, read_all: bool = False
+) -> tuple[list[tuple[bytes, str, int, int]], int, int | bytes | None]:
+    """``(items, file_size, handle)`` of the store at ``position`` of ``path``, checked with
+    positioned reads (GIL released). ``handle``: the store's bytes with ``read_all``, else
+    a new descriptor of the file (the caller maps and closes it), or ``None`` off POSIX."""
+
+def kastore_load_url(url: str) -> tuple[list[tuple[bytes, str, int, int]], int, bytes]:
+    """``(items, file_size, buffer)`` of the store at ``url``: every array read by range
+    (GIL released) to its offset in ``buffer``; not zero-copy."""
 
 def kastore_dumps(items: list[tuple[bytes, str, bytes]]) -> bytes:
     """The store holding ``(key, dtype name, little-endian bytes)`` items."""
@@ -46,7 +58,11 @@ def blpk_unpack(
 def blpk_append(path: _Path, data: bytes, *, clevel: int, shuffle: int, cname: str) -> tuple[int, int]: ...
 def taco_read_header_bytes(data: bytes) -> list[tuple[int, int]]: ...
 def taco_read_header_path(path: _Path) -> list[tuple[int, int]]: ...
-def taco_update_header(path: _Path, entries: list[tuple[int, int]]) -> None: ...
+def taco_update_header(path: _Path, entries: list[tuple[int, int]], sync: bool = False) -> None:
+    """Patches the header in place (locked; three ordered writes; ``fdatasync`` after each
+    with ``sync``)."""
+def taco_update_writes(data: bytes, entries: list[tuple[int, int]]) -> list[tuple[int, bytes]]:
+    """The ``(offset, bytes)`` writes an update of the archive ``data`` makes, in order."""
 def taco_create(path: _Path, members: list[tuple[str, _Path]], entries: list[tuple[int, int]]) -> int: ...
 def taco_members_bytes(data: bytes) -> list[tuple[str, int, int, int, int, int, int]]: ...
 def taco_members_path(path: _Path) -> tuple[list[tuple[int, int]], list[tuple[str, int, int, int, int, int, int]]]: ...
@@ -71,8 +87,13 @@ class TaridxReader:
         """``size`` bytes at ``offset`` of shard ``fid`` (one ranged read, GIL released)."""
     def n_rows(self) -> int: ...
     def extensions(self) -> list[str]: ...
+    def n_samples(self) -> int: ...
     def samples(self) -> list[list[tuple[str, int, int, int]]]:
         """Each sample (first-row order): ``[(ext, shard id, payload offset, size)]``."""
+    def samples_at(self, indices: list[int]) -> list[dict[str, Any]]:
+        """``{"__key__": stem, ext: payload}`` of each sample at ``indices``, one batch."""
+    def get_many(self, keys: list[str]) -> list[tuple[int, dict[str, Any]]]:
+        """``(members found, {"__key__": stem, ext: payload})`` per key, one batch."""
     def locate(self, stem: str) -> list[tuple[str, int, int, int]]: ...
     def get(self, stem: str) -> list[tuple[str, bytes]]: ...
 

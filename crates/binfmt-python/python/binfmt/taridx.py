@@ -7,10 +7,12 @@ samples of webdataset-style shards, one sample being the members that share a st
 * :meth:`TarIndex.get` — a sample's payloads by stem (names verified against the tar
   headers, so that a hash collision with an absent stem finds nothing);
   :meth:`TarIndex.locate` — where they are, from the index alone.
-* ``len(ix)`` / ``ix[i]`` — the ``i``-th sample (first-row order) as ``{ext: bytes}``: a
-  map-style dataset. The sample table is built once at open; the object pickles as its
-  paths and table and reopens its files lazily in each process, so a PyTorch
-  ``DataLoader`` with workers can use it (this package does not depend on torch).
+* ``len(ix)`` / ``ix[i]`` — the ``i``-th sample (first-row order) as ``{"__key__": stem,
+  ext: bytes}``, as webdataset and wids samples are: a map-style dataset, with
+  ``ix.__getitems__(indices)`` (PyTorch's batched fetch) and :meth:`TarIndex.get_many`
+  (by stems) reading a whole batch in one call per shard. The object pickles as its
+  paths alone and reopens the index lazily in each process, so a PyTorch ``DataLoader``
+  with workers can use it (this package does not depend on torch).
 * :func:`build` — indexes a fold's shards (strict mode, or glzn's byte-exact mode).
 
 Errors: :class:`TaridxError` (a :class:`binfmt.FormatError`) for a bad index or shard,
@@ -19,6 +21,7 @@ Errors: :class:`TaridxError` (a :class:`binfmt.FormatError`) for a bad index or 
 
 from __future__ import annotations
 
+import operator
 import os
 from pathlib import Path
 from typing import Any, Sequence, Union
@@ -56,17 +59,23 @@ def _fold_shards(index: Path) -> list[Path]:
 
 
 class TarIndex:
-    """An index and its shards. Get one with :func:`open`.
+    """An index and its shards: a map-style dataset of samples. Get one with :func:`open`.
+
+    ``ix[i]`` is the ``i``-th sample (first-row order) as ``{"__key__": stem, ext:
+    bytes, ...}``, as webdataset and wids samples are. The object pickles as its paths (or
+    URLs) alone, a few hundred bytes whatever the number of samples, and reopens the
+    index lazily in each process on first access, so that a PyTorch ``DataLoader`` can
+    send it to its workers cheaply (this package does not depend on torch).
+    ``__getitems__`` (PyTorch's batched fetch) and :meth:`get_many` read a whole batch
+    in one request per member, concurrently for URLs, one call per shard.
 
     Attributes:
-        index_path: the ``.taridx`` file.
-        shards: the shard files, in shard-id order.
-        extensions: the index's extensions, by id.
+        index_path: the ``.taridx`` file (or its URL).
+        shards: the shard files (or URLs), in shard-id order.
     """
 
     index_path: Path
     shards: tuple[Path, ...]
-    extensions: tuple[str, ...]
 
     def __init__(self, index_path: PathLike, shards: Sequence[PathLike] | None = None) -> None:
         self._url = isinstance(index_path, str) and _binfmt.is_url(index_path)
@@ -83,74 +92,38 @@ class TarIndex:
             if shards is None:
                 shards = _fold_shards(self.index_path)
             self.shards = tuple(Path(s) for s in shards)
-        reader = self._open_native()
-        self.extensions = tuple(reader.extensions())
-        self._samples: list[list[tuple[str, int, int, int]]] = reader.samples()
-        self._n_rows: int = reader.n_rows()
-        self._reader: Any = reader
-        self._fds: dict[int, int] = {}
+        self._reader: Any = None
         self._pid = os.getpid()
+        self._native()  # opened and checked now: errors are raised by open()
 
     # -- lazily reopened state (per process) ---------------------------------------------
 
     def _native(self) -> Any:
         if self._reader is None or self._pid != os.getpid():
-            self._reset()
-            self._reader = self._open_native()
+            if self._url:
+                reader = _binfmt.TaridxReader.open_urls(
+                    str(self.index_path), [str(s) for s in self.shards]
+                )
+            else:
+                reader = _binfmt.TaridxReader(self.index_path, list(self.shards))
+            self._reader = reader
+            self._pid = os.getpid()
         return self._reader
 
-    def _open_native(self) -> Any:
-        if self._url:
-            return _binfmt.TaridxReader.open_urls(str(self.index_path), [str(s) for s in self.shards])
-        return _binfmt.TaridxReader(self.index_path, list(self.shards))
-
-    def _reset(self) -> None:
-        for fd in self._fds.values():
-            try:
-                os.close(fd)
-            except OSError:  # pragma: no cover
-                pass
-        self._fds = {}
-        self._reader = None
-        self._pid = os.getpid()
-
-    def _fd(self, fid: int) -> int:
-        if self._pid != os.getpid():
-            self._fds = {}
-            self._reader = None
-            self._pid = os.getpid()
-        fd = self._fds.get(fid)
-        if fd is None:
-            if fid >= len(self.shards):
-                raise TaridxError(f"shard id {fid} but {len(self.shards)} shards", format="taridx", kind="NoShard", fault="input")
-            fd = os.open(self.shards[fid], os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
-            self._fds[fid] = fd
-        return fd
-
     def __getstate__(self) -> dict[str, Any]:
-        return {
-            "url": self._url,
-            "index_path": self.index_path,
-            "shards": self.shards,
-            "extensions": self.extensions,
-            "samples": self._samples,
-            "n_rows": self._n_rows,
-        }
+        """The paths (or URLs) alone: the index is reopened on first access."""
+        return {"url": self._url, "index_path": self.index_path, "shards": self.shards}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self._url = state.get("url", False)
         self.index_path = state["index_path"]
         self.shards = state["shards"]
-        self.extensions = state["extensions"]
-        self._samples = state["samples"]
-        self._n_rows = state["n_rows"]
         self._reader = None
-        self._fds = {}
         self._pid = os.getpid()
 
     def close(self) -> None:
         """Closes the files (they reopen on the next read)."""
-        self._reset()
+        self._reader = None
 
     def __enter__(self) -> "TarIndex":
         return self
@@ -158,20 +131,17 @@ class TarIndex:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def __del__(self) -> None:
-        try:
-            if self._pid == os.getpid():
-                for fd in self._fds.values():
-                    os.close(fd)
-        except Exception:  # pragma: no cover - interpreter shutdown
-            pass
-
     # -- access --------------------------------------------------------------------------
+
+    @property
+    def extensions(self) -> tuple[str, ...]:
+        """The index's extensions, by id."""
+        return tuple(self._native().extensions())
 
     @property
     def n_rows(self) -> int:
         """The number of rows (tar members) in the index."""
-        return self._n_rows
+        return self._native().n_rows()
 
     def get(self, stem: str, ext: str | None = None) -> bytes | dict[str, bytes]:
         """The payload of ``stem``'s member with extension ``ext``, or every member of
@@ -188,6 +158,19 @@ class TarIndex:
             if x == want:
                 return payload
         raise KeyError((stem, ext))
+
+    def get_many(self, keys: Sequence[str]) -> list[dict[str, Any]]:
+        """The samples named by ``keys``, in the keys' order, each ``{"__key__": stem,
+        ext: bytes, ...}`` (names verified, as :meth:`get`). The index is read once and
+        every member of the batch is fetched in one call per shard (concurrent ranged
+        reads for URLs), the GIL released. Raises :class:`KeyError` for the first key
+        that names no sample."""
+        keys = [str(k) for k in keys]
+        found = self._native().get_many(keys)
+        for key, (n, _) in zip(keys, found):
+            if n == 0:
+                raise KeyError(key)
+        return [sample for _, sample in found]
 
     def locate(self, stem: str, ext: str | None = None) -> tuple[Path, int, int] | dict[str, tuple[Path, int, int]]:
         """``(shard_path, payload_offset, size)`` of ``stem``'s member with extension
@@ -212,37 +195,34 @@ class TarIndex:
 
     def __len__(self) -> int:
         """The number of samples (distinct stems)."""
-        return len(self._samples)
+        return self._native().n_samples()
 
-    def __getitem__(self, i: int) -> dict[str, bytes]:
-        """The ``i``-th sample (in order of first row) as ``{ext: bytes}``: one positional
-        read per member (``os.pread``), no name verification (the table comes from the
-        index, which was checked at open)."""
-        members = self._samples[i]
-        out = {}
-        if self._url:
-            native = self._native()
-            for x, fid, off, size in members:
-                if fid >= len(self.shards):
-                    self._shard(fid)
-                out[x] = native.read(fid, off, size)
-            return out
-        for x, fid, off, size in members:
-            data = os.pread(self._fd(fid), size, off)
-            if len(data) != size:
-                raise TaridxError(
-                    f"byte {off}: the shard {self.shards[fid]} ends inside a member's payload",
-                    offset=off, format="taridx", kind="Truncated", fault="input",
-                )
-            out[x] = data
-        return out
+    def _position(self, i: Any) -> int:
+        n = len(self)
+        i = operator.index(i)
+        if i < 0:
+            i += n
+        if not 0 <= i < n:
+            raise IndexError(f"sample index {i} out of range for {n} samples")
+        return i
+
+    def __getitem__(self, i: int) -> dict[str, Any]:
+        """The ``i``-th sample (in order of first row) as ``{"__key__": stem, ext:
+        bytes, ...}``: each member's tar header blocks and payload in one positioned (or
+        ranged) read, the stem taken from the member's own name."""
+        return self._native().samples_at([self._position(i)])[0]
+
+    def __getitems__(self, indices: Sequence[int]) -> list[dict[str, Any]]:
+        """The samples at ``indices``, in their order (PyTorch's batched fetch, used by
+        its ``DataLoader`` when present): one call per shard for the whole batch."""
+        return self._native().samples_at([self._position(i) for i in indices])
 
     def __iter__(self):
         for i in range(len(self)):
             yield self[i]
 
     def __repr__(self) -> str:
-        return f"<binfmt.taridx.TarIndex {str(self.index_path)!r}: {len(self)} samples, {self._n_rows} rows, {len(self.shards)} shards>"
+        return f"<binfmt.taridx.TarIndex {str(self.index_path)!r}: {len(self)} samples, {self.n_rows} rows, {len(self.shards)} shards>"
 
 
 def open(index_path: PathLike, shards: Sequence[PathLike] | None = None) -> TarIndex:

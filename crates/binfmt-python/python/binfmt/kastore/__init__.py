@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import mmap
 import os
-import struct
 from collections.abc import Iterator, Mapping
 from typing import Any
 
@@ -66,7 +65,8 @@ __all__ = [
 PY_ENGINE = "python"
 C_ENGINE = "c"
 DEFAULT_KEY_ENCODING = "utf-8"
-HEADER_SIZE = 64
+# The header's size, from the native module (the one place that knows the layout).
+HEADER_SIZE: int = _binfmt.KASTORE_HEADER_SIZE
 _ENGINES = (PY_ENGINE, C_ENGINE)
 # numpy dtype names kastore stores, in type-code order.
 _DTYPES = (
@@ -106,7 +106,18 @@ class Store(Mapping):
     (:class:`StoreClosedError`) but leaves arrays already taken valid.
     """
 
-    def __init__(self, buffer: Any, items: list, key_encoding: str = DEFAULT_KEY_ENCODING) -> None:
+    def __init__(
+        self,
+        buffer: Any,
+        items: list,
+        key_encoding: str = DEFAULT_KEY_ENCODING,
+        origin: tuple[str, int, bool] | None = None,
+    ) -> None:
+        """``buffer`` holds the arrays (a memory map, a memoryview of one, ``bytes``);
+        ``items`` are ``(key bytes, dtype name, array offset in buffer, element count)``
+        as the native module returns them; ``origin`` is where the store came from, for
+        pickling: ``(path or URL, byte position, read_all)``, or ``None`` (bytes given to
+        :func:`loads`, a pipe: then pickled by value). Local files and URLs alike."""
         self._buffer = buffer
         self._index: dict[str, tuple[str, int, int]] = {}
         for key, dtype, offset, count in items:
@@ -114,9 +125,7 @@ class Store(Mapping):
         self._arrays: dict[str, np.ndarray] = {}
         self._closed = False
         self.key_encoding = key_encoding
-        # Where the store came from, for pickling: (path or URL, byte position, read_all),
-        # or None (bytes given to loads(), a pipe): then pickled by value.
-        self._origin: tuple[str, int, bool] | None = None
+        self._origin = origin
 
     def _check_open(self) -> None:
         if self._closed:
@@ -217,34 +226,26 @@ def _read_one_store(f: Any) -> bytes:
     """The bytes of the store starting at ``f``'s position, read forward only (pipes and
     sockets work), leaving ``f`` just after the store."""
     head = _read_exactly(f, HEADER_SIZE)
-    if len(head) < HEADER_SIZE:
+    file_size = _binfmt.kastore_file_size(head)
+    if file_size is None:
         return head  # the native parser reports EOF (zero bytes) or truncation
-    (file_size,) = struct.unpack_from("<Q", head, 16)
     if file_size <= HEADER_SIZE:
         return head
     return head + _read_exactly(f, file_size - HEADER_SIZE)
 
 
-def _from_bytes(data: bytes, key_encoding: str) -> Store:
+def _from_bytes(
+    data: bytes, key_encoding: str, origin: tuple[str, int, bool] | None = None
+) -> Store:
     items, _ = _binfmt.kastore_index(data)
-    return Store(data, items, key_encoding)
+    return Store(data, items, key_encoding, origin)
 
 
 def _load_url(url: str, key_encoding: str) -> Store:
     """The store at ``url``: header and descriptors by range, then every array by range
-    (adjacent ranges merged), the GIL released; each array a view of its own bytes."""
-    items, _ = _binfmt.kastore_load_url(url)
-    store = Store(b"", [], key_encoding)
-    for key, dtype, count, data in items:
-        name = key.decode(key_encoding)
-        store._index[name] = (dtype, 0, count)
-        if count == 0:
-            array = np.empty(0, dtype=dtype)
-            array.flags.writeable = False
-        else:
-            array = np.frombuffer(data, dtype=dtype, count=count)
-        store._arrays[name] = array
-    return store
+    (adjacent ranges merged) into one buffer, the GIL released; arrays are views of it."""
+    items, _, buffer = _binfmt.kastore_load_url(url)
+    return Store(buffer, items, key_encoding, (url, 0, False))
 
 
 def load(
@@ -292,9 +293,7 @@ def load(
     """
     _check_engine(engine)
     if isinstance(file, str) and _binfmt.is_url(file):
-        store = _load_url(file, key_encoding)
-        store._origin = (file, 0, False)
-        return store
+        return _load_url(file, key_encoding)
     path = _path_of(file)
     if path is not None:
         return _load_path(path, 0, read_all, key_encoding)
@@ -304,10 +303,9 @@ def load(
     if not hasattr(file, "read"):
         raise TypeError("file must be a path, a file descriptor or a file object with read()")
     origin = _file_origin(file)
-    store = _from_bytes(_read_one_store(file), key_encoding)
-    if origin is not None:
-        store._origin = (origin[0], origin[1], True)
-    return store
+    return _from_bytes(
+        _read_one_store(file), key_encoding, None if origin is None else (*origin, True)
+    )
 
 
 def _file_origin(file: Any) -> tuple[str, int] | None:
@@ -326,36 +324,29 @@ def _file_origin(file: Any) -> tuple[str, int] | None:
 
 
 def _load_path(path: str | bytes, position: int, read_all: bool, key_encoding: str) -> Store:
-    """The store at byte ``position`` of the file at ``path``: mapped, or read into memory
-    with ``read_all``."""
-    with open(path, "rb") as f:
-        if read_all:
-            if position:
-                f.seek(position)
-            store = _from_bytes(_read_one_store(f) if position else f.read(), key_encoding)
-        else:
-            size = os.fstat(f.fileno()).st_size
-            if size <= position:
-                return _from_bytes(b"", key_encoding)  # raises the EOF error
-            mm = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
-            buffer: Any = mm if position == 0 else memoryview(mm)[position:]
-            try:
-                items, _ = _binfmt.kastore_index(buffer)
-            except BaseException:
-                if isinstance(buffer, memoryview):
-                    buffer.release()
-                mm.close()
-                raise
-            store = Store(buffer, items, key_encoding)
-    store._origin = (os.path.abspath(os.fsdecode(path)), position, read_all)
-    return store
+    """The store at byte ``position`` of the file at ``path``, opened and checked by the
+    native module (positioned reads, the GIL released): mapped here through the
+    descriptor it returns, or read into memory by it with ``read_all``."""
+    origin = (os.path.abspath(os.fsdecode(path)), position, read_all)
+    items, file_size, handle = _binfmt.kastore_open(os.fsdecode(path), position, read_all)
+    if read_all:
+        return Store(handle, items, key_encoding, origin)
+    end = position + file_size
+    if handle is None:  # no descriptor to hand over (not a POSIX system)
+        with open(path, "rb") as f:
+            mm = mmap.mmap(f.fileno(), end, access=mmap.ACCESS_READ)
+    else:
+        try:
+            mm = mmap.mmap(handle, end, access=mmap.ACCESS_READ)
+        finally:
+            os.close(handle)
+    buffer: Any = mm if position == 0 else memoryview(mm)[position:]
+    return Store(buffer, items, key_encoding, origin)
 
 
 def _unpickle(path: str, position: int, read_all: bool, key_encoding: str) -> Store:
     if _binfmt.is_url(path):
-        store = _load_url(path, key_encoding)
-        store._origin = (path, 0, False)
-        return store
+        return _load_url(path, key_encoding)
     return _load_path(path, position, read_all, key_encoding)
 
 
