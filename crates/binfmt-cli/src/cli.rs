@@ -105,7 +105,9 @@ pub(crate) fn command() -> Command {
             .about(format.about)
             .subcommand_required(true)
             .arg_required_else_help(true);
-        command = command.subcommand((format.command)(sub));
+        // The registry's line, not the subcommand enum's doc comment, which clap's derive
+        // would otherwise put in its place.
+        command = command.subcommand((format.command)(sub).about(format.about));
     }
     command
         .subcommand(

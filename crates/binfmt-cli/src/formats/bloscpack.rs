@@ -26,7 +26,7 @@ use crate::write;
 /// The Bloscpack entry of the registry.
 pub(crate) static FORMAT: Format = Format {
     name: "bloscpack",
-    about: "Bloscpack files.",
+    about: "Bloscpack files: pack a file, unpack one, append to one in place.",
     noun: "a Bloscpack file",
     sniff: bloscpack_header::sniff,
     keys: KEYS,

@@ -19,7 +19,7 @@ use crate::report::{self, Failure, Problem};
 /// The kastore entry of the registry.
 pub(crate) static FORMAT: Format = Format {
     name: "kastore",
-    about: "kastore files (and tskit .trees files).",
+    about: "kastore files (and tskit .trees files): print one array.",
     noun: "a kastore store",
     sniff: kastore::sniff,
     keys: KEYS,

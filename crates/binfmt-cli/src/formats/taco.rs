@@ -26,7 +26,7 @@ use crate::write;
 /// The TACO entry of the registry.
 pub(crate) static FORMAT: Format = Format {
     name: "taco",
-    about: "TACO headers of tacozip archives: create an archive, update its header in place.",
+    about: "TACO archives (tacozip): print the header alone, create an archive, update its header in place.",
     noun: "a TACO archive",
     sniff: taco_header::sniff,
     keys: KEYS,

@@ -20,7 +20,7 @@ use crate::report::{Failure, Problem};
 /// The .taridx entry of the registry.
 pub(crate) static FORMAT: Format = Format {
     name: "taridx",
-    about: "Indexes (.taridx) of tar shards: build one, get a member's payload.",
+    about: "Indexes (.taridx) of tar shards: build one, get a member's payload or a batch of samples.",
     noun: "a .taridx index",
     sniff: taridx::sniff,
     keys: KEYS,
