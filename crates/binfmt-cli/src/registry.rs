@@ -7,6 +7,8 @@
 use std::ops::ControlFlow;
 use std::process::ExitCode;
 
+use binfmt_core::cache::ReadCache;
+use binfmt_core::source::ByteSource;
 use binfmt_core::{Diagnostic, Severity, Summary};
 
 use crate::formats;
@@ -148,15 +150,21 @@ pub(crate) fn names() -> String {
         .join(", ")
 }
 
-/// `binfmt verify` of one input for any format: the crate's own `verify` with its default
-/// (every check on) options, over the whole input read with ordinary reads.
+/// What `verify` reads an input through: a range cache over its source, holding the
+/// bytes detection read.
+pub(crate) type VerifyCache<'i> = ReadCache<&'i dyn ByteSource>;
+
+/// `binfmt verify` of one input for any format: the crate's own `verify_data` with its
+/// default (every check on) options, over a range cache of the input
+/// ([`VerifyCache`]): metadata is read by ranges and kept, payloads are streamed and not
+/// kept, so memory does not grow with the input.
 pub(crate) fn verify_with<O: Default, E: Diagnostic>(
     input: &Input,
     report: &mut Report<'_>,
-    verify: fn(&[u8], &O, &mut dyn binfmt_core::Sink<E>) -> Summary,
+    verify: fn(&VerifyCache<'_>, &O, &mut dyn binfmt_core::Sink<E>) -> Summary,
 ) -> Result<Summary, Failure> {
-    let data = input.bytes()?;
-    Ok(verify(data, &O::default(), &mut sink(report)))
+    let cache = ReadCache::with_head(input.source(), input.head(), input.head_len());
+    Ok(verify(&cache, &O::default(), &mut sink(report)))
 }
 
 /// A library sink that turns a crate's errors into [`Problem`]s for `report`.

@@ -115,6 +115,26 @@ pub(crate) fn check<'a>(
     options: &ReadOptions,
     report: &mut dyn FnMut(Error) -> ControlFlow<()>,
 ) -> Option<Checked<'a>> {
+    check_with_keys(
+        data,
+        input_len,
+        options,
+        |start, len| bytes::slice(data, start, len, "key").ok(),
+        report,
+    )
+}
+
+/// [`check`], with `key(start, len)` giving the key bytes at `start` (from the store's
+/// start) when they are not in `data`: a ranged verify reads a key that a hostile
+/// descriptor puts away from the packed keys, so that its order is checked as over the
+/// whole input.
+pub(crate) fn check_with_keys<'a>(
+    data: &'a [u8],
+    input_len: u64,
+    options: &ReadOptions,
+    key: impl Fn(u64, u64) -> Option<&'a [u8]>,
+    report: &mut dyn FnMut(Error) -> ControlFlow<()>,
+) -> Option<Checked<'a>> {
     macro_rules! problem {
         ($e:expr) => {
             if report($e).is_break() {
@@ -182,7 +202,7 @@ pub(crate) fn check<'a>(
         expected = expected.saturating_add(key_len);
 
         let key = if in_bounds && key_len > 0 {
-            bytes::slice(data, key_start, key_len, "key").ok()
+            key(key_start, key_len)
         } else {
             None
         };

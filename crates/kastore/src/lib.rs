@@ -47,7 +47,7 @@ pub use raw::{DESCRIPTOR_SIZE, HEADER_SIZE, MAGIC, VERSION};
 pub use store::{Item, Items, Store};
 pub use stores::{Stores, stores, stores_with};
 pub use trailing::Warnings;
-pub use verify::verify;
+pub use verify::{verify, verify_data};
 
 #[cfg(feature = "std")]
 #[cfg_attr(docsrs, doc(cfg(feature = "std")))]
@@ -72,6 +72,15 @@ pub use stream::StreamReader;
 pub use binfmt_core::IoError;
 pub use binfmt_core::{
     Compatibility, Diagnostic, Fault, Found, Layout, Severity, Sink, Summary, Version,
+};
+/// The byte-data trait the view reads through: `&[u8]`, or a [`ReadCache`] over a byte
+/// source (re-exported so that a user of this crate alone can name them).
+pub use binfmt_core::data::Data;
+#[cfg(feature = "std")]
+#[cfg_attr(docsrs, doc(cfg(feature = "std")))]
+pub use binfmt_core::{
+    cache::ReadCache,
+    source::{ByteSource, Counting, FileSource, SeekSource, StreamSource},
 };
 
 /// Arrays start at multiples of this many bytes, counted from the start of their store.

@@ -505,6 +505,40 @@ where
     Error: From<D::Error>,
 {
     let at = |e: Error| if offset == 0 { e } else { e.rebased(offset) };
+    let (info, meta, len) = ranged_meta(data, offset, options)?;
+    let mut problem = None;
+    let checked = check::check(meta, len, options, &mut |e| {
+        problem = Some(e);
+        ControlFlow::Break(())
+    });
+    match (problem, checked) {
+        (Some(e), _) => Err(at(e)),
+        (None, Some(checked)) => Ok((checked, meta, offset.saturating_add(len))),
+        (None, None) => Err(at(binfmt_core::Error::truncated(
+            "store",
+            0,
+            info.file_size,
+            len,
+        )
+        .into())),
+    }
+}
+
+/// The metadata of the store at `offset` of `data` read by ranges, with its header
+/// checked: the header, the descriptors and the packed keys (as far as the store and the
+/// input hold them), and the input's length after `offset`.
+///
+/// # Errors
+/// The header's first problem (offsets from the start of `data`), and I/O errors.
+pub(crate) fn ranged_meta<'d, D: Data<'d>>(
+    data: D,
+    offset: u64,
+    options: &ReadOptions,
+) -> Result<(HeaderInfo, &'d [u8], u64)>
+where
+    Error: From<D::Error>,
+{
+    let at = |e: Error| if offset == 0 { e } else { e.rebased(offset) };
     let first_read = offset..offset.saturating_add(FIRST_READ);
     data.hint(core::slice::from_ref(&first_read))?;
     // The header is checked before the length is asked for: a stream learns its length
@@ -533,22 +567,7 @@ where
     if keys_end > first {
         meta = data.bytes(offset, keys_end, "store")?;
     }
-    let mut problem = None;
-    let checked = check::check(meta, len, options, &mut |e| {
-        problem = Some(e);
-        ControlFlow::Break(())
-    });
-    match (problem, checked) {
-        (Some(e), _) => Err(at(e)),
-        (None, Some(checked)) => Ok((checked, meta, offset.saturating_add(len))),
-        (None, None) => Err(at(binfmt_core::Error::truncated(
-            "store",
-            0,
-            info.file_size,
-            len,
-        )
-        .into())),
-    }
+    Ok((info, meta, len))
 }
 
 /// Where packed keys end, from the descriptors in `meta` (or `meta`'s end when they are

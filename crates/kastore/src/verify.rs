@@ -1,11 +1,14 @@
 //! Full verification: every problem, not just the first.
 
+use binfmt_core::data::Data;
 use binfmt_core::verify::{Sink, Summary, Tally};
 use binfmt_core::{Kind, bytes};
 
 use crate::check;
 use crate::error::{Error, ErrorKind};
 use crate::options::ReadOptions;
+use crate::raw::MAGIC;
+use crate::store::{Store, ranged_meta};
 use crate::trailing::{self, After, Warnings};
 
 /// Checks everything in `data` and reports every problem to `sink`: errors at
@@ -40,6 +43,90 @@ use crate::trailing::{self, After, Warnings};
 /// # Ok::<(), kastore::Error>(())
 /// ```
 pub fn verify(data: &[u8], options: &ReadOptions, sink: &mut dyn Sink<Error>) -> Summary {
+    verify_data(data, options, sink)
+}
+
+/// [`verify`] over any [`Data`]: a slice, or a
+/// [`ReadCache`](binfmt_core::cache::ReadCache) over a file or an object store, with the
+/// same rules and the same findings.
+///
+/// Over a cache only metadata is read: the header, the descriptors and the keys of each
+/// store (and a key a hostile descriptor puts elsewhere), in the requests of
+/// [`Store::from_data`]. kastore has no checksums, so no array is read: memory holds the
+/// metadata whatever the size of the arrays. An I/O error is reported as an error and
+/// ends the check.
+///
+/// ```
+/// # #[cfg(feature = "std")] {
+/// use binfmt_core::cache::ReadCache;
+/// use binfmt_core::source::Counting;
+/// use binfmt_core::verify::Findings;
+/// use kastore::ReadOptions;
+///
+/// let data = kastore::Builder::new().insert("a", &[0u64; 100_000])?.to_vec()?;
+/// let cache = ReadCache::new(Counting::new(&data[..]));
+/// let mut findings = Findings::new(10);
+/// let summary = kastore::verify_data(&cache, &ReadOptions::new(), &mut findings);
+/// assert_eq!(summary.errors(), 0);
+/// assert!(cache.held() < 70_000); // the metadata, not the 800 KB array
+/// # }
+/// # Ok::<(), kastore::Error>(())
+/// ```
+pub fn verify_data<'d, D: Data<'d>>(
+    data: D,
+    options: &ReadOptions,
+    sink: &mut dyn Sink<Error>,
+) -> Summary
+where
+    Error: From<D::Error>,
+{
+    if let Some(all) = data.whole() {
+        return verify_slice(all, options, sink);
+    }
+    let mut tally = Tally::new(sink);
+    // The first store: every problem is an error.
+    let (meta, len) = match ranged_meta(data, 0, options) {
+        Ok((_, meta, len)) => (meta, len),
+        Err(e) => {
+            let _ = tally.error(e);
+            return tally.finish();
+        }
+    };
+    let key = |start: u64, key_len: u64| {
+        bytes::slice(meta, start, key_len, "key")
+            .ok()
+            .or_else(|| data.bytes(start, key_len, "key").ok())
+    };
+    let Some(first) = check::check_with_keys(meta, len, options, key, &mut |e| tally.error(e))
+    else {
+        return tally.finish();
+    };
+    // What follows, as in `verify_slice`: each further store's metadata, read by ranges.
+    let mut offset = first.info.file_size;
+    while offset < len {
+        match Store::from_data_at(data, offset, options) {
+            Ok(store) => offset = offset.saturating_add(store.file_size()),
+            Err(e) => {
+                let magic_len = bytes::to_u64(MAGIC.len());
+                let rest = len - offset;
+                let head = data
+                    .bytes(offset, rest.min(magic_len), "store")
+                    .unwrap_or(&[]);
+                let store_like = head.starts_with(MAGIC) || MAGIC.starts_with(head);
+                for warning in Warnings::trailing(offset, rest, store_like.then_some(e)) {
+                    if tally.warning(warning).is_break() {
+                        break;
+                    }
+                }
+                break;
+            }
+        }
+    }
+    tally.finish()
+}
+
+/// [`verify`] over bytes in memory.
+fn verify_slice(data: &[u8], options: &ReadOptions, sink: &mut dyn Sink<Error>) -> Summary {
     let mut tally = Tally::new(sink);
     if data.is_empty() {
         let _ = tally.error(ErrorKind::Eof.at(0));

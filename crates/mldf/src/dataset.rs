@@ -232,6 +232,27 @@ where
         })
     }
 
+    /// Descriptors and sections on a header read from the first `head_len` bytes, the
+    /// allocation table read too: what verification opens over any `D`.
+    pub(crate) fn open_data(data: D, header: Header, head_len: u64) -> Result<Self> {
+        Dataset::open_inner(data, header, head_len, true)
+    }
+
+    /// The allocation table, as opened with [`Dataset::open_data`].
+    pub(crate) fn alloc_entries(&self) -> &'d [AllocEntry] {
+        self.alloc
+    }
+
+    /// The allocation table, read (and kept by a cache) if the open did not read it.
+    #[cfg(feature = "std")]
+    pub(crate) fn alloc_read(&self) -> Result<&'d [AllocEntry]> {
+        if self.whole.is_some() || !self.alloc.is_empty() || self.catalog.alloc.is_empty() {
+            return Ok(self.alloc);
+        }
+        let table = section(self.data, &self.catalog.alloc, "allocation table")?;
+        catalog::entries(table, self.catalog.alloc.start)
+    }
+
     /// Step 6 on this file. Over a cache, reads the metadata table in pieces of at most
     /// [`PIECE_SIZE`], not kept.
     pub(crate) fn check_index_crc(&self) -> Result<()> {

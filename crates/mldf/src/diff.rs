@@ -42,15 +42,19 @@
 //! ```
 
 use core::fmt;
+use core::hash::BuildHasher;
 use core::ops::ControlFlow;
+use std::borrow::Cow;
 use std::collections::HashMap;
+use std::hash::RandomState;
 use std::vec;
 use std::vec::Vec;
 
 use binfmt_core::Version;
+use binfmt_core::data::Data;
 
 use crate::catalog;
-use crate::dataset::Dataset;
+use crate::dataset::{Dataset, PIECE_SIZE};
 use crate::error::{Error, Result, ValueProblem};
 use crate::field::Field;
 use crate::raw::AllocEntry;
@@ -274,6 +278,14 @@ impl core::error::Error for DiffError {
 /// Compares `a` and `b`, handing each difference to `sink` (which may stop the walk by
 /// returning `Break`).
 ///
+/// `a` and `b` are datasets over any [`Data`]: slices, or
+/// [`ReadCache`](binfmt_core::cache::ReadCache)s over files or object stores. Over a
+/// cache the metadata rows are read in blocks and each distinct payload once, announced
+/// with [`Data::prefetch`]; neither is kept, so memory does not grow with the files (a
+/// payload's identity is then a 128-bit keyed digest of its bytes instead of the bytes).
+/// The values a difference shows are read again, with [`Dataset::fetch`], only for that
+/// difference: they live for the call of `sink`.
+///
 /// Work: O(F) for the fields, O(N · F) slot reads (N the smaller sample count), plus one
 /// read of each distinct payload of each file: linear in the two files' sizes. Memory:
 /// one small record per allocation entry touched.
@@ -281,15 +293,18 @@ impl core::error::Error for DiffError {
 /// # Errors
 /// The first value that cannot be read, and from which file: the access rules of
 /// [`Dataset::value`] (with item CRCs when the dataset checks them), an allocation table
-/// that is out of order, and a payload without its allocation entry.
-pub fn diff<'a, 'b>(
-    a: &Dataset<'a>,
-    b: &Dataset<'b>,
+/// that is out of order, a payload without its allocation entry, and I/O errors.
+pub fn diff<'a, 'b, A: Data<'a>, B: Data<'b>>(
+    a: &Dataset<'a, A>,
+    b: &Dataset<'b, B>,
     options: &DiffOptions,
-    sink: &mut dyn FnMut(Difference<'_, 'a, 'b>) -> ControlFlow<()>,
-) -> core::result::Result<DiffSummary, DiffError> {
+    sink: &mut dyn FnMut(Difference<'_, '_, '_>) -> ControlFlow<()>,
+) -> core::result::Result<DiffSummary, DiffError>
+where
+    Error: From<A::Error> + From<B::Error>,
+{
     let mut summary = DiffSummary::default();
-    let mut emit = |summary: &mut DiffSummary, d: Difference<'_, 'a, 'b>| {
+    let mut emit = |summary: &mut DiffSummary, d: Difference<'_, '_, '_>| {
         summary.differences += 1;
         if matches!(d, Difference::Value(_)) {
             summary.value_differences += 1;
@@ -357,48 +372,45 @@ pub fn diff<'a, 'b>(
     if common.is_empty() || samples == 0 {
         return Ok(summary);
     }
-    let mut side_a = Payloads::new(a).map_err(|error| DiffError {
-        side: Side::A,
-        error,
-    })?;
-    let mut side_b = Payloads::new(b).map_err(|error| DiffError {
-        side: Side::B,
-        error,
-    })?;
+    let on = |side: Side| move |error: Error| DiffError { side, error };
+    let fields_a: Vec<usize> = common.iter().map(|(fa, _)| fa.index()).collect();
+    let fields_b: Vec<usize> = common.iter().map(|&(_, ib)| ib).collect();
+    let mut side_a = Payloads::new(a, fields_a).map_err(on(Side::A))?;
+    let mut side_b = Payloads::new(b, fields_b).map_err(on(Side::B))?;
     // Distinct payload contents of both files, numbered: two payloads are equal exactly
     // when they get the same number. The map's hasher is keyed at random (std's
-    // `RandomState`), so crafted payloads cannot make it degrade.
+    // `RandomState`), so crafted payloads cannot make it degrade; so are the digests
+    // that stand for payloads read by range.
     // One entry per distinct allocation entry at most: sized by the files.
-    let mut classes: HashMap<&[u8], u32> =
-        HashMap::with_capacity(a.alloc_table().len().saturating_add(b.alloc_table().len()));
+    let exact = side_a.whole.is_some() && side_b.whole.is_some();
+    let mut classes = Classes {
+        map: HashMap::with_capacity(side_a.alloc.len().saturating_add(side_b.alloc.len())),
+        exact,
+        key: RandomState::new(),
+    };
     for sample in 0..samples {
-        for &(fa, ib) in &common {
-            let (va, ka) = side_a
-                .read(sample, fa.index(), &mut classes)
-                .map_err(|error| DiffError {
-                    side: Side::A,
-                    error,
-                })?;
-            let (vb, kb) = side_b
-                .read(sample, ib, &mut classes)
-                .map_err(|error| DiffError {
-                    side: Side::B,
-                    error,
-                })?;
+        for (i, &(fa, ib)) in common.iter().enumerate() {
+            let (sa, ka) = side_a.read(sample, i, &mut classes).map_err(on(Side::A))?;
+            let (sb, kb) = side_b.read(sample, i, &mut classes).map_err(on(Side::B))?;
             summary.values_compared += 1;
-            let same = match (va, vb) {
-                (Value::Unknown(x), Value::Unknown(y)) => x == y,
-                _ => Shape::of(&va) == Shape::of(&vb) && ka.map(|k| k.class) == kb.map(|k| k.class),
+            let same = match (&sa, &sb) {
+                (Seen::Unknown(x), Seen::Unknown(y)) => x == y,
+                (Seen::Shape(x), Seen::Shape(y)) => {
+                    x == y && ka.map(|k| k.class) == kb.map(|k| k.class)
+                }
+                _ => false,
             };
             if !same {
-                let crc_a = ka.map(|k| side_a.crc(k));
-                let crc_b = kb.map(|k| side_b.crc(k));
+                let va = a.fetch(sample, fa.index()).map_err(on(Side::A))?;
+                let vb = b.fetch(sample, ib).map_err(on(Side::B))?;
+                let crc_a = ka.map(|k| side_a.crc(k, va.payload()));
+                let crc_b = kb.map(|k| side_b.crc(k, vb.payload()));
                 let d = Difference::Value(ValueDiff {
                     sample,
                     field: fa,
                     field_b: ib,
-                    a: va,
-                    b: vb,
+                    a: va.value(),
+                    b: vb.value(),
                     crc_a,
                     crc_b,
                 });
@@ -413,9 +425,9 @@ pub fn diff<'a, 'b>(
     Ok(summary)
 }
 
-fn header_values(
-    a: &Dataset<'_>,
-    b: &Dataset<'_>,
+fn header_values<'a, 'b, A: Data<'a>, B: Data<'b>>(
+    a: &Dataset<'a, A>,
+    b: &Dataset<'b, B>,
     options: &DiffOptions,
 ) -> Vec<(&'static str, HeaderValue, HeaderValue)> {
     let (ha, hb) = (a.header(), b.header());
@@ -467,11 +479,7 @@ fn header_values(
                 HeaderValue::Crc(ha.header_crc()),
                 HeaderValue::Crc(hb.header_crc()),
             ),
-            (
-                "file_size",
-                n(binfmt_core::bytes::len_u64(a.as_bytes())),
-                n(binfmt_core::bytes::len_u64(b.as_bytes())),
-            ),
+            ("file_size", n(a.file_size()), n(b.file_size())),
         ]);
     }
     values
@@ -506,35 +514,103 @@ const EMPTY: u32 = u32::MAX;
 
 /// What is known of one allocation entry, once it has been read.
 #[derive(Debug, Clone, Copy)]
-struct Known<'a> {
+struct Known {
     class: u32,
     crc: Option<u32>,
-    text: Option<core::result::Result<&'a str, ValueProblem>>,
+    /// Whether its bytes are UTF-8, once a text value needed to know.
+    text: Option<core::result::Result<(), ValueProblem>>,
+}
+
+/// A payload's content, as [`Classes`] keys it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+enum Content<'x> {
+    /// The bytes, when both files are in memory.
+    Bytes(&'x [u8]),
+    /// A 64-bit digest of the bytes keyed at random (SipHash: unforgeable without the
+    /// key) and their CRC-32, for payloads read by range.
+    Digest(u64, u32),
+}
+
+/// The distinct payload contents of both files, numbered.
+struct Classes<'x> {
+    map: HashMap<Content<'x>, u32>,
+    exact: bool,
+    key: RandomState,
+}
+
+impl<'x> Classes<'x> {
+    /// The number of `payload`'s content, whose CRC-32 is `crc`: `whole` is the same
+    /// bytes borrowed from a file in memory, when it is.
+    fn class(&mut self, payload: &[u8], whole: Option<&'x [u8]>, crc: u32) -> u32 {
+        let content = match whole {
+            Some(bytes) if self.exact => Content::Bytes(bytes),
+            _ => Content::Digest(self.key.hash_one(payload), crc),
+        };
+        let next = u32::try_from(self.map.len()).unwrap_or(EMPTY - 1);
+        *self.map.entry(content).or_insert(next)
+    }
+}
+
+/// What a slot says, for comparing: its shape, or an unknown type's bytes.
+#[derive(Debug, PartialEq, Eq)]
+enum Seen {
+    Shape(Shape),
+    Unknown(Vec<u8>),
+}
+
+/// Metadata rows read by range, a block at a time.
+struct Rows<'d> {
+    /// The first sample of the block.
+    first: u64,
+    /// How many samples it holds.
+    count: u64,
+    bytes: Cow<'d, [u8]>,
 }
 
 /// One file's payloads, each read once.
-struct Payloads<'d, 'a> {
-    dataset: &'d Dataset<'a>,
-    alloc: &'a [AllocEntry],
-    known: Vec<Option<Known<'a>>>,
+struct Payloads<'p, 'd, D: Data<'d>> {
+    dataset: &'p Dataset<'d, D>,
+    /// The file, when it is in memory.
+    whole: Option<&'d [u8]>,
+    /// The fields compared, in order.
+    fields: Vec<usize>,
+    alloc: &'d [AllocEntry],
+    known: Vec<Option<Known>>,
+    /// Entries announced for reading ahead, one bit each.
+    announced: Vec<u64>,
     /// The entry found last: payloads are usually met in file order.
     hint: usize,
     bytes: u64,
+    rows: Rows<'d>,
+    /// Stands in for the bytes of a payload read before: only its length matters then.
+    zeros: Vec<u8>,
 }
 
-impl<'d, 'a> Payloads<'d, 'a> {
-    fn new(dataset: &'d Dataset<'a>) -> Result<Self> {
+impl<'p, 'd, D: Data<'d>> Payloads<'p, 'd, D>
+where
+    Error: From<D::Error>,
+{
+    fn new(dataset: &'p Dataset<'d, D>, fields: Vec<usize>) -> Result<Self> {
         let catalog = dataset.catalog();
-        let alloc = dataset.alloc_table();
+        let alloc = dataset.alloc_read()?;
         // Disjoint entries bound the bytes read by the file's size.
         catalog::first_entry_problem(alloc, catalog.alloc.start, &catalog.data)?;
         Ok(Payloads {
             dataset,
+            whole: dataset.data().whole(),
+            fields,
             alloc,
             // One small record per entry: E is bounded by the file size / 16.
             known: vec![None; alloc.len()],
+            announced: vec![0; alloc.len().div_ceil(64)],
             hint: 0,
             bytes: 0,
+            rows: Rows {
+                first: 0,
+                count: 0,
+                bytes: Cow::Borrowed(&[]),
+            },
+            zeros: Vec::new(),
         })
     }
 
@@ -556,45 +632,207 @@ impl<'d, 'a> Payloads<'d, 'a> {
         Some(found)
     }
 
-    /// The value of `field` in `sample` and its payload's identity.
+    /// Over a cache, makes the block of rows hold `sample`: reads the next block and
+    /// announces the payloads it will read for the first time, in order.
+    fn load_rows(&mut self, sample: u64) -> Result<()> {
+        if self.whole.is_some()
+            || (sample >= self.rows.first && sample - self.rows.first < self.rows.count)
+        {
+            return Ok(());
+        }
+        let catalog = self.dataset.catalog();
+        let row_size = catalog.row_size;
+        let remaining = self.dataset.num_samples().saturating_sub(sample);
+        // Rows of no bytes: every sample in one block.
+        let count = PIECE_SIZE
+            .checked_div(row_size)
+            .map_or(remaining, |n| n.max(1).min(remaining));
+        let start = catalog
+            .metadata
+            .start
+            .saturating_add(sample.saturating_mul(row_size));
+        let len = count.saturating_mul(row_size);
+        let data = self.dataset.data();
+        let bytes = if len == 0 {
+            Cow::Borrowed(&[][..])
+        } else {
+            data.payload(start, len, "metadata row")?
+        };
+        self.rows = Rows {
+            first: sample,
+            count,
+            bytes,
+        };
+        let mut ranges = Vec::new();
+        for s in sample..sample.saturating_add(count) {
+            for i in 0..self.fields.len() {
+                let Ok((place, hot)) = self.place(s, i) else {
+                    continue;
+                };
+                let slot = self.rows_slot(&place, &hot);
+                if let Ok(Located::Payload { ptr, size }) =
+                    slot::locate(&hot, slot, &catalog.data, &place)
+                    && size > 0
+                    && let Some(index) = catalog::entry_index(self.alloc, ptr)
+                    && self.known.get(index).is_some_and(Option::is_none)
+                    && crate::verify::mark(&mut self.announced, index)
+                {
+                    ranges.push(ptr..ptr.saturating_add(u64::from(size)));
+                }
+            }
+        }
+        data.prefetch(&ranges)?;
+        Ok(())
+    }
+
+    /// Where the slot of the `i`-th compared field of `sample` is.
+    fn place(&self, sample: u64, i: usize) -> Result<(Place, slot::Hot)> {
+        let field = self.fields.get(i).copied().unwrap_or(usize::MAX);
+        self.dataset
+            .catalog()
+            .slot(self.dataset.num_samples(), sample, field)
+    }
+
+    /// The slot at `place` in the block of rows.
+    fn rows_slot(&self, place: &Place, hot: &slot::Hot) -> &[u8] {
+        let catalog = self.dataset.catalog();
+        let block_start = catalog
+            .metadata
+            .start
+            .saturating_add(self.rows.first.saturating_mul(catalog.row_size));
+        let from = usize::try_from(place.offset.saturating_sub(block_start)).unwrap_or(usize::MAX);
+        from.checked_add(hot.len)
+            .and_then(|to| self.rows.bytes.get(from..to))
+            .unwrap_or_default()
+    }
+
+    /// What the `i`-th compared field of `sample` says, and its payload's identity.
     fn read<'x>(
         &mut self,
         sample: u64,
-        field: usize,
-        classes: &mut HashMap<&'x [u8], u32>,
-    ) -> Result<(Value<'a>, Option<Key>)>
+        i: usize,
+        classes: &mut Classes<'x>,
+    ) -> Result<(Seen, Option<Key>)>
     where
-        'a: 'x,
+        'd: 'x,
     {
-        let (slot, place, located) = self.dataset.locate(sample, field)?;
+        self.load_rows(sample)?;
+        let (place, hot) = self.place(sample, i)?;
+        let slot: Cow<'_, [u8]> = match self.whole {
+            Some(all) => Cow::Borrowed(binfmt_core::bytes::slice(
+                all,
+                place.offset,
+                binfmt_core::bytes::to_u64(hot.len),
+                "metadata slot",
+            )?),
+            None => Cow::Owned(self.rows_slot(&place, &hot).to_vec()),
+        };
+        let catalog = self.dataset.catalog();
+        let located = slot::locate(&hot, &slot, &catalog.data, &place)?;
         let empty = Key {
             class: EMPTY,
             entry: None,
         };
         let (ptr, size) = match located {
             // An all-zero slot: a scalar, null, or an empty payload.
-            Located::Done(value) => return Ok((value, value.payload().map(|_| empty))),
+            Located::Done(value) => {
+                let key = value.payload().map(|_| empty);
+                return Ok((seen(&value), key));
+            }
             Located::Payload { ptr, size } => (ptr, size),
         };
-        let ty = self.dataset.field(field)?.field_type_ref();
+        let ty = self.dataset.field(place.field)?.field_type_ref();
         if size == 0 {
-            let value = slot::interpret(ty, slot, &[], slot::utf8).map_err(|p| place.bad(p))?;
-            return Ok((value, Some(empty)));
+            let value = slot::interpret(ty, &slot, &[], slot::utf8).map_err(|p| place.bad(p))?;
+            return Ok((seen(&value), Some(empty)));
         }
         let index = self.entry_index(ptr);
         let (index, entry) = catalog::entry_checked(self.alloc, index, &place, ptr, size)?;
-        let payload = self.dataset.payload(ptr, size);
-        let known = self.learn(index, entry, &place, ptr, payload, classes)?;
+        let known = self.known.get(index).copied().flatten();
+        let len = usize::try_from(size).unwrap_or(usize::MAX);
+        let payload = |this: &Self| -> Result<Cow<'d, [u8]>> {
+            Ok(match this.whole {
+                Some(all) => Cow::Borrowed(binfmt_core::bytes::slice(
+                    all,
+                    ptr,
+                    u64::from(size),
+                    "item",
+                )?),
+                None => this.dataset.data().payload(ptr, u64::from(size), "item")?,
+            })
+        };
+        // The bytes are read the first time, and again only for a text value whose UTF-8
+        // nobody checked yet (at most once more per entry).
+        let mut read: Option<Cow<'d, [u8]>> = match known {
+            None => Some(payload(self)?),
+            Some(_) => None,
+        };
+        let known = match (known, &read) {
+            (Some(known), _) => known,
+            (None, Some(payload)) => {
+                let mut crc = None;
+                if self.dataset.checks_item_crcs() {
+                    catalog::check_item_crc(entry, &place, ptr, payload)?;
+                    crc = Some(entry.crc.get());
+                }
+                let borrowed = match payload {
+                    Cow::Borrowed(b) => Some(*b),
+                    Cow::Owned(_) => None,
+                };
+                if borrowed.is_none() || !classes.exact {
+                    // The digest needs the CRC: checked above, or computed now.
+                    crc = Some(crc.unwrap_or_else(|| crc32fast::hash(payload)));
+                }
+                let class = classes.class(payload, borrowed, crc.unwrap_or(0));
+                self.bytes += u64::from(size);
+                Known {
+                    class,
+                    crc,
+                    text: None,
+                }
+            }
+            (None, None) => return Err(binfmt_core::Error::truncated("item", ptr, 1, 0).into()),
+        };
         let mut text = known.text;
-        let value = slot::interpret(ty, slot, payload, |p| {
-            *text.get_or_insert_with(|| slot::utf8(p))
+        let mut needed = false;
+        if read.is_none() {
+            if self.zeros.len() < len {
+                self.zeros.resize(len, 0);
+            }
+            let zeros = self.zeros.get(..len).unwrap_or_default();
+            let checked = slot::interpret(ty, &slot, zeros, |_| match text {
+                Some(known) => known.map(|()| ""),
+                None => {
+                    needed = true;
+                    Ok("")
+                }
+            });
+            if !needed {
+                checked.map_err(|p| place.bad(p))?;
+                if let Ok(value) = checked {
+                    return Ok((
+                        seen(&value),
+                        Some(Key {
+                            class: known.class,
+                            entry: Some(index),
+                        }),
+                    ));
+                }
+            }
+            read = Some(payload(self)?);
+        }
+        let bytes = read.as_deref().unwrap_or_default();
+        let value = slot::interpret(ty, &slot, bytes, |p| {
+            let checked = slot::utf8(p);
+            text = Some(checked.map(|_| ()));
+            checked
         })
         .map_err(|p| place.bad(p))?;
-        if let Some(Some(k)) = self.known.get_mut(index) {
-            k.text = text;
+        if let Some(k) = self.known.get_mut(index) {
+            *k = Some(Known { text, ..known });
         }
         Ok((
-            value,
+            seen(&value),
             Some(Key {
                 class: known.class,
                 entry: Some(index),
@@ -602,43 +840,9 @@ impl<'d, 'a> Payloads<'d, 'a> {
         ))
     }
 
-    /// What is known of entry `index`, reading its payload the first time.
-    fn learn<'x>(
-        &mut self,
-        index: usize,
-        entry: &AllocEntry,
-        place: &Place,
-        ptr: u64,
-        payload: &'a [u8],
-        classes: &mut HashMap<&'x [u8], u32>,
-    ) -> Result<Known<'a>>
-    where
-        'a: 'x,
-    {
-        if let Some(Some(known)) = self.known.get(index) {
-            return Ok(*known);
-        }
-        let mut crc = None;
-        if self.dataset.checks_item_crcs() {
-            catalog::check_item_crc(entry, place, ptr, payload)?;
-            crc = Some(entry.crc.get());
-        }
-        let next = u32::try_from(classes.len()).unwrap_or(EMPTY - 1);
-        let class = *classes.entry(payload).or_insert(next);
-        self.bytes += binfmt_core::bytes::len_u64(payload);
-        let known = Known {
-            class,
-            crc,
-            text: None,
-        };
-        if let Some(slot) = self.known.get_mut(index) {
-            *slot = Some(known);
-        }
-        Ok(known)
-    }
-
-    /// The CRC-32 of the payload of `key`, computed at most once per entry.
-    fn crc(&mut self, key: Key) -> u32 {
+    /// The CRC-32 of the payload of `key` (whose bytes are `payload`), computed at most
+    /// once per entry.
+    fn crc(&mut self, key: Key, payload: &[u8]) -> u32 {
         let Some(index) = key.entry else {
             return 0; // the CRC of no bytes
         };
@@ -648,12 +852,18 @@ impl<'d, 'a> Payloads<'d, 'a> {
         if let Some(crc) = known.crc {
             return crc;
         }
-        let crc = self.alloc.get(index).map_or(0, |e| {
-            crc32fast::hash(self.dataset.payload(e.ptr.get(), e.size.get()))
-        });
+        let crc = crc32fast::hash(payload);
         if let Some(Some(k)) = self.known.get_mut(index) {
             k.crc = Some(crc);
         }
         crc
+    }
+}
+
+/// What `value` says, for comparing.
+fn seen(value: &Value<'_>) -> Seen {
+    match value {
+        Value::Unknown(bytes) => Seen::Unknown(bytes.to_vec()),
+        other => Seen::Shape(Shape::of(other)),
     }
 }

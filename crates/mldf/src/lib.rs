@@ -54,6 +54,15 @@ pub use binfmt_core::IoError;
 pub use binfmt_core::{
     Compatibility, Diagnostic, Fault, Found, Layout, Severity, Sink, Summary, Version,
 };
+/// The byte-data trait the view reads through: `&[u8]`, or a [`ReadCache`] over a byte
+/// source (re-exported so that a user of this crate alone can name them).
+pub use binfmt_core::data::Data;
+#[cfg(feature = "std")]
+#[cfg_attr(docsrs, doc(cfg(feature = "std")))]
+pub use binfmt_core::{
+    cache::ReadCache,
+    source::{ByteSource, Counting, FileSource, SeekSource, StreamSource},
+};
 pub use error::{Error, ErrorKind, Result, ValueProblem};
 pub use field::Field;
 pub use header::{
@@ -83,7 +92,7 @@ pub use reader::{Held, Reader};
 pub use schema::{FieldDef, Schema};
 #[cfg(feature = "alloc")]
 #[cfg_attr(docsrs, doc(cfg(feature = "alloc")))]
-pub use verify::verify;
+pub use verify::{verify, verify_data};
 #[cfg(feature = "std")]
 #[cfg_attr(docsrs, doc(cfg(feature = "std")))]
 pub use writer::{FileLayout, FileOutput, Writer, WriterOptions};

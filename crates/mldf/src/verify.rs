@@ -1,19 +1,23 @@
 //! Whole-file verification: every rule of the format, every problem reported.
 
+use alloc::borrow::Cow;
 use alloc::vec;
-use core::ops::ControlFlow;
+use alloc::vec::Vec;
+use core::ops::{ControlFlow, Range};
 
 use binfmt_core::Kind;
 use binfmt_core::bytes::to_u64;
+use binfmt_core::data::Data;
 use binfmt_core::verify::{Sink, Summary, Tally};
 
 use crate::catalog;
-use crate::dataset::Dataset;
+use crate::dataset::{Dataset, HEAD_SIZE, PIECE_SIZE};
 use crate::error::{Error, ErrorKind};
 use crate::header::Header;
 use crate::options::ReadOptions;
 use crate::raw::ALLOC_ENTRY_SIZE;
 use crate::slot::{self, Located};
+use crate::types::FieldType;
 
 type Walk<'t, 's> = Tally<'s, dyn Sink<Error> + 't>;
 
@@ -51,9 +55,303 @@ type Walk<'t, 's> = Tally<'s, dyn Sink<Error> + 't>;
 /// # Ok(()) }
 /// ```
 pub fn verify(data: &[u8], options: &ReadOptions, sink: &mut dyn Sink<Error>) -> Summary {
+    verify_data(data, options, sink)
+}
+
+/// [`verify`] over any [`Data`]: a slice, or a
+/// [`ReadCache`](binfmt_core::cache::ReadCache) over a file or an object store, with the
+/// same rules and the same findings.
+///
+/// Over a cache the header, the descriptors and the allocation table are read by ranges
+/// and kept (metadata); the metadata table is read in blocks of rows of at most
+/// [`PIECE_SIZE`], and the items whose contents are checked (item CRCs, UTF-8 of JSON
+/// and text) with [`Data::payload`], announced block by block with [`Data::prefetch`] in
+/// the order they are read: neither is kept, so memory does not grow with the file
+/// (an item is read whole: memory holds the largest item). Items whose contents nothing
+/// checks are not read. An I/O error is reported as an error.
+///
+/// ```
+/// use binfmt_core::cache::ReadCache;
+/// use binfmt_core::source::Counting;
+/// use binfmt_core::verify::Findings;
+/// use mldf::{FieldType, Schema, Value, Writer, WriterOptions};
+/// # fn main() -> Result<(), mldf::Error> {
+/// let schema = Schema::new().field("b", FieldType::Bytes);
+/// let options = WriterOptions::new().page_size(4096).checksums(true);
+/// let mut writer = Writer::new(std::io::Cursor::new(Vec::new()), &schema, options)?;
+/// let big = vec![7u8; 1 << 20];
+/// for _ in 0..4 {
+///     writer.push(&[Value::Bytes(&big)])?;
+/// }
+/// let file = writer.finish()?.into_inner();
+/// let cache = ReadCache::new(Counting::new(&file[..]));
+/// let mut findings = Findings::new(10);
+/// assert!(mldf::verify_data(&cache, &mldf::ReadOptions::new(), &mut findings).is_valid());
+/// assert!(cache.held() < 100_000); // metadata, not the 4 MiB of items
+/// # Ok(()) }
+/// ```
+pub fn verify_data<'d, D: Data<'d>>(
+    data: D,
+    options: &ReadOptions,
+    sink: &mut dyn Sink<Error>,
+) -> Summary
+where
+    Error: From<D::Error>,
+{
     let mut tally = Tally::new(sink);
-    let _ = walk(data, options, &mut tally);
+    let _ = match data.whole() {
+        Some(all) => walk(all, options, &mut tally),
+        None => walk_ranged(data, options, &mut tally),
+    };
     tally.finish()
+}
+
+/// [`walk`] over a cache: the header from the first bytes, then as [`walk`].
+fn walk_ranged<'d, D: Data<'d>>(
+    data: D,
+    options: &ReadOptions,
+    tally: &mut Walk<'_, '_>,
+) -> ControlFlow<()>
+where
+    Error: From<D::Error>,
+{
+    let head = match data.head(HEAD_SIZE) {
+        Ok(head) => head,
+        Err(e) => return tally.error(e.into()),
+    };
+    let header = match Header::parse_unchecked_crc(head) {
+        Ok(header) => header,
+        Err(e) => return tally.error(e),
+    };
+    if let Err(e) = header.check_crc(head) {
+        tally.error(e)?;
+    }
+    let dataset = match Dataset::open_data(data, header, to_u64(head.len())) {
+        Ok(dataset) => dataset,
+        Err(e) => return tally.error(e),
+    };
+    for warning in dataset.warnings() {
+        tally.warning(warning)?;
+    }
+    contents_ranged(&dataset, options, tally)
+}
+
+/// What the check of one slot found before its payload is read (the first pass over a
+/// block of rows of [`contents_ranged`]).
+enum Step<'e> {
+    /// A problem with the slot itself.
+    Problem(Error),
+    /// A slot with a payload.
+    Payload {
+        place: crate::slot::Place,
+        /// The slot's bytes in the block.
+        slot: Range<usize>,
+        ptr: u64,
+        size: u32,
+        /// The allocation entry's problem, or its entry when this is its first slot.
+        entry: Result<Option<&'e crate::raw::AllocEntry>, Error>,
+        /// Its contents are checked through this slot.
+        content: bool,
+        /// Its bytes are read.
+        read: bool,
+    },
+}
+
+/// [`contents`] over a cache: the same checks in the same order, the metadata table read
+/// in blocks of rows, each block's items announced with `prefetch` and then read.
+fn contents_ranged<'d, D: Data<'d>>(
+    dataset: &Dataset<'d, D>,
+    options: &ReadOptions,
+    tally: &mut Walk<'_, '_>,
+) -> ControlFlow<()>
+where
+    Error: From<D::Error>,
+{
+    let data = dataset.data();
+    let header = dataset.header();
+    let checksummed = header.is_checksummed();
+    if checksummed
+        && options.checks_index()
+        && let Err(e) = dataset.check_index_crc()
+    {
+        tally.error(e)?;
+    }
+    let catalog = dataset.catalog();
+    let alloc = dataset.alloc_entries();
+    let mut table_ok = true;
+    catalog::check_entries(alloc, catalog.alloc.start, &catalog.data, &mut |e| {
+        table_ok = false;
+        tally.error(e)
+    })?;
+    let item_crcs = checksummed && options.checks_items();
+    let mut referenced = vec![0u64; alloc.len().div_ceil(64)];
+    let fields: Vec<_> = dataset
+        .fields()
+        .iter()
+        .filter(|f| f.type_id().has_payload())
+        .collect();
+    let num_samples = dataset.num_samples();
+    let row_size = catalog.row_size;
+    let rows = if fields.is_empty() {
+        0
+    } else {
+        // Rows of no bytes: every sample in one block.
+        PIECE_SIZE
+            .checked_div(row_size)
+            .map_or(num_samples, |n| n.max(1))
+    };
+    // Stands in for the bytes of items whose contents nothing checks (only their length
+    // matters): as long as the longest of them.
+    let mut zeros: Vec<u8> = Vec::new();
+    let mut first = 0;
+    while first < num_samples && rows > 0 {
+        let count = rows.min(num_samples - first);
+        let start = catalog
+            .metadata
+            .start
+            .saturating_add(first.saturating_mul(row_size));
+        let len = count.saturating_mul(row_size);
+        let block: Cow<'d, [u8]> = if len == 0 {
+            Cow::Borrowed(&[])
+        } else {
+            match data.payload(start, len, "metadata row") {
+                Ok(block) => block,
+                Err(e) => return tally.error(e.into()),
+            }
+        };
+        // First pass: every slot of the block, its allocation entry marked, in the order
+        // of `contents`; the items to read are announced.
+        let mut steps = Vec::new();
+        let mut reads = Vec::new();
+        for sample in first..first + count {
+            for field in &fields {
+                let (place, hot) = match catalog.slot(num_samples, sample, field.index()) {
+                    Ok(found) => found,
+                    Err(e) => {
+                        steps.push(Step::Problem(e));
+                        continue;
+                    }
+                };
+                let from = usize::try_from(place.offset.saturating_sub(start)).unwrap_or(0);
+                let range = from..from.saturating_add(hot.len);
+                let slot = block.get(range.clone()).unwrap_or_default();
+                let (ptr, size) = match slot::locate(&hot, slot, &catalog.data, &place) {
+                    Ok(Located::Payload { ptr, size }) => (ptr, size),
+                    Ok(Located::Done(_)) => continue,
+                    Err(e) => {
+                        if let Some(i) = slot::pointer(slot)
+                            .and_then(|(ptr, _)| catalog::entry_index(alloc, ptr))
+                        {
+                            mark(&mut referenced, i);
+                        }
+                        steps.push(Step::Problem(e));
+                        continue;
+                    }
+                };
+                let mut entry = Ok(None);
+                if size > 0 {
+                    entry = match catalog::entry_for(alloc, &place, ptr, size) {
+                        Err(e) => Err(e),
+                        Ok((i, found)) => {
+                            if mark(&mut referenced, i) {
+                                Ok(Some(found))
+                            } else {
+                                Err(ErrorKind::SharedItem {
+                                    sample,
+                                    field: field.index(),
+                                    ptr,
+                                }
+                                .at(place.offset))
+                            }
+                        }
+                    };
+                }
+                let content = size == 0 || (table_ok && matches!(entry, Ok(Some(_))));
+                let text = matches!(
+                    field.field_type_ref(),
+                    FieldType::Json | FieldType::TextRaw | FieldType::TextTokenized { .. }
+                );
+                let read = content && size > 0 && (item_crcs || text);
+                if read {
+                    reads.push(ptr..ptr.saturating_add(u64::from(size)));
+                }
+                steps.push(Step::Payload {
+                    place,
+                    slot: range,
+                    ptr,
+                    size,
+                    entry,
+                    content,
+                    read,
+                });
+            }
+        }
+        if let Err(e) = data.prefetch(&reads) {
+            tally.error(e.into())?;
+        }
+        // Second pass: the findings, in order, with the items read.
+        for step in steps {
+            let (place, range, ptr, size, entry, content, read) = match step {
+                Step::Problem(e) => {
+                    tally.error(e)?;
+                    continue;
+                }
+                Step::Payload {
+                    place,
+                    slot,
+                    ptr,
+                    size,
+                    entry,
+                    content,
+                    read,
+                } => (place, slot, ptr, size, entry, content, read),
+            };
+            let entry = match entry {
+                Ok(entry) => entry,
+                Err(e) => {
+                    tally.error(e)?;
+                    None
+                }
+            };
+            let len = usize::try_from(size).unwrap_or(usize::MAX);
+            let payload: Cow<'_, [u8]> = if read {
+                match data.payload(ptr, u64::from(size), "item") {
+                    Ok(payload) => payload,
+                    Err(e) => {
+                        tally.error(e.into())?;
+                        continue;
+                    }
+                }
+            } else {
+                if zeros.len() < len {
+                    zeros.resize(len, 0);
+                }
+                Cow::Borrowed(zeros.get(..len).unwrap_or_default())
+            };
+            let slot = block.get(range).unwrap_or_default();
+            let ty = dataset
+                .field(place.field)
+                .map(crate::field::Field::field_type_ref);
+            let Ok(ty) = ty else { continue };
+            let checked = if content {
+                slot::interpret(ty, slot, &payload, slot::utf8).map(|_| ())
+            } else {
+                slot::interpret(ty, slot, &payload, slot::skip_utf8).map(|_| ())
+            };
+            if let Err(problem) = checked {
+                tally.error(place.bad(problem))?;
+            }
+            if content
+                && item_crcs
+                && let Some(entry) = entry
+                && let Err(e) = catalog::check_item_crc(entry, &place, ptr, &payload)
+            {
+                tally.error(e)?;
+            }
+        }
+        first += count;
+    }
+    unreferenced(catalog, alloc, &referenced, tally)
 }
 
 fn walk(data: &[u8], options: &ReadOptions, tally: &mut Walk<'_, '_>) -> ControlFlow<()> {
@@ -163,10 +461,20 @@ fn contents(
             }
         }
     }
+    unreferenced(catalog, alloc, &referenced, tally)
+}
+
+/// The allocation entries no slot points at.
+fn unreferenced(
+    catalog: &catalog::Catalog,
+    alloc: &[crate::raw::AllocEntry],
+    referenced: &[u64],
+    tally: &mut Walk<'_, '_>,
+) -> ControlFlow<()> {
     // Fields of unknown types may point at items too; then nobody can tell.
     if !catalog.has_unknown_types {
         for (index, entry) in alloc.iter().enumerate() {
-            if !is_marked(&referenced, index) {
+            if !is_marked(referenced, index) {
                 let index = to_u64(index);
                 tally.error(
                     ErrorKind::UnreferencedItem {

@@ -42,7 +42,7 @@ pub use options::ReadOptions;
 pub use patch::{Patch, update_in_memory};
 pub use raw::{HEADER_SIZE, MAGIC, MAX_ENTRIES, PAYLOAD_SIZE, VERSION};
 pub use time::DosDateTime;
-pub use verify::verify;
+pub use verify::{VERIFY_PIECE, verify, verify_data};
 
 #[cfg(feature = "alloc")]
 #[cfg_attr(docsrs, doc(cfg(feature = "alloc")))]
@@ -57,6 +57,15 @@ pub use reader::{CentralDirectory, MemberList, Reader, read_header, read_header_
 pub use binfmt_core::IoError;
 pub use binfmt_core::{
     Compatibility, Diagnostic, Fault, Found, Layout, Severity, Sink, Summary, Version,
+};
+/// The byte-data trait the view reads through: `&[u8]`, or a [`ReadCache`] over a byte
+/// source (re-exported so that a user of this crate alone can name them).
+pub use binfmt_core::data::Data;
+#[cfg(feature = "std")]
+#[cfg_attr(docsrs, doc(cfg(feature = "std")))]
+pub use binfmt_core::{
+    cache::ReadCache,
+    source::{ByteSource, Counting, FileSource, SeekSource, StreamSource},
 };
 
 /// True when `head` (the first 41 bytes of a file or more) starts like a TACO archive:

@@ -2,6 +2,7 @@
 
 use core::ops::ControlFlow;
 
+use binfmt_core::data::Data;
 use binfmt_core::verify::{Sink, Summary, Tally};
 use binfmt_core::{Kind, bytes};
 
@@ -53,20 +54,73 @@ type Findings<'t, 's> = Tally<'s, dyn Sink<Error> + 't>;
 /// # Ok::<(), taco_header::Error>(())
 /// ```
 pub fn verify(data: &[u8], options: &ReadOptions, sink: &mut dyn Sink<Error>) -> Summary {
+    verify_data(data, options, sink)
+}
+
+/// [`verify`] over any [`Data`]: a slice, or a
+/// [`ReadCache`](binfmt_core::cache::ReadCache) over a file or an object store, with the
+/// same rules and the same findings.
+///
+/// Over a cache the metadata (the header, the end records, the central directory and
+/// the local headers, hinted in one batch) is read by ranges and kept; the member data
+/// hashed for the CRC checks is read with [`Data::payload`] in pieces of at most
+/// [`VERIFY_PIECE`] bytes, announced first with [`Data::prefetch`] in the order they are hashed,
+/// and not kept: memory does not grow with the members' sizes. An I/O error while
+/// reading is reported as an error.
+///
+/// ```
+/// # #[cfg(feature = "std")] {
+/// use binfmt_core::cache::ReadCache;
+/// use binfmt_core::source::Counting;
+/// use binfmt_core::verify::Findings;
+/// use taco_header::{ArchiveBuilder, Entries, ReadOptions};
+///
+/// let mut builder = ArchiveBuilder::new(Entries::new());
+/// builder.add_bytes("big", vec![7u8; 1 << 20]);
+/// let bytes = builder.to_vec()?;
+/// let cache = ReadCache::new(Counting::new(&bytes[..]));
+/// let mut findings = Findings::new(10);
+/// let summary = taco_header::verify_data(&cache, &ReadOptions::new(), &mut findings);
+/// assert!(summary.is_valid());
+/// assert!(cache.held() < 100_000); // not the member's 1 MiB
+/// # }
+/// # Ok::<(), taco_header::Error>(())
+/// ```
+pub fn verify_data<'d, D: Data<'d>>(
+    data: D,
+    options: &ReadOptions,
+    sink: &mut dyn Sink<Error>,
+) -> Summary
+where
+    Error: From<D::Error>,
+{
     let mut tally = Tally::new(sink);
     // A `Break` means the sink stopped the walk; the summary records it.
     let _ = walk_archive(data, options, &mut tally);
     tally.finish()
 }
 
-fn walk_archive(
-    data: &[u8],
+/// The most member bytes [`verify_data`] reads at once over a cache: 8 MiB.
+pub const VERIFY_PIECE: u64 = 8 << 20;
+
+fn walk_archive<'d, D: Data<'d>>(
+    data: D,
     options: &ReadOptions,
     tally: &mut Findings<'_, '_>,
-) -> ControlFlow<()> {
+) -> ControlFlow<()>
+where
+    Error: From<D::Error>,
+{
     let checksums = options.checks_checksums();
     // The header: nothing else makes sense unless it is a TACO header at all.
-    let raw = match header::identify(data) {
+    let head = match data.whole() {
+        Some(all) => all,
+        None => match data.head(bytes::to_u64(core::mem::size_of::<raw::Header>())) {
+            Ok(head) => head,
+            Err(e) => return tally.error(e.into()),
+        },
+    };
+    let raw = match header::identify(head) {
         Ok(raw) => raw,
         Err(e) => return tally.error(e),
     };
@@ -95,8 +149,33 @@ fn walk_archive(
         }
     };
 
+    let len = match data.whole() {
+        Some(all) => bytes::len_u64(all),
+        None => match data.size() {
+            Ok(len) => len,
+            Err(e) => return tally.error(e.into()),
+        },
+    };
+    #[cfg(feature = "alloc")]
+    if data.whole().is_none() {
+        // Every local header in one batch (each with its central name's length).
+        let ranges: alloc::vec::Vec<_> =
+            CentralEntries::new(cd, directory.cd_offset, directory.entries)
+                .map_while(Result::ok)
+                .map(|entry| {
+                    let at = entry.local_header_offset;
+                    let n = bytes::to_u64(raw::LOCAL_HEADER_SIZE)
+                        .saturating_add(bytes::len_u64(entry.name));
+                    at..at.saturating_add(n).min(len)
+                })
+                .collect();
+        if let Err(e) = data.hint(&ranges) {
+            return tally.error(e.into());
+        }
+    }
+
     // The members, in central-directory order.
-    let mut payloads = Payloads::new(data, checksums);
+    let mut payloads = Payloads::new(data, len, checksums);
     let mut entries = CentralEntries::new(cd, directory.cd_offset, directory.entries);
     let mut header_crc_checked = false;
     for entry in entries.by_ref() {
@@ -119,7 +198,7 @@ fn walk_archive(
                 tally.error(e)?;
             }
         }
-        match check_member(data, &entry, directory.cd_offset) {
+        match check_member(data, len, &entry, directory.cd_offset) {
             Ok(local) => payloads.add(&entry, &local, tally)?,
             Err(e) => tally.error(e)?,
         }
@@ -139,14 +218,40 @@ fn walk_archive(
     ControlFlow::Continue(())
 }
 
+/// The bytes of the local header at `at` of `data` (`len` bytes long) that
+/// [`LocalEntry::parse`] reads: everything from `at` in memory; over a cache, the fixed
+/// part and the name, or the rest of the input when it is shorter (the same error).
+fn local_bytes<'d, D: Data<'d>>(data: D, len: u64, at: u64) -> Result<&'d [u8], Error>
+where
+    Error: From<D::Error>,
+{
+    if let Some(all) = data.whole() {
+        return Ok(bytes::rest(all, at, "local file header")?);
+    }
+    let Some(rest) = len.checked_sub(at) else {
+        return Err(binfmt_core::Error::truncated("local file header", at, 1, 0).into());
+    };
+    let fixed_len = bytes::to_u64(raw::LOCAL_HEADER_SIZE);
+    let fixed = data.bytes(at, rest.min(fixed_len), "local file header")?;
+    let Ok(local) = bytes::read::<raw::LocalHeader>(fixed, 0, "local file header") else {
+        return Ok(fixed);
+    };
+    let want = fixed_len.saturating_add(u64::from(local.name_len.get()));
+    Ok(data.bytes(at, want.min(rest), "local file header")?)
+}
+
 /// A member's local header against its central-directory entry.
-fn check_member<'a>(
-    data: &'a [u8],
-    entry: &CentralEntry<'a>,
+fn check_member<'d, D: Data<'d>>(
+    data: D,
+    len: u64,
+    entry: &CentralEntry<'_>,
     data_limit: u64,
-) -> Result<LocalEntry<'a>, Error> {
+) -> Result<LocalEntry<'d>, Error>
+where
+    Error: From<D::Error>,
+{
     let at = entry.local_header_offset;
-    let local = LocalEntry::parse(bytes::rest(data, at, "local file header")?, at)?;
+    let local = LocalEntry::parse(local_bytes(data, len, at)?, at)?;
     let mismatch = |field, central: u64, local: u64| {
         ErrorKind::LocalMismatch {
             index: entry.index,
@@ -214,16 +319,61 @@ impl Span {
         (self.data, self.size, self.method)
     }
 
-    /// Hashes the payload if it is one whose CRC we check.
-    fn computed_crc(&self, data: &[u8], checksums: bool) -> Option<u32> {
+    /// True if the payload is one whose CRC we check.
+    fn hashed(&self, checksums: bool) -> bool {
         // The header's payload CRC is the CRC rule's; compressed members are not inflated.
-        if !checksums || self.index == 0 || self.method != 0 {
-            return None;
+        checksums && self.index != 0 && self.method == 0
+    }
+
+    /// The payload's pieces as [`verify_data`] reads them over a cache, in order.
+    #[cfg(feature = "alloc")]
+    fn pieces(&self) -> impl Iterator<Item = core::ops::Range<u64>> + use<> {
+        let (start, end) = (self.data, self.data.saturating_add(self.size));
+        (0..self.size.div_ceil(VERIFY_PIECE)).map(move |i| {
+            let from = start.saturating_add(i.saturating_mul(VERIFY_PIECE));
+            from..from.saturating_add(VERIFY_PIECE).min(end)
+        })
+    }
+
+    /// Hashes the payload if it is one whose CRC we check. `Err`: an I/O error.
+    fn computed_crc<'d, D: Data<'d>>(
+        &self,
+        data: D,
+        len: u64,
+        checksums: bool,
+    ) -> Result<Option<u32>, Error>
+    where
+        Error: From<D::Error>,
+    {
+        if !self.hashed(checksums) {
+            return Ok(None);
         }
-        // In bounds: `check_member` found the data before the central directory.
-        bytes::slice(data, self.data, self.size, "member data")
-            .ok()
-            .map(crate::crc::crc32)
+        if let Some(all) = data.whole() {
+            // In bounds: `check_member` found the data before the central directory.
+            return Ok(bytes::slice(all, self.data, self.size, "member data")
+                .ok()
+                .map(crate::crc::crc32));
+        }
+        if self.data.checked_add(self.size).is_none_or(|end| end > len) {
+            return Ok(None);
+        }
+        #[cfg(feature = "alloc")]
+        {
+            let mut hasher = crc32fast::Hasher::new();
+            for piece in self.pieces() {
+                let bytes = data.payload(piece.start, piece.end - piece.start, "member data")?;
+                hasher.update(&bytes);
+            }
+            Ok(Some(hasher.finalize()))
+        }
+        #[cfg(not(feature = "alloc"))]
+        {
+            Ok(Some(crate::crc::crc32(data.bytes(
+                self.data,
+                self.size,
+                "member data",
+            )?)))
+        }
     }
 
     fn check_crc(&self, computed: Option<u32>) -> Result<(), Error> {
@@ -242,20 +392,49 @@ impl Span {
 /// Overlaps and member CRCs: with `alloc`, over the members sorted by position, so that
 /// each distinct payload is hashed once and overlapping ones not at all.
 #[cfg(feature = "alloc")]
-struct Payloads<'d> {
-    data: &'d [u8],
+struct Payloads<D> {
+    data: D,
+    len: u64,
     checksums: bool,
     spans: alloc::vec::Vec<Span>,
 }
 
 #[cfg(feature = "alloc")]
-impl<'d> Payloads<'d> {
-    fn new(data: &'d [u8], checksums: bool) -> Self {
+impl<'d, D: Data<'d>> Payloads<D>
+where
+    Error: From<D::Error>,
+{
+    fn new(data: D, len: u64, checksums: bool) -> Self {
         Payloads {
             data,
+            len,
             checksums,
             spans: alloc::vec::Vec::new(),
         }
+    }
+
+    /// Announces the pieces of the payloads [`Payloads::finish`] will hash, in order:
+    /// its walk, without the hashing.
+    fn prefetch(&self) -> Result<(), Error> {
+        if self.data.whole().is_some() || !self.checksums {
+            return Ok(());
+        }
+        let mut ranges = alloc::vec::Vec::new();
+        let mut furthest: Option<u64> = None;
+        let mut last: Option<Span> = None;
+        for span in &self.spans {
+            let end = span.data.saturating_add(span.size);
+            let same = last.is_some_and(|p| p.start == span.start && p.key() == span.key());
+            let overlaps = furthest.is_some_and(|reach| span.start < reach);
+            if !same && !overlaps && span.hashed(self.checksums) && end <= self.len {
+                ranges.extend(span.pieces());
+            }
+            if furthest.is_none_or(|reach| end > reach) {
+                furthest = Some(end);
+            }
+            last = Some(*span);
+        }
+        Ok(self.data.prefetch(&ranges)?)
     }
 
     fn add(
@@ -278,6 +457,9 @@ impl<'d> Payloads<'d> {
     fn finish(mut self, tally: &mut Findings<'_, '_>) -> ControlFlow<()> {
         // Members are almost always in data order already: the sort is then linear.
         self.spans.sort_unstable();
+        if let Err(e) = self.prefetch() {
+            tally.error(e)?;
+        }
         // The member reaching furthest so far, and the last payload hashed.
         let mut furthest: Option<(u64, u64)> = None;
         let mut last: Option<(Span, Option<u32>)> = None;
@@ -305,7 +487,13 @@ impl<'d> Payloads<'d> {
                         // bytes once per entry.
                         None
                     }
-                    _ => span.computed_crc(self.data, self.checksums),
+                    _ => match span.computed_crc(self.data, self.len, self.checksums) {
+                        Ok(computed) => computed,
+                        Err(e) => {
+                            tally.error(e)?;
+                            None
+                        }
+                    },
                 },
             };
             if let Err(e) = span.check_crc(computed) {
@@ -324,18 +512,23 @@ impl<'d> Payloads<'d> {
 /// it starts at or after the end of the last one hashed (or is that same payload), so
 /// that no byte is hashed twice.
 #[cfg(not(feature = "alloc"))]
-struct Payloads<'d> {
-    data: &'d [u8],
+struct Payloads<D> {
+    data: D,
+    len: u64,
     checksums: bool,
     hashed_until: u64,
     last: Option<(Span, Option<u32>)>,
 }
 
 #[cfg(not(feature = "alloc"))]
-impl<'d> Payloads<'d> {
-    fn new(data: &'d [u8], checksums: bool) -> Self {
+impl<'d, D: Data<'d>> Payloads<D>
+where
+    Error: From<D::Error>,
+{
+    fn new(data: D, len: u64, checksums: bool) -> Self {
         Payloads {
             data,
+            len,
             checksums,
             hashed_until: 0,
             last: None,
@@ -359,7 +552,13 @@ impl<'d> Payloads<'d> {
         let computed = match self.last {
             Some((prev, computed)) if prev.key() == span.key() => computed,
             _ if span.data >= self.hashed_until => {
-                let computed = span.computed_crc(self.data, self.checksums);
+                let computed = match span.computed_crc(self.data, self.len, self.checksums) {
+                    Ok(computed) => computed,
+                    Err(e) => {
+                        tally.error(e)?;
+                        None
+                    }
+                };
                 if computed.is_some() {
                     self.hashed_until = span.data.saturating_add(span.size);
                 }

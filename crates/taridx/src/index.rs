@@ -291,12 +291,13 @@ where
     }
 }
 
-impl<'d> Index<'d> {
+impl<'d, D: Data<'d>> Index<'d, D> {
     /// A view of parts that the rules checked (or, in `verify`, parts whose blocks may
-    /// have failed their checks and are then empty).
+    /// have failed their checks and are then empty; over a cache, `verify` reads the
+    /// rows itself and gives none here).
     #[cfg(feature = "alloc")]
     pub(crate) fn assemble(
-        data: &'d [u8],
+        data: D,
         header: &'d raw::Header,
         exts: &'d [u8],
         crash: &'d [u8],
@@ -314,7 +315,9 @@ impl<'d> Index<'d> {
             options: *options,
         }
     }
+}
 
+impl<'d> Index<'d> {
     /// The view of `data` again, which [`Index::parse_with`] accepted with `options`
     /// (`header` is a copy of its header): slicing only, O(1). Parts that were not there
     /// would be empty; they always are there, for the same bytes.
@@ -600,6 +603,12 @@ pub(crate) fn rows_rule<'d, D: Data<'d>>(
 where
     Error: From<D::Error>,
 {
+    let n_rows = row_count_rule(header, off_arr, file_len)?;
+    Ok(data.read_slice::<raw::Row>(off_arr, n_rows, "rows")?)
+}
+
+/// The count check of [`rows_rule`], without reading the rows; returns `n_rows`.
+pub(crate) fn row_count_rule(header: &raw::Header, off_arr: u64, file_len: u64) -> Result<u64> {
     let n_rows = header.n_rows.get();
     let available = file_len.saturating_sub(off_arr);
     if n_rows.checked_mul(ROW_LEN) != Some(available) {
@@ -610,7 +619,7 @@ where
         }
         .at(N_ROWS_AT));
     }
-    Ok(data.read_slice::<raw::Row>(off_arr, n_rows, "rows")?)
+    Ok(n_rows)
 }
 
 /// The block `data[start..end]` (both checked by [`offsets_rule`]), checked to be UTF-8.
@@ -688,7 +697,7 @@ pub(crate) fn row_rule<'d, D: Data<'d>>(
 
 /// Deep rule: `n_stems` equals the distinct `(keyhash, crashid)` pairs among the rows.
 #[cfg(feature = "alloc")]
-pub(crate) fn stem_count_rule(index: &Index<'_>, distinct: u64) -> Result<()> {
+pub(crate) fn stem_count_rule<'d, D: Data<'d>>(index: &Index<'d, D>, distinct: u64) -> Result<()> {
     if index.n_stems() == distinct {
         Ok(())
     } else {
@@ -702,7 +711,7 @@ pub(crate) fn stem_count_rule(index: &Index<'_>, distinct: u64) -> Result<()> {
 
 /// Deep rule: flag bit 0 says whether every stem's rows are one run.
 #[cfg(feature = "alloc")]
-pub(crate) fn flag_rule(index: &Index<'_>, contiguous: bool) -> Result<()> {
+pub(crate) fn flag_rule<'d, D: Data<'d>>(index: &Index<'d, D>, contiguous: bool) -> Result<()> {
     if index.is_contiguous() == contiguous {
         Ok(())
     } else {

@@ -48,6 +48,15 @@ pub use binfmt_core::IoError;
 pub use binfmt_core::{
     Compatibility, Diagnostic, Fault, Found, Layout, Severity, Sink, Summary, Version,
 };
+/// The byte-data trait the view reads through: `&[u8]`, or a [`ReadCache`] over a byte
+/// source (re-exported so that a user of this crate alone can name them).
+pub use binfmt_core::data::Data;
+#[cfg(feature = "std")]
+#[cfg_attr(docsrs, doc(cfg(feature = "std")))]
+pub use binfmt_core::{
+    cache::ReadCache,
+    source::{ByteSource, Counting, FileSource, SeekSource, StreamSource},
+};
 pub use error::{Block, Error, ErrorKind, Result, TarPart};
 pub use index::{Entry, Index, Texts};
 #[cfg(feature = "alloc")]
@@ -74,7 +83,7 @@ pub use reader::{Payload, Reader};
 pub use report::{NameExcerpt, Report, SkipReason, Skipped, Warning};
 #[cfg(feature = "alloc")]
 #[cfg_attr(docsrs, doc(cfg(feature = "alloc")))]
-pub use verify::verify;
+pub use verify::{verify, verify_data};
 #[cfg(feature = "alloc")]
 #[cfg_attr(docsrs, doc(cfg(feature = "alloc")))]
 pub use write::{IndexFile, RowData};

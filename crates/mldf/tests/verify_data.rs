@@ -1,0 +1,241 @@
+//! `verify_data` over a range cache finds exactly what `verify` finds over the bytes,
+//! and holds only metadata.
+// Caches need the `std` API.
+#![cfg(feature = "std")]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
+
+use std::path::{Path, PathBuf};
+
+use binfmt_core::cache::ReadCache;
+use binfmt_core::source::Counting;
+use binfmt_core::verify::Findings;
+use mldf::{FieldType, ReadOptions, Schema, Value, Writer, WriterOptions};
+
+fn files(dir: &Path, out: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            files(&path, out);
+        } else if path.extension().is_some_and(|e| e == "mldf") {
+            out.push(path);
+        }
+    }
+}
+
+/// The findings and summary of both verifies, as text.
+fn both(data: &[u8], options: &ReadOptions) -> (String, String) {
+    let mut slice = Findings::new(1000);
+    let a = mldf::verify(data, options, &mut slice);
+    let source = Counting::new(data);
+    let cache = ReadCache::new(&source);
+    let mut ranged = Findings::new(1000);
+    let b = mldf::verify_data(&cache, options, &mut ranged);
+    (
+        format!("{a:?} {:?} {:?}", slice.errors(), slice.warnings()),
+        format!("{b:?} {:?} {:?}", ranged.errors(), ranged.warnings()),
+    )
+}
+
+/// Variants of a file: itself, truncated, with bytes appended, and with single bytes
+/// changed all along it.
+fn variants(data: &[u8]) -> Vec<Vec<u8>> {
+    let mut out = vec![data.to_vec(), Vec::new()];
+    for cut in [
+        1,
+        8,
+        100,
+        4096,
+        data.len() / 2,
+        data.len().saturating_sub(1),
+    ] {
+        out.push(data[..cut.min(data.len())].to_vec());
+    }
+    let mut longer = data.to_vec();
+    longer.extend_from_slice(&[0; 16]);
+    out.push(longer);
+    let step = (data.len() / 300).max(1);
+    for at in (0..data.len()).step_by(step) {
+        for value in [0u8, 0xff, 3] {
+            let mut v = data.to_vec();
+            v[at] = value;
+            out.push(v);
+        }
+    }
+    out
+}
+
+/// A checksummed file with items of every kind the rules read.
+fn built(samples: usize, item: usize) -> Vec<u8> {
+    built_with(samples, item, usize::MAX)
+}
+
+/// [`built`], with sample `changed`'s values different.
+fn built_with(samples: usize, item: usize, changed: usize) -> Vec<u8> {
+    let schema = Schema::new()
+        .field("b", FieldType::Bytes)
+        .field("j", FieldType::Json)
+        .field("t", FieldType::TextRaw)
+        .field("n", FieldType::Int);
+    let options = WriterOptions::new().page_size(4096).checksums(true);
+    let mut writer = Writer::new(std::io::Cursor::new(Vec::new()), &schema, options).unwrap();
+    let bytes = vec![5u8; item];
+    let other = vec![6u8; item];
+    for i in 0..samples {
+        let n = i64::try_from(i).unwrap();
+        let (b, text) = if i == changed {
+            (&other, "world")
+        } else {
+            (&bytes, "héllo")
+        };
+        writer
+            .push(&[
+                Value::Bytes(b),
+                Value::Json("{\"a\": 1}"),
+                Value::Text(mldf::Text::Utf8(text)),
+                Value::Int(n),
+            ])
+            .unwrap();
+    }
+    writer.finish().unwrap().into_inner()
+}
+
+#[test]
+fn every_fixture_gives_the_same_findings_over_a_cache() {
+    let mut paths = Vec::new();
+    files(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures"),
+        &mut paths,
+    );
+    assert!(paths.len() > 40, "{}", paths.len());
+    let mut all: Vec<Vec<u8>> = paths.iter().map(|p| std::fs::read(p).unwrap()).collect();
+    all.push(built(5, 100));
+    let mut checked = 0;
+    for (i, data) in all.iter().enumerate() {
+        for v in variants(data) {
+            for options in [ReadOptions::new(), ReadOptions::new().checksums(false)] {
+                let (slice, ranged) = both(&v, &options);
+                assert_eq!(slice, ranged, "{i}");
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked > 1000);
+}
+
+#[test]
+fn a_cache_holds_metadata_only() {
+    let data = built(40, 1 << 20);
+    let source = Counting::new(&data[..]);
+    let cache = ReadCache::new(&source);
+    let mut findings = Findings::new(10);
+    let summary = mldf::verify_data(&cache, &ReadOptions::new(), &mut findings);
+    assert!(summary.is_valid(), "{:?}", findings.errors());
+    assert!(cache.held() <= 128 * 1024, "{}", cache.held());
+    // Every item was read, for its CRC.
+    assert!(source.stats().bytes >= 40 << 20);
+}
+
+/// Writes two large datasets differing in a few values, for measuring `binfmt verify` and
+/// `binfmt mldf diff` (run with `--ignored` and `BINFMT_BIG=DIR`).
+#[test]
+#[ignore = "writes two 500 MB files"]
+fn write_two_large_datasets() {
+    let Some(dir) = std::env::var_os("BINFMT_BIG") else {
+        return;
+    };
+    let schema = Schema::new()
+        .field("label", FieldType::Int)
+        .field("b", FieldType::Bytes)
+        .field("t", FieldType::TextRaw);
+    for (name, changed) in [("a.mldf", u64::MAX), ("b.mldf", 7)] {
+        let options = WriterOptions::new().page_size(4096).checksums(true);
+        let file = std::fs::File::create(Path::new(&dir).join(name)).unwrap();
+        let mut writer = Writer::new(std::io::BufWriter::new(file), &schema, options).unwrap();
+        let mut bytes = vec![0u8; 100_000];
+        for i in 0..5000u64 {
+            bytes[..8].copy_from_slice(&i.to_le_bytes());
+            let label = if i % 1000 == changed {
+                -1
+            } else {
+                i64::try_from(i).unwrap()
+            };
+            writer
+                .push(&[
+                    Value::Int(label),
+                    Value::Bytes(&bytes),
+                    Value::Text(mldf::Text::Utf8("some text")),
+                ])
+                .unwrap();
+        }
+        writer.finish().unwrap();
+    }
+}
+
+/// The lines and summary of a diff of `a` and `b`, both opened over `open`.
+fn diff_lines<'d, D: binfmt_core::data::Data<'d>>(a: D, b: D) -> String
+where
+    mldf::Error: From<D::Error>,
+{
+    use mldf::Dataset;
+    use mldf::diff::{DiffOptions, Difference};
+    let (Ok(da), Ok(db)) = (Dataset::from_data(a), Dataset::from_data(b)) else {
+        return String::from("unopened");
+    };
+    let mut lines = Vec::new();
+    let result = mldf::diff::diff(&da, &db, &DiffOptions::new().layout(true), &mut |d| {
+        lines.push(match d {
+            Difference::Value(v) => format!(
+                "{} {} {:?} {:?} {:?} {:?}",
+                v.sample,
+                v.field.name(),
+                v.a,
+                v.crc_a,
+                v.b,
+                v.crc_b
+            ),
+            other => format!("{other:?}"),
+        });
+        core::ops::ControlFlow::Continue(())
+    });
+    format!("{result:?} {lines:?}")
+}
+
+#[test]
+fn diff_over_caches_is_diff_over_slices() {
+    let mut paths = Vec::new();
+    files(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures"),
+        &mut paths,
+    );
+    let mut all: Vec<Vec<u8>> = paths.iter().map(|p| std::fs::read(p).unwrap()).collect();
+    let base = built(5, 100);
+    all.extend(variants(&base).into_iter().step_by(7));
+    let mut compared = 0;
+    let changed = [built_with(5, 100, 2), built_with(7, 100, 0)];
+    let pairs = [
+        [base.clone(), base.clone()],
+        [base.clone(), changed[0].clone()],
+        [changed[1].clone(), base.clone()],
+    ];
+    for pair in all.windows(2).chain(pairs.iter().map(|p| p.as_slice())) {
+        let (a, b) = (&pair[0], &pair[1]);
+        let slices = diff_lines::<&[u8]>(a, b);
+        let (sa, sb) = (Counting::new(&a[..]), Counting::new(&b[..]));
+        let (ca, cb) = (ReadCache::new(&sa), ReadCache::new(&sb));
+        let ranged = diff_lines(&ca, &cb);
+        assert_eq!(slices, ranged);
+        if core::ptr::eq(pair, pairs[1].as_slice()) {
+            assert!(
+                slices.contains("6, 6, 6") && slices.contains("world"),
+                "{slices}"
+            );
+        }
+        compared += 1;
+    }
+    assert!(compared > 100);
+}
