@@ -26,5 +26,9 @@ fn every_cli_regression_input_runs_through_its_target() {
             ran += 1;
         }
     }
-    assert!(ran > 0, "no regression inputs found under {}", root.display());
+    assert!(
+        ran > 0,
+        "no regression inputs found under {}",
+        root.display()
+    );
 }

@@ -70,12 +70,12 @@ pub use stream::StreamReader;
 #[cfg(feature = "std")]
 #[cfg_attr(docsrs, doc(cfg(feature = "std")))]
 pub use binfmt_core::IoError;
-pub use binfmt_core::{
-    Compatibility, Diagnostic, Fault, Found, Layout, Severity, Sink, Summary, Version,
-};
 /// The byte-data trait the view reads through: `&[u8]`, or a [`ReadCache`] over a byte
 /// source (re-exported so that a user of this crate alone can name them).
 pub use binfmt_core::data::Data;
+pub use binfmt_core::{
+    Compatibility, Diagnostic, Fault, Found, Layout, Severity, Sink, Summary, Version,
+};
 #[cfg(feature = "std")]
 #[cfg_attr(docsrs, doc(cfg(feature = "std")))]
 pub use binfmt_core::{
