@@ -26,8 +26,23 @@ FILE arguments: a path, - for standard input, or a URL: s3://BUCKET/KEY, gs://BU
 az://CONTAINER/BLOB, http(s)://HOST/PATH, file:///PATH. URLs are read by range (only what
 a command needs), configured by the object stores' usual environment variables
 (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_REGION, AWS_ENDPOINT, AWS_ALLOW_HTTP,
-GOOGLE_SERVICE_ACCOUNT, AZURE_STORAGE_ACCOUNT_NAME, …) and BINFMT_REMOTE_* (docs/remote.md).
+GOOGLE_SERVICE_ACCOUNT, AZURE_STORAGE_ACCOUNT_NAME, …) and the BINFMT_REMOTE_* settings
+(listed by binfmt --help).
 Data and JSON go to standard output; messages go to standard error.";
+
+/// `--help`'s closing text: [`EXIT_CODES`] and, with URL support, every `BINFMT_REMOTE_*`
+/// setting with what it does (an installed binary has no docs/remote.md beside it).
+fn long_after_help() -> String {
+    let mut help = EXIT_CODES.to_owned();
+    #[cfg(feature = "remote")]
+    {
+        help.push_str("\n\nRemote settings (environment variables):\n");
+        for (name, what) in binfmt_remote::ENV_VARS {
+            help.push_str(&format!("  {name}: {what}\n"));
+        }
+    }
+    help
+}
 
 #[derive(Debug, Args)]
 struct InspectArgs {
@@ -77,6 +92,7 @@ pub(crate) fn command() -> Command {
         .version(env!("CARGO_PKG_VERSION"))
         .about(ABOUT)
         .after_help(EXIT_CODES)
+        .after_long_help(long_after_help())
         .subcommand_required(true)
         .arg_required_else_help(true)
         .arg(
