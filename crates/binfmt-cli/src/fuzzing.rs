@@ -33,7 +33,7 @@ fn ranged_inputs(data: &[u8]) -> Vec<Input> {
 }
 
 /// `inspect`, `verify` and the format's own subcommands over `data` read by range and as
-/// a stream ([`ranged_inputs`]): the one door's cache paths, which the slice paths of
+/// a stream (one that spills past 4 KiB): the one door's cache paths, which the slice paths of
 /// [`inspect`] and [`verify`] do not take.
 pub fn ranged(data: &[u8]) {
     for input in ranged_inputs(data) {
