@@ -168,22 +168,9 @@ where
     Error: From<D::Error>,
 {
     let data = dataset.data();
-    let header = dataset.header();
-    let checksummed = header.is_checksummed();
-    if checksummed
-        && options.checks_index()
-        && let Err(e) = dataset.check_index_crc()
-    {
-        tally.error(e)?;
-    }
     let catalog = dataset.catalog();
     let alloc = dataset.alloc_entries();
-    let mut table_ok = true;
-    catalog::check_entries(alloc, catalog.alloc.start, &catalog.data, &mut |e| {
-        table_ok = false;
-        tally.error(e)
-    })?;
-    let item_crcs = checksummed && options.checks_items();
+    let (table_ok, item_crcs) = tables(dataset, alloc, options, tally)?;
     let mut referenced = vec![0u64; alloc.len().div_ceil(64)];
     let fields: Vec<_> = dataset
         .fields()
@@ -248,24 +235,7 @@ where
                         continue;
                     }
                 };
-                let mut entry = Ok(None);
-                if size > 0 {
-                    entry = match catalog::entry_for(alloc, &place, ptr, size) {
-                        Err(e) => Err(e),
-                        Ok((i, found)) => {
-                            if mark(&mut referenced, i) {
-                                Ok(Some(found))
-                            } else {
-                                Err(ErrorKind::SharedItem {
-                                    sample,
-                                    field: field.index(),
-                                    ptr,
-                                }
-                                .at(place.offset))
-                            }
-                        }
-                    };
-                }
+                let entry = claim(alloc, &mut referenced, &place, ptr, size);
                 let content = size == 0 || (table_ok && matches!(entry, Ok(Some(_))));
                 let text = matches!(
                     field.field_type_ref(),
@@ -333,21 +303,13 @@ where
                 .field(place.field)
                 .map(crate::field::Field::field_type_ref);
             let Ok(ty) = ty else { continue };
-            let checked = if content {
-                slot::interpret(ty, slot, &payload, slot::utf8).map(|_| ())
-            } else {
-                slot::interpret(ty, slot, &payload, slot::skip_utf8).map(|_| ())
+            let item = Item {
+                place: &place,
+                ptr,
+                entry,
+                content,
             };
-            if let Err(problem) = checked {
-                tally.error(place.bad(problem))?;
-            }
-            if content
-                && item_crcs
-                && let Some(entry) = entry
-                && let Err(e) = catalog::check_item_crc(entry, &place, ptr, &payload)
-            {
-                tally.error(e)?;
-            }
+            check_item(&item, ty, slot, &payload, item_crcs, tally)?;
         }
         first += count;
     }
@@ -378,22 +340,9 @@ fn contents(
     options: &ReadOptions,
     tally: &mut Walk<'_, '_>,
 ) -> ControlFlow<()> {
-    let header = dataset.header();
-    let checksummed = header.is_checksummed();
-    if checksummed
-        && options.checks_index()
-        && let Err(e) = dataset.check_index_crc()
-    {
-        tally.error(e)?;
-    }
     let catalog = dataset.catalog();
     let alloc = dataset.alloc_table();
-    let mut table_ok = true;
-    catalog::check_entries(alloc, catalog.alloc.start, &catalog.data, &mut |e| {
-        table_ok = false;
-        tally.error(e)
-    })?;
-    let item_crcs = checksummed && options.checks_items();
+    let (table_ok, item_crcs) = tables(dataset, alloc, options, tally)?;
     // One bit per allocation entry: E is bounded by the file size / 16.
     let mut referenced = vec![0u64; alloc.len().div_ceil(64)];
     for sample in 0..dataset.num_samples() {
@@ -419,49 +368,125 @@ fn contents(
                 }
             };
             let payload = dataset.payload(ptr, size);
-            let mut entry = None;
-            if size > 0 {
-                match catalog::entry_for(alloc, &place, ptr, size) {
-                    Err(e) => tally.error(e)?,
-                    Ok((i, found)) => {
-                        if mark(&mut referenced, i) {
-                            entry = Some(found);
-                        } else {
-                            tally.error(
-                                ErrorKind::SharedItem {
-                                    sample,
-                                    field: field.index(),
-                                    ptr,
-                                }
-                                .at(place.offset),
-                            )?;
-                        }
-                    }
+            let entry = match claim(alloc, &mut referenced, &place, ptr, size) {
+                Ok(entry) => entry,
+                Err(e) => {
+                    tally.error(e)?;
+                    None
                 }
-            }
+            };
             // A payload's contents are read through its first reference to a valid entry
             // only, and only when the entries are disjoint: the bytes read then add up to
             // at most the file size, however many slots share an item.
             let content = size == 0 || (table_ok && entry.is_some());
-            let ty = field.field_type_ref();
-            let checked = if content {
-                slot::interpret(ty, slot, payload, slot::utf8)
-            } else {
-                slot::interpret(ty, slot, payload, slot::skip_utf8)
+            let item = Item {
+                place: &place,
+                ptr,
+                entry,
+                content,
             };
-            if let Err(problem) = checked {
-                tally.error(place.bad(problem))?;
-            }
-            if content
-                && item_crcs
-                && let Some(entry) = entry
-                && let Err(e) = catalog::check_item_crc(entry, &place, ptr, payload)
-            {
-                tally.error(e)?;
-            }
+            check_item(
+                &item,
+                field.field_type_ref(),
+                slot,
+                payload,
+                item_crcs,
+                tally,
+            )?;
         }
     }
     unreferenced(catalog, alloc, &referenced, tally)
+}
+
+/// Steps 6 and 7 (the index CRC, the allocation table), on either path: whether the
+/// table's entries are sound, and whether item CRCs are checked.
+fn tables<'d, D: Data<'d>>(
+    dataset: &Dataset<'d, D>,
+    alloc: &[crate::raw::AllocEntry],
+    options: &ReadOptions,
+    tally: &mut Walk<'_, '_>,
+) -> ControlFlow<(), (bool, bool)>
+where
+    Error: From<D::Error>,
+{
+    let checksummed = dataset.header().is_checksummed();
+    if checksummed
+        && options.checks_index()
+        && let Err(e) = dataset.check_index_crc()
+    {
+        tally.error(e)?;
+    }
+    let catalog = dataset.catalog();
+    let mut table_ok = true;
+    catalog::check_entries(alloc, catalog.alloc.start, &catalog.data, &mut |e| {
+        table_ok = false;
+        tally.error(e)
+    })?;
+    ControlFlow::Continue((table_ok, checksummed && options.checks_items()))
+}
+
+/// The allocation entry of the payload at `ptr` (`size` bytes, `size` > 0), marked as
+/// referenced: `None` for an empty payload; [`ErrorKind::SharedItem`] when an earlier
+/// slot already claimed it.
+fn claim<'e>(
+    alloc: &'e [crate::raw::AllocEntry],
+    referenced: &mut [u64],
+    place: &crate::slot::Place,
+    ptr: u64,
+    size: u32,
+) -> Result<Option<&'e crate::raw::AllocEntry>, Error> {
+    if size == 0 {
+        return Ok(None);
+    }
+    let (i, found) = catalog::entry_for(alloc, place, ptr, size)?;
+    if mark(referenced, i) {
+        Ok(Some(found))
+    } else {
+        Err(ErrorKind::SharedItem {
+            sample: place.sample,
+            field: place.field,
+            ptr,
+        }
+        .at(place.offset))
+    }
+}
+
+/// One slot's payload as [`check_item`] checks it.
+struct Item<'p, 'e> {
+    place: &'p crate::slot::Place,
+    ptr: u64,
+    /// Its allocation entry, when this slot claimed it.
+    entry: Option<&'e crate::raw::AllocEntry>,
+    /// Its contents are checked through this slot (the first reference to a valid entry).
+    content: bool,
+}
+
+/// A slot and its payload under the field's rules (UTF-8 only through the slot that
+/// checks the contents), and the item's CRC when asked for.
+fn check_item(
+    item: &Item<'_, '_>,
+    ty: &FieldType,
+    slot: &[u8],
+    payload: &[u8],
+    item_crcs: bool,
+    tally: &mut Walk<'_, '_>,
+) -> ControlFlow<()> {
+    let checked = if item.content {
+        slot::interpret(ty, slot, payload, slot::utf8).map(|_| ())
+    } else {
+        slot::interpret(ty, slot, payload, slot::skip_utf8).map(|_| ())
+    };
+    if let Err(problem) = checked {
+        tally.error(item.place.bad(problem))?;
+    }
+    if item.content
+        && item_crcs
+        && let Some(entry) = item.entry
+        && let Err(e) = catalog::check_item_crc(entry, item.place, item.ptr, payload)
+    {
+        tally.error(e)?;
+    }
+    ControlFlow::Continue(())
 }
 
 /// The allocation entries no slot points at.
