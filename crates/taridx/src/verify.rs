@@ -102,14 +102,13 @@ fn report<S: Sink<Error> + ?Sized>(
     }
 }
 
-fn walk<S: Sink<Error> + ?Sized>(
-    data: &[u8],
+/// The header's size fields (when checked) and its warnings, on either path.
+fn header_rules<S: Sink<Error> + ?Sized>(
+    header: &crate::raw::Header,
+    compatibility: binfmt_core::Compatibility,
     options: &ReadOptions,
     tally: &mut Tally<'_, S>,
 ) -> ControlFlow<()> {
-    let Some((header, compatibility)) = tally.check(index::header_rule(data)) else {
-        return ControlFlow::Break(());
-    };
     if options.checks_header_sizes() {
         report(tally, index::rec_size_rule(header))?;
         report(tally, index::hdr_size_rule(header))?;
@@ -117,11 +116,21 @@ fn walk<S: Sink<Error> + ?Sized>(
     for warning in index::warnings(header, compatibility, options) {
         tally.warning(warning)?;
     }
-    let file_len = bytes::len_u64(data);
-    let Some((off_crash, off_arr)) = tally.check(index::offsets_rule(header, file_len)) else {
-        return ControlFlow::Break(());
-    };
-    let rows = tally.check(index::rows_rule(data, header, off_arr, file_len));
+    ControlFlow::Continue(())
+}
+
+/// The extension and crash-stem blocks and their counts, on either path: each block's
+/// text, empty when it cannot be read (its problem reported).
+fn text_blocks<'d, D: Data<'d>, S: Sink<Error> + ?Sized>(
+    data: D,
+    header: &crate::raw::Header,
+    off_crash: u64,
+    off_arr: u64,
+    tally: &mut Tally<'_, S>,
+) -> ControlFlow<(), (&'d [u8], &'d [u8])>
+where
+    Error: From<D::Error>,
+{
     let mut blocks = [(&[][..], Block::Extensions), (&[][..], Block::CrashStems)];
     for ((text, block), (start, end, count)) in blocks.iter_mut().zip([
         (HEADER_LEN, off_crash, header.n_ext.get()),
@@ -132,13 +141,31 @@ fn walk<S: Sink<Error> + ?Sized>(
             *text = t;
         }
     }
+    let [(exts, _), (crash, _)] = blocks;
+    ControlFlow::Continue((exts, crash))
+}
+
+fn walk<S: Sink<Error> + ?Sized>(
+    data: &[u8],
+    options: &ReadOptions,
+    tally: &mut Tally<'_, S>,
+) -> ControlFlow<()> {
+    let Some((header, compatibility)) = tally.check(index::header_rule(data)) else {
+        return ControlFlow::Break(());
+    };
+    header_rules(header, compatibility, options, tally)?;
+    let file_len = bytes::len_u64(data);
+    let Some((off_crash, off_arr)) = tally.check(index::offsets_rule(header, file_len)) else {
+        return ControlFlow::Break(());
+    };
+    let rows = tally.check(index::rows_rule(data, header, off_arr, file_len));
+    let (exts, crash) = text_blocks(data, header, off_crash, off_arr, tally)?;
     let Some(rows) = rows else {
         return ControlFlow::Continue(());
     };
     if tally.is_stopped() {
         return ControlFlow::Break(());
     }
-    let [(exts, _), (crash, _)] = blocks;
     let index = Index::assemble(data, header, exts, crash, rows, compatibility, options);
     let (n_ext, n_crash) = (index.n_ext(), index.n_crash());
     // One branch-free pass; the offending rows are located only if there are some.
@@ -180,13 +207,7 @@ where
     let Some((header, compatibility)) = tally.check(index::header_rule(head)) else {
         return ControlFlow::Break(());
     };
-    if options.checks_header_sizes() {
-        report(tally, index::rec_size_rule(header))?;
-        report(tally, index::hdr_size_rule(header))?;
-    }
-    for warning in index::warnings(header, compatibility, options) {
-        tally.warning(warning)?;
-    }
+    header_rules(header, compatibility, options, tally)?;
     let Some(file_len) = tally.check(data.size().map_err(Error::from)) else {
         return ControlFlow::Break(());
     };
@@ -200,23 +221,13 @@ where
     {
         tally.error(e.into())?;
     }
-    let mut blocks = [(&[][..], Block::Extensions), (&[][..], Block::CrashStems)];
-    for ((text, block), (start, end, count)) in blocks.iter_mut().zip([
-        (HEADER_LEN, off_crash, header.n_ext.get()),
-        (off_crash, off_arr, header.n_crash.get()),
-    ]) {
-        if let Some(t) = tally.check(index::text_block(data, start, end, *block)) {
-            report(tally, index::count_rule(t, *block, count))?;
-            *text = t;
-        }
-    }
+    let (exts, crash) = text_blocks(data, header, off_crash, off_arr, tally)?;
     let Some(n_rows) = n_rows else {
         return ControlFlow::Continue(());
     };
     if tally.is_stopped() {
         return ControlFlow::Break(());
     }
-    let [(exts, _), (crash, _)] = blocks;
     let index = Index::assemble(data, header, exts, crash, &[], compatibility, options);
     let (n_ext, n_crash) = (index.n_ext(), index.n_crash());
     // One pass for the ids and the keys; a second, only if some ids are out of range, to
