@@ -5,16 +5,16 @@
 // so that `cargo test` counts them as *ignored*, with the reason, instead of letting them
 // pass without doing anything.
 //
-// * `binfmt_no_python`: `BINFMT_PYTHON` is unset or empty (tools/reference.rs reads it);
+// * `binfmt_no_python`: `BINFMT_PYTHON` is unset or empty (binfmt_test_support::reference reads it);
 // * `binfmt_no_nginx`, `binfmt_no_moto`: the search of tools/remote/programs.rs (the one
-//   tools/remote/servers.rs uses to start them) finds nothing.
+//   binfmt_test_support::servers uses to start them) finds nothing.
 //
 // None is ever set under `BINFMT_REQUIRE_REFERENCE=1` / `BINFMT_REQUIRE_SERVERS=1` (what CI
 // sets): the tests then run, and fail when what they need is missing. The tests keep their
 // run-time check too, for a test binary run by hand with other variables than it was built
 // with.
 
-/// Where the test servers are found (shared with tools/remote/servers.rs).
+/// Where the test servers are found (shared with binfmt_test_support::servers).
 #[allow(dead_code)] // a crate without server tests uses none of it
 mod programs {
     include!("remote/programs.rs");

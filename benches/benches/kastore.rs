@@ -16,7 +16,7 @@
 //!     `plain_read`: `std::fs::read` of the file. Target: at most 1.5× the read.
 //!   - `ours_read_reach_all`, `ours_read_checksum`: the same from `kastore::fs::read`.
 //! * `kastore_one_column`: reading one 13.2 MB column (`nodes/time`) of the same file, as a
-//!   remote reader would: `ours_reader_open` (`kastore::fs::reader`: one 64 KiB positioned
+//!   remote reader would: `ours_reader_open` (`kastore::fs::open`: one 64 KiB positioned
 //!   read, every rule checked), `ours_reader_get_one` (that, plus one read of the column
 //!   into an owned `Vec<f64>`), `ours_mmap_get_one` (map + parse + borrowed slice, touched),
 //!   against `reference_c_lazy_open_get_one` (the C library's lazy open plus `kastore_get`
@@ -35,7 +35,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
 use criterion::{Criterion, Throughput};
-use kastore::{AnyArray, Builder, Store};
+use kastore::{AnyArray, Store, Writer};
 
 /// The directory criterion writes to, as criterion itself chooses it.
 fn target_dir() -> PathBuf {
@@ -56,9 +56,9 @@ fn criterion_dir() -> PathBuf {
 /// A store of `n` items like a tskit table column set: int32[16] each.
 fn store_with(n: usize) -> Vec<u8> {
     let values: Vec<i32> = (0..16).collect();
-    let mut b = Builder::new();
+    let mut b = Writer::new();
     for i in 0..n {
-        b.insert(format!("table{:04}/column", i), &values).unwrap();
+        b.add(format!("table{:04}/column", i), &values).unwrap();
     }
     b.to_vec().unwrap()
 }
@@ -146,14 +146,14 @@ fn big_store(path: &Path) -> u64 {
         .collect();
     let flags: Vec<u32> = (0..1_000_000u32).map(|i| u32::from(i < 1000)).collect();
     let time: Vec<f64> = (0..1_650_000).map(|i| f64::from(i) / 3.0).collect();
-    let mut b = Builder::new();
-    b.insert("edges/child", &child).unwrap();
-    b.insert("edges/parent", &parent).unwrap();
-    b.insert("edges/left", &left).unwrap();
-    b.insert("edges/right", &right).unwrap();
-    b.insert("mutations/derived_state", &states).unwrap();
-    b.insert("nodes/flags", &flags).unwrap();
-    b.insert("nodes/time", &time).unwrap();
+    let mut b = Writer::new();
+    b.add("edges/child", &child).unwrap();
+    b.add("edges/parent", &parent).unwrap();
+    b.add("edges/left", &left).unwrap();
+    b.add("edges/right", &right).unwrap();
+    b.add("mutations/derived_state", &states).unwrap();
+    b.add("nodes/flags", &flags).unwrap();
+    b.add("nodes/time", &time).unwrap();
     b.write_to_path(path).unwrap()
 }
 
@@ -275,11 +275,11 @@ fn one_column(c: &mut Criterion) {
     let mut group = c.benchmark_group("kastore_one_column");
     group.sample_size(30);
     group.bench_function("ours_reader_open", |b| {
-        b.iter(|| kastore::fs::reader(&path).unwrap().len())
+        b.iter(|| kastore::fs::open(&path).unwrap().len())
     });
     group.bench_function("ours_reader_get_one", |b| {
         b.iter(|| {
-            let reader = kastore::fs::reader(&path).unwrap();
+            let reader = kastore::fs::open(&path).unwrap();
             let time = reader.get::<f64>("nodes/time").unwrap();
             time[time.len() - 1].to_bits()
         })

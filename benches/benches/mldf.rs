@@ -90,7 +90,7 @@ fn random_access(c: &mut Criterion) {
     let emb = [0u8; 16];
     for i in 0..SAMPLES {
         let caption = format!("sample number {i}");
-        w.push(&[
+        w.add(&[
             Value::Int(i as i64),
             Value::Text(Text::Utf8(&caption)),
             Value::Ndarray(&emb),
@@ -155,9 +155,9 @@ fn random_access(c: &mut Criterion) {
     let mut group = c.benchmark_group("mldf/reader");
     let options = ReadOptions::new().checksums(false);
     group.bench_function("open (1 request)", |b| {
-        b.iter(|| mldf::fs::reader(&path, &options).unwrap())
+        b.iter(|| mldf::fs::open_with(&path, &options).unwrap())
     });
-    let reader = mldf::fs::reader(&path, &options).unwrap();
+    let reader = mldf::fs::open_with(&path, &options).unwrap();
     for (name, field) in [("int (1 request)", 0usize), ("text (2 requests)", 1)] {
         let mut k = 0usize;
         group.bench_function(format!("1M samples/{name}"), |b| {
@@ -187,14 +187,14 @@ fn diff_files() -> (Vec<u8>, Vec<u8>) {
     let captions: Vec<String> = (0..N).map(|i| format!("caption {i:08}")).collect();
     let mut w = Writer::new(Cursor::new(Vec::new()), &schema, options).unwrap();
     for c in &captions {
-        w.push(&[Value::Text(Text::Utf8(c))]).unwrap();
+        w.add(&[Value::Text(Text::Utf8(c))]).unwrap();
     }
     let own = w.finish().unwrap().into_inner();
     let big = "x".repeat(1_400_000);
     let mut w = Writer::new(Cursor::new(Vec::new()), &schema, options).unwrap();
-    w.push(&[Value::Text(Text::Utf8(&big))]).unwrap();
+    w.add(&[Value::Text(Text::Utf8(&big))]).unwrap();
     for _ in 1..N {
-        w.push(&[Value::Text(Text::Utf8(""))]).unwrap();
+        w.add(&[Value::Text(Text::Utf8(""))]).unwrap();
     }
     let mut shared = w.finish().unwrap().into_inner();
     let meta = Dataset::parse(&shared).unwrap().header().metadata_ptr() as usize;
@@ -260,8 +260,7 @@ fn write(c: &mut Criterion) {
                         Writer::new(BufWriter::with_capacity(64 * 1024, file), &schema, options)
                             .unwrap();
                     for i in 0..BLOBS {
-                        w.push(&[Value::Int(i as i64), Value::Bytes(&blob)])
-                            .unwrap();
+                        w.add(&[Value::Int(i as i64), Value::Bytes(&blob)]).unwrap();
                     }
                     w.finish().unwrap()
                 },

@@ -34,7 +34,7 @@ use binfmt_benches::reference::tacozip::{self, TacoMetaArray, TacozipParseHeader
 use std::ops::ControlFlow;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use taco_header::{Archive, ArchiveBuilder, Entries, Entry, Error, Header, ReadOptions, Severity};
+use taco_header::{Archive, Entries, Entry, Error, Header, ReadOptions, Severity, Writer};
 
 fn header() -> [u8; 157] {
     Entries::from_slice(&[
@@ -98,11 +98,11 @@ fn decode(c: &mut Criterion) {
 
 fn update_in_memory(c: &mut Criterion) {
     // The whole in-place update on an archive in memory: parse, locate, check, patch.
-    let mut builder = ArchiveBuilder::new(Entries::new());
+    let mut writer = Writer::new(Entries::new());
     for i in 0..100u32 {
-        builder.add_bytes(format!("member/{i:03}"), vec![0u8; 100]);
+        writer.add_bytes(format!("member/{i:03}"), vec![0u8; 100]);
     }
-    let mut data = builder.to_vec().expect("archive");
+    let mut data = writer.to_vec().expect("archive");
     let entries = Entries::from_slice(&[Entry::new(1, 2)]).expect("one entry");
     c.bench_function("taco_header/update_in_memory_100_members", |b| {
         b.iter(|| taco_header::update_in_memory(black_box(&mut data), &entries).expect("valid"));
@@ -112,11 +112,11 @@ fn update_in_memory(c: &mut Criterion) {
 /// The 70,001-entry archive of the listing benches, written once to a file.
 fn archive_70000() -> PathBuf {
     let path = std::env::temp_dir().join("binfmt-bench-taco-70000.taco");
-    let mut builder = ArchiveBuilder::new(Entries::from_slice(&[Entry::new(11, 22)]).expect("one"));
+    let mut writer = Writer::new(Entries::from_slice(&[Entry::new(11, 22)]).expect("one"));
     for i in 0..70_000u32 {
-        builder.add_bytes(format!("m/{i:06}"), (i % 10_000).to_le_bytes().to_vec());
+        writer.add_bytes(format!("m/{i:06}"), (i % 10_000).to_le_bytes().to_vec());
     }
-    builder.write_to_path(&path).expect("archive");
+    writer.write_to_path(&path).expect("archive");
     path
 }
 

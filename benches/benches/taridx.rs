@@ -19,7 +19,7 @@ use std::process::Command;
 use std::time::Duration;
 
 use criterion::{BenchmarkId, Criterion, Throughput};
-use taridx::{BuildOptions, Index, IndexBuilder, IndexFile, RowData, StemMap, keyhash};
+use taridx::{BuildOptions, Index, IndexFile, RowData, StemMap, Writer, keyhash};
 
 const STEMS: u64 = 333_334;
 const EXTS: [&str; 3] = ["cls", "jpg", "json"];
@@ -186,11 +186,9 @@ fn bench(c: &mut Criterion, f: &Fixture) {
             &options,
             |b, &o| {
                 b.iter(|| {
-                    let mut builder = IndexBuilder::new(o);
-                    builder
-                        .add_shard("shard_0000.tar", black_box(&shard))
-                        .unwrap();
-                    builder.finish().0.rows().len()
+                    let mut builder = Writer::new(o);
+                    builder.add("shard_0000.tar", black_box(&shard)).unwrap();
+                    builder.finish().unwrap().index.rows().len()
                 })
             },
         );

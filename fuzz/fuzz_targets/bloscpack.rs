@@ -23,7 +23,10 @@ fuzz_target!(|data: &[u8]| {
         assert_eq!(Header::parse(&header.to_bytes()).ok(), Some(header));
     }
     let small_meta = ReadOptions::new().max_metadata_size(1 << 20);
-    for options in [small_meta, ReadOptions::BLOSCPACK.max_metadata_size(1 << 20)] {
+    for options in [
+        small_meta,
+        ReadOptions::BLOSCPACK.max_metadata_size(1 << 20),
+    ] {
         // verify and parse apply the same rules: an error-free verify means parse succeeds.
         let mut errors = 0u64;
         let summary = verify(data, &options, &mut |s: Severity, _| {
@@ -53,7 +56,14 @@ fuzz_target!(|data: &[u8]| {
         assert_eq!(count, file.nchunks());
         assert_eq!(total, file.uncompressed_len());
         assert!(file.end() <= data.len() as u64);
-        assert_eq!(file.offsets().len() as u64, if file.header().has_offsets() { count } else { 0 });
+        assert_eq!(
+            file.offsets().len() as u64,
+            if file.header().has_offsets() {
+                count
+            } else {
+                0
+            }
+        );
         if count > 0 {
             assert!(file.chunk(count - 1).is_some());
         }
@@ -86,7 +96,11 @@ fn check_append(data: &[u8], before: Option<Vec<u8>>) {
     const EXTRA: &[u8] = b"appended by the fuzzer: 0123456789abcdef0123456789abcdef";
     // A RAM disk where there is one: append syncs four times.
     let dir = std::path::Path::new("/dev/shm");
-    let dir = if dir.is_dir() { dir.to_path_buf() } else { std::env::temp_dir() };
+    let dir = if dir.is_dir() {
+        dir.to_path_buf()
+    } else {
+        std::env::temp_dir()
+    };
     let path = dir.join(format!("bloscpack-fuzz-{}.blp", std::process::id()));
     if std::fs::write(&path, data).is_err() {
         return;

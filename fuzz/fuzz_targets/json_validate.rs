@@ -16,6 +16,9 @@ fuzz_target!(|data: &[u8]| {
         assert!(python.is_ok(), "the Python dialect is a superset: {text:?}");
     }
     if serde_json::from_str::<serde::de::IgnoredAny>(text).is_ok() {
-        assert!(strict.is_ok(), "serde_json accepts {text:?}, we say {strict:?}");
+        assert!(
+            strict.is_ok(),
+            "serde_json accepts {text:?}, we say {strict:?}"
+        );
     }
 });

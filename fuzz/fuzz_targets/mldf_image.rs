@@ -30,7 +30,7 @@ fuzz_target!(|data: &[u8]| {
         } else {
             [empty, Value::Image(image)]
         };
-        let pushed = writer.push(&values);
+        let pushed = writer.add(&values);
         let fits = |i: &mldf::ImageInfo| i.height <= 65535 && i.width <= 65535;
         // Accepted exactly when the header reads and fits (or there are no bytes).
         assert_eq!(

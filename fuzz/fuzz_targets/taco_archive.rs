@@ -25,7 +25,11 @@ fuzz_target!(|data: &[u8]| {
     });
     let parsed = Archive::parse(data);
     if parsed.is_err() {
-        assert!(summary.errors() > 0, "parse fails ({:?}) but verify finds nothing", parsed.err());
+        assert!(
+            summary.errors() > 0,
+            "parse fails ({:?}) but verify finds nothing",
+            parsed.err()
+        );
     }
 
     // The ranged reader, over a source that is not in memory as far as it knows.
@@ -42,25 +46,36 @@ fuzz_target!(|data: &[u8]| {
     let ranged = reader.as_ref().ok().map(|r| r.members());
 
     let Ok(archive) = Archive::parse_with(data, &no_crc) else {
-        assert!(!matches!(ranged, Some(Ok(_))), "the reader lists what the slice parser refuses");
+        assert!(
+            !matches!(ranged, Some(Ok(_))),
+            "the reader lists what the slice parser refuses"
+        );
         return;
     };
     let members: Vec<_> = archive.members().collect();
     if let Some(Ok(list)) = ranged {
-        let from_slice: Vec<_> = members.iter().map(|m| *m.as_ref().expect("the reader listed it")).collect();
+        let from_slice: Vec<_> = members
+            .iter()
+            .map(|m| *m.as_ref().expect("the reader listed it"))
+            .collect();
         let from_reader: Vec<_> = list.iter().collect();
         assert_eq!(from_reader, from_slice);
     }
 
-    let entries = Entries::from_slice(&[Entry::new(data.len() as u64, 1), Entry::new(u64::MAX, 0)]).unwrap();
+    let entries =
+        Entries::from_slice(&[Entry::new(data.len() as u64, 1), Entry::new(u64::MAX, 0)]).unwrap();
     let mut updated = data.to_vec();
-    taco_header::update_in_memory(&mut updated, &entries).expect("an archive that parses can be updated");
+    taco_header::update_in_memory(&mut updated, &entries)
+        .expect("an archive that parses can be updated");
     let after = Archive::parse(&updated).expect("an updated archive parses with every check");
     assert_eq!(after.header().entries(), entries);
     let cd = archive.directory().cd_offset as usize;
     for (i, (a, b)) in data.iter().zip(&updated).enumerate() {
         if a != b {
-            assert!((14..18).contains(&i) || (41..157).contains(&i) || (cd + 16..cd + 20).contains(&i), "byte {i}");
+            assert!(
+                (14..18).contains(&i) || (41..157).contains(&i) || (cd + 16..cd + 20).contains(&i),
+                "byte {i}"
+            );
         }
     }
 });

@@ -16,7 +16,10 @@ fuzz_target!(|data: &[u8]| {
     // checks accept (which would surface as the placeholder Overflow).
     for result in [&full, &no_crc, &lenient, &tacozip] {
         if let Err(e) = result {
-            assert!(!matches!(e.kind(), ErrorKind::Layout(Layout::Overflow { .. })), "{e:?}");
+            assert!(
+                !matches!(e.kind(), ErrorKind::Layout(Layout::Overflow { .. })),
+                "{e:?}"
+            );
         }
     }
     // Each reading accepts at least what a stricter one accepts.
@@ -42,7 +45,11 @@ fuzz_target!(|data: &[u8]| {
     // A fully valid header with no flags and zeroed spare slots is canonical: it
     // serializes to exactly its own bytes.
     if let Ok(full) = full {
-        let spare_zero = full.slots().iter().skip(full.count()).all(|s| s.offset == 0 && s.length == 0);
+        let spare_zero = full
+            .slots()
+            .iter()
+            .skip(full.count())
+            .all(|s| s.offset == 0 && s.length == 0);
         if full.flags() == 0 && spare_zero {
             assert_eq!(&bytes[..], full.as_bytes());
         }

@@ -9,7 +9,7 @@ use binfmt_core::verify::Findings;
 use libfuzzer_sys::fuzz_target;
 use taridx::tar::{Event, Walker, compression};
 use taridx::{
-    BuildOptions, ErrorKind, Index, IndexBuilder, Mode, ReadOptions, StemMap, Verifier, verify,
+    BuildOptions, ErrorKind, Index, Mode, ReadOptions, StemMap, Verifier, Writer, verify,
 };
 
 fuzz_target!(|data: &[u8]| {
@@ -32,15 +32,19 @@ fuzz_target!(|data: &[u8]| {
         BuildOptions::strict().lossy_names(true),
         BuildOptions::glzn(),
     ] {
-        let mut builder = IndexBuilder::new(options.max_diagnostics(3));
-        if let Err(e) = builder.add_shard("fuzz_0000.tar", data) {
+        let mut builder = Writer::new(options.max_diagnostics(3));
+        if let Err(e) = builder.add("fuzz_0000.tar", data) {
             assert_eq!(
                 matches!(e.kind(), ErrorKind::Compressed { .. }),
                 compression(data).is_some()
             );
             continue;
         }
-        let (file, report) = builder.finish();
+        let taridx::Finished {
+            index: file,
+            report,
+            ..
+        } = builder.finish().unwrap();
         assert!(report.skipped.len() <= 4 * 3 && report.warnings.len() <= 9 * 3);
         for line in report.skipped_messages().chain(report.warning_messages()) {
             assert!(!line.chars().any(char::is_control), "{line:?}");

@@ -8,7 +8,7 @@
 Starts its own servers on 127.0.0.1 only, on free ports, and stops them at the end:
 
 * nginx (BINFMT_NGINX, else `nginx` on PATH, else /usr/sbin/nginx) with its own
-  configuration, prefix and logs in a temporary directory, like tools/remote/servers.rs.
+  configuration, prefix and logs in a temporary directory, like binfmt-test-support's servers.rs.
   One `server` serves the data directory (Range support, nginx's defaults); a second one is
   a plain reverse proxy in front of moto, so that S3 requests get an access log with bytes
   too (moto's own log has no sizes). Access log line:

@@ -1,7 +1,7 @@
 // Where the test servers' programs are found. Shared, through `include!`, by
-// tools/remote/servers.rs (which starts them) and tools/test_skips.rs (the build scripts
-// that mark the tests needing them as ignored when they are missing), so that both
-// search exactly the same places.
+// crates/binfmt-test-support/src/servers.rs (which starts them) and tools/test_skips.rs
+// (the build scripts that mark the tests needing them as ignored when they are missing),
+// so that both search exactly the same places.
 
 /// The variable naming nginx, and where else to look (absolute, or a name on PATH).
 const NGINX: (&str, &[&str]) = ("BINFMT_NGINX", &["nginx", "/usr/sbin/nginx"]);

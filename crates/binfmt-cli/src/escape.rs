@@ -28,41 +28,13 @@ pub(crate) fn message(text: &str) -> String {
 
 /// `bytes` as text: UTF-8 where valid, `\xNN` elsewhere, control characters escaped.
 pub(crate) fn bytes(bytes: &[u8]) -> String {
-    bytes_cut(bytes, usize::MAX)
-}
-
-/// [`bytes`], at most `max_chars` characters of escaped text (escapes are never split),
-/// a cut marked with `…`.
-pub(crate) fn bytes_cut(bytes: &[u8], max_chars: usize) -> String {
-    let mut out = String::new();
-    let mut left = max_chars;
-    for chunk in bytes.utf8_chunks() {
-        let Some(written) = push_text(&mut out, chunk.valid(), left) else {
-            out.push('…');
-            return out;
-        };
-        left = left.saturating_sub(written);
-        for &b in chunk.invalid() {
-            // `\xNN`: four characters.
-            if left < 4 {
-                out.push('…');
-                return out;
-            }
-            let _ = write!(out, "\\x{b:02x}");
-            left -= 4;
-        }
-    }
-    out
+    core_text::escape_bytes(bytes)
 }
 
 /// [`text`], at most `max_chars` characters of escaped text (escapes are never split), a
 /// cut marked with `…`: the output is bounded whatever the input holds.
 pub(crate) fn text_cut(text: &str, max_chars: usize) -> String {
-    let mut out = String::new();
-    if push_text(&mut out, text, max_chars).is_none() {
-        out.push('…');
-    }
-    out
+    cut_escaped(core_text::Escaped::new(text).chars(), max_chars)
 }
 
 /// Already-escaped `text` cut to `max_chars` characters, a cut marked with `…`.
@@ -73,27 +45,22 @@ pub(crate) fn cut(text: &str, max_chars: usize) -> String {
     }
 }
 
-/// Appends `text` escaped, at most `max_chars` characters of the escaped text (an escape
-/// is never split); the characters written, or `None` when cut.
-fn push_text(out: &mut String, text: &str, max_chars: usize) -> Option<usize> {
-    let mut written = 0usize;
-    let mut escaped = String::new();
-    for c in text.chars() {
-        escaped.clear();
-        core_text::push_escaped(&mut escaped, c);
-        // Escapes are ASCII: their length in bytes is their length in characters.
-        let n = if escaped.starts_with('\\') {
-            escaped.len()
-        } else {
-            1
-        };
-        if n > max_chars.saturating_sub(written) {
-            return None;
+/// The escaped characters of `chars` that fit in `max_chars` characters (an escape is
+/// never split), then `…` when some did not: the core escaper's text, cut here only.
+fn cut_escaped(chars: core_text::EscapedChars<'_>, max_chars: usize) -> String {
+    let mut out = String::new();
+    let mut left = max_chars;
+    for c in chars {
+        let n = c.char_count();
+        if n > left {
+            out.push('…');
+            return out;
         }
-        out.push_str(&escaped);
-        written += n;
+        // Writing to a `String` cannot fail.
+        let _ = c.write_to(&mut out);
+        left -= n;
     }
-    Some(written)
+    out
 }
 
 /// Bytes in lowercase hexadecimal (keys that are not UTF-8, raw slots).
@@ -150,9 +117,10 @@ mod tests {
     fn long_text_is_cut() {
         assert_eq!(text_cut("abcdef", 3), "abc…");
         assert_eq!(text_cut("abc", 3), "abc");
-        assert_eq!(bytes_cut(&[b'x'; 10], 4), "xxxx…");
-        assert_eq!(bytes_cut(b"\xff\xfe\xfd", 8), "\\xff\\xfe…");
-        assert_eq!(bytes_cut(b"\xff\xfe\xfd", 2), "…");
+        assert_eq!(text_cut(&"x".repeat(10), 4), "xxxx…");
+        // An escape is never split: `\e` (2 characters) fits in 2, not in 1.
+        assert_eq!(text_cut("a\x1b", 3), "a\\e");
+        assert_eq!(text_cut("ab\x1b", 3), "ab…");
         // The output is bounded, not the input: 13 000 control characters stay short.
         assert_eq!(text_cut(&"\u{1}".repeat(13_000), 12), "\\u{1}\\u{1}…");
     }

@@ -29,10 +29,10 @@ use crate::report::Failure;
 /// descriptors): the view starts from these bytes ([`Input::head`]), so detection's
 /// request serves it and opening costs no further round trip. 64 KiB costs no more time
 /// than 256 bytes over any network, and nothing locally.
-pub(crate) const HEAD_LEN: u64 = 64 << 10;
+pub(crate) const HEAD_SIZE: u64 = 64 << 10;
 
 /// The first read of `binfmt taco header`: 256 bytes, what tacoreader asks for.
-pub(crate) const SMALL_HEAD_LEN: u64 = 256;
+pub(crate) const SMALL_HEAD_SIZE: u64 = 256;
 
 /// How much of a stream (pipe, device, standard input) is read at most: streams cannot be
 /// measured first, and one may never end.
@@ -142,12 +142,12 @@ impl std::fmt::Debug for Input {
 }
 
 impl Input {
-    /// Opens a path, or standard input for `-`, and reads its first [`HEAD_LEN`] bytes.
+    /// Opens a path, or standard input for `-`, and reads its first [`HEAD_SIZE`] bytes.
     ///
     /// # Errors
     /// A failure naming the input: it cannot be opened or read, or it is a directory.
     pub(crate) fn open(arg: &Path) -> Result<Input, Failure> {
-        Input::open_with_head(arg, HEAD_LEN)
+        Input::open_with_head(arg, HEAD_SIZE)
     }
 
     /// [`Input::open`], reading the first `head_len` bytes at open.
@@ -177,7 +177,7 @@ impl Input {
         path: Option<PathBuf>,
         source: Box<dyn ByteSource>,
     ) -> Result<Input, Failure> {
-        Input::from_source_with(name, path, source, HEAD_LEN)
+        Input::from_source_with(name, path, source, HEAD_SIZE)
     }
 
     /// [`Input::from_source`], reading the first `head_len` bytes.
@@ -219,7 +219,7 @@ impl Input {
         self.path.as_deref()
     }
 
-    /// How many leading bytes were asked for at open ([`HEAD_LEN`] unless
+    /// How many leading bytes were asked for at open ([`HEAD_SIZE`] unless
     /// [`Input::open_with_head`]): [`Input::head`] holds fewer only when the input is
     /// shorter, which tells its length.
     pub(crate) fn head_len(&self) -> u64 {

@@ -24,12 +24,14 @@ mod write;
 #[doc(hidden)]
 pub mod fuzzing;
 
+#[doc(hidden)]
+pub use write::started_without_standard_output;
+
 use std::process::ExitCode;
 
 /// Runs `binfmt` with the process's arguments.
 #[must_use]
 pub fn main() -> ExitCode {
-    write::guard_standard_streams();
     #[cfg(unix)]
     signals::install();
     let matches = match cli::command().try_get_matches() {

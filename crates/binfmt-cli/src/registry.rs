@@ -129,7 +129,7 @@ pub(crate) fn explain(path: &std::path::Path, expected: &Format, failure: Failur
     use std::io::Read as _;
     let mut head = Vec::new();
     let read = std::fs::File::open(path)
-        .and_then(|f| f.take(crate::input::SMALL_HEAD_LEN).read_to_end(&mut head));
+        .and_then(|f| f.take(crate::input::SMALL_HEAD_SIZE).read_to_end(&mut head));
     match read.ok().and_then(|_| mismatch(&head, expected)) {
         Some(why) => Failure::file(crate::escape::path(path), why),
         None => failure,

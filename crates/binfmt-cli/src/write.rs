@@ -20,41 +20,18 @@ use binfmt_core::output::{Output, OutputOptions};
 use crate::escape;
 use crate::report::Failure;
 
-/// Set by [`guard_standard_streams`] when the process started without a standard output.
+/// Set when the process started without a standard output (see
+/// [`started_without_standard_output`]).
 static STDOUT_CLOSED: AtomicBool = AtomicBool::new(false);
 
-/// Run first: notes whether the process started with its standard output closed
-/// (`>&-`). The Rust runtime puts `/dev/null` on a closed standard descriptor before
-/// `main` (so that no file opened later becomes descriptor 1), and writes there then
-/// succeed, discarded; [`stdout`] and [`open`] refuse them instead. The runtime opens
-/// that `/dev/null` for reading and writing, which a shell's `>/dev/null` never does:
-/// that is how it is told apart (Linux, through `/proc/self`; elsewhere nothing is
-/// noted).
-pub(crate) fn guard_standard_streams() {
-    if stdout_was_closed() {
-        STDOUT_CLOSED.store(true, Ordering::Relaxed);
-    }
-}
-
-#[cfg(any(target_os = "linux", target_os = "android"))]
-fn stdout_was_closed() -> bool {
-    let is_null = std::fs::read_link("/proc/self/fd/1").is_ok_and(|t| t == Path::new("/dev/null"));
-    if !is_null {
-        return false;
-    }
-    // `flags:\t0100002`: octal, the access mode in the low two bits (2 = O_RDWR).
-    let Ok(info) = std::fs::read_to_string("/proc/self/fdinfo/1") else {
-        return false;
-    };
-    info.lines()
-        .find_map(|l| l.strip_prefix("flags:"))
-        .and_then(|f| u32::from_str_radix(f.trim(), 8).ok())
-        .is_some_and(|flags| flags & 0o3 == 0o2)
-}
-
-#[cfg(not(any(target_os = "linux", target_os = "android")))]
-fn stdout_was_closed() -> bool {
-    false
+/// Notes that the process started with its standard output closed (`>&-`): called by the
+/// binary before `main` (its `startup` module), where a closed descriptor can still be
+/// told from an open one. The Rust runtime then puts `/dev/null` on it, and writes there
+/// would succeed, discarded; [`stdout`] and [`open`] refuse them instead. A standard
+/// output that *is* `/dev/null` (`>/dev/null`, `1<>/dev/null`, Python's
+/// `subprocess.DEVNULL`) is written to, as any other.
+pub fn started_without_standard_output() {
+    STDOUT_CLOSED.store(true, Ordering::Relaxed);
 }
 
 /// The failure of a command that must write to a standard output that is closed.

@@ -1,11 +1,5 @@
 //! `binfmt inspect|verify` on Bloscpack files and `binfmt bloscpack pack|unpack|append`.
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing,
-    clippy::cast_possible_truncation
-)]
+#![allow(clippy::unwrap_used, clippy::cast_possible_truncation)]
 
 mod common;
 

@@ -5,13 +5,7 @@
 //! down to whole elements (a structured dtype packed with the default chunk size, among
 //! others) were refused with "chunk 1 holds 54456 uncompressed bytes, but the header says
 //! 54464 (last_chunk)".
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing,
-    clippy::cast_possible_truncation
-)]
+#![allow(clippy::unwrap_used)]
 
 mod common;
 

@@ -1,7 +1,7 @@
 //! `binfmt completions SHELL` and `binfmt man [COMMAND]…` are generated from the grammar:
 //! every command that `--help` lists is in them, and they follow the exit-code and
 //! standard-output rules of every other command.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
+#![allow(clippy::unwrap_used)]
 
 use std::process::{Command, Output};
 

@@ -1,7 +1,7 @@
 //! Inputs in every form: an OUT that is one of the inputs is refused whatever names the
 //! input (a path, a hard link, a `file://` URL, standard input redirected from the file),
 //! and streams are judged on their first bytes before anything else is read.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
+#![allow(clippy::unwrap_used)]
 
 mod common;
 

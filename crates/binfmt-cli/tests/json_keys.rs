@@ -3,12 +3,7 @@
 //! format (nested keys under their parent), and every documented top-level key is printed
 //! for some fixture. A key added to the output without its documentation, or documented
 //! and never printed, fails here. Every format's `"version"` has one shape: a string.
-#![allow(
-    clippy::unwrap_used,
-    clippy::panic,
-    clippy::indexing_slicing,
-    missing_docs
-)]
+#![allow(clippy::unwrap_used)]
 
 mod common;
 

@@ -1,11 +1,5 @@
 //! `binfmt` on kastore files: the command-line contract.
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing,
-    missing_docs
-)]
+#![allow(clippy::unwrap_used)]
 
 mod common;
 
@@ -294,9 +288,9 @@ fn help_documents_the_json_keys() {
 
 /// A kastore file with `keys`, each holding one `u8`.
 fn store_with_keys(keys: &[&[u8]]) -> Vec<u8> {
-    let mut builder = kastore::Builder::new();
+    let mut builder = kastore::Writer::new();
     for key in keys {
-        builder.insert(*key, &[7u8]).unwrap();
+        builder.add(*key, &[7u8]).unwrap();
     }
     builder.to_vec().unwrap()
 }

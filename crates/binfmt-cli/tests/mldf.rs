@@ -1,10 +1,5 @@
 //! `binfmt inspect|verify` on MLDF files and `binfmt mldf diff|get|pack`, through the binary.
-#![allow(
-    clippy::unwrap_used,
-    clippy::indexing_slicing,
-    clippy::panic,
-    missing_docs
-)]
+#![allow(clippy::unwrap_used)]
 
 mod common;
 

@@ -3,23 +3,14 @@
 //! logs. The servers are started by the tests, which are ignored (with the reason) when
 //! they are missing, unless `BINFMT_REQUIRE_SERVERS=1` (`tools/remote/install-servers.sh`
 //! installs them).
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing,
-    clippy::cast_possible_truncation,
-    missing_docs
-)]
+#![allow(clippy::unwrap_used)]
 
 mod common;
-#[path = "../../../tools/remote/servers.rs"]
-mod servers;
 
 use std::process::{Command, Output};
 
+use binfmt_test_support::servers::{self, AccessLine, Moto, Nginx, TempDir};
 use common::{big_kastore, crate_file as fixture, s, stderr, stdout};
-use servers::{AccessLine, Moto, Nginx, TempDir};
 
 const FILES: &[(&str, &str)] = &[
     (

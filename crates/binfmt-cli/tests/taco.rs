@@ -1,11 +1,5 @@
 //! `binfmt` on TACO archives: the command-line contract.
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing,
-    clippy::cast_possible_truncation
-)]
+#![allow(clippy::unwrap_used, clippy::cast_possible_truncation)]
 
 mod common;
 
@@ -308,8 +302,8 @@ fn inspect_json_keys_are_in_the_documented_order() {
 fn member_names_with_terminal_escapes_are_escaped_in_text() {
     let dir = scratch("escapes");
     let path = dir.join("hostile.taco");
-    let mut builder = taco_header::ArchiveBuilder::new(taco_header::Entries::new());
-    builder.options(taco_header::CreateOptions::new().verbatim_names(true));
+    let mut builder = taco_header::Writer::new(taco_header::Entries::new());
+    builder.options(taco_header::WriterOptions::new().verbatim_names(true));
     builder.add_bytes("red\u{1b}[31m\u{1b}]0;pwned\u{7}.txt", b"x".to_vec());
     builder.add_bytes("bidi\u{202e}txt.exe", b"y".to_vec());
     builder.write_to_path(&path).unwrap();
@@ -484,7 +478,7 @@ fn a_torn_update_is_reported_by_verify_and_repaired_by_update() {
 fn inspect_of_70000_members_lists_all_in_json_and_a_page_in_text() {
     let dir = scratch("many");
     let path = dir.join("many.taco");
-    let mut builder = taco_header::ArchiveBuilder::new(taco_header::Entries::new());
+    let mut builder = taco_header::Writer::new(taco_header::Entries::new());
     for i in 0..70_000u32 {
         builder.add_bytes(format!("m/{i:06}"), i.to_le_bytes().to_vec());
     }

@@ -1,10 +1,5 @@
 //! `binfmt taridx build|get`, `binfmt inspect` and `binfmt verify` on .taridx files.
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::indexing_slicing,
-    clippy::panic
-)]
+#![allow(clippy::unwrap_used, clippy::indexing_slicing)]
 
 mod common;
 

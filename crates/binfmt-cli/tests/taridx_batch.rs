@@ -1,6 +1,6 @@
 //! `binfmt taridx get` of many stems: one process, the index read once, the samples in
 //! the order given as a tar stream or as files in a directory.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
+#![allow(clippy::unwrap_used, clippy::indexing_slicing)]
 
 mod common;
 

@@ -57,7 +57,7 @@ pub const fn is_aligned(value: u64, align: u64) -> bool {
 /// # Errors
 /// [`Layout::Misaligned`] naming `what` otherwise.
 #[inline]
-pub const fn check_aligned(value: u64, align: u64, what: &'static str, offset: u64) -> Result<()> {
+pub fn check_aligned(value: u64, align: u64, what: &'static str, offset: u64) -> Result<()> {
     if is_aligned(value, align) {
         Ok(())
     } else {
@@ -74,12 +74,7 @@ pub const fn check_aligned(value: u64, align: u64, what: &'static str, offset: u
 /// [`Layout::Overflow`] when the rounded value does not fit in `u64` or `align` is not a
 /// power of two.
 #[inline]
-pub const fn align_up_checked(
-    value: u64,
-    align: u64,
-    what: &'static str,
-    offset: u64,
-) -> Result<u64> {
+pub fn align_up_checked(value: u64, align: u64, what: &'static str, offset: u64) -> Result<u64> {
     match align_up(value, align) {
         Some(v) => Ok(v),
         None => Err(Error::overflow(what, offset)),

@@ -17,7 +17,7 @@ use crate::error::{Error, Result};
 /// # Errors
 /// [`Layout::Overflow`] when the sum does not fit in `u64`.
 #[inline]
-pub const fn end(offset: u64, len: u64, what: &'static str) -> Result<u64> {
+pub fn end(offset: u64, len: u64, what: &'static str) -> Result<u64> {
     match offset.checked_add(len) {
         Some(end) => Ok(end),
         None => Err(Error::overflow(what, offset)),
@@ -29,7 +29,7 @@ pub const fn end(offset: u64, len: u64, what: &'static str) -> Result<u64> {
 /// # Errors
 /// [`Layout::Overflow`] when the product does not fit in `u64`.
 #[inline]
-pub const fn size_of_table(count: u64, size: u64, what: &'static str, offset: u64) -> Result<u64> {
+pub fn size_of_table(count: u64, size: u64, what: &'static str, offset: u64) -> Result<u64> {
     match count.checked_mul(size) {
         Some(n) => Ok(n),
         None => Err(Error::overflow(what, offset)),
@@ -100,7 +100,7 @@ pub fn checked_range(
 #[inline]
 pub fn slice<'a>(data: &'a [u8], offset: u64, len: u64, what: &'static str) -> Result<&'a [u8]> {
     let range = checked_range(offset, len, len_u64(data), what)?;
-    data.get(range).ok_or(Error::overflow(what, offset))
+    data.get(range).ok_or_else(|| Error::overflow(what, offset))
 }
 
 /// Everything from `offset` to the end of `data`.

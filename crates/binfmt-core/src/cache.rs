@@ -48,10 +48,12 @@ use elsa::sync::FrozenVec;
 use crate::bytes::len_u64;
 use crate::data::Data;
 use crate::error::Error;
-use crate::source::{ByteSource, SourceError, from_io};
+use crate::source::{ByteSource, Pending, SourceError, from_io};
 
 /// How many payload bytes a [`ReadCache`] reads ahead at once for
-/// [`Data::prefetch`]: 32 MiB (four 8 MiB requests in flight for a remote source).
+/// [`Data::prefetch`]: 32 MiB (four 8 MiB requests in flight for a remote source). While
+/// one window is handed out, the next is read in the background where the source can
+/// ([`ByteSource::start_ranges`]): at most two windows are held.
 pub const PREFETCH_WINDOW: u64 = 32 << 20;
 
 /// Payload ranges announced for reading ahead ([`Data::prefetch`]).
@@ -61,6 +63,26 @@ struct Ahead {
     queue: std::collections::VecDeque<Range<u64>>,
     /// Read ahead and not yet handed out (at most one window).
     ready: Vec<(Range<u64>, Vec<u8>)>,
+    /// The window after `ready`, being read in the background.
+    next: Option<(Vec<Range<u64>>, Pending)>,
+}
+
+impl Ahead {
+    /// The next window's ranges, taken from the front of the queue: up to
+    /// [`PREFETCH_WINDOW`] bytes (at least one range).
+    fn take_window(&mut self) -> Vec<Range<u64>> {
+        let mut window = Vec::new();
+        let mut total = 0u64;
+        while let Some(r) = self.queue.front() {
+            let n = r.end - r.start;
+            if !window.is_empty() && total.saturating_add(n) > PREFETCH_WINDOW {
+                break;
+            }
+            total = total.saturating_add(n);
+            window.extend(self.queue.pop_front());
+        }
+        window
+    }
 }
 
 /// [`ReadCache`]'s mark for a length not yet known.
@@ -251,47 +273,67 @@ impl<S: ByteSource> ReadCache<S> {
         Ok(())
     }
 
-    /// `range` from the read-ahead window: handed out if it was read ahead; if it was
-    /// announced, the window from it on is read in one batch (what the consumer skipped
-    /// is dropped, so memory stays within [`PREFETCH_WINDOW`]). `None` when it was not
-    /// announced or the batch failed: the caller then reads it alone, and that read
-    /// says what is wrong.
+    /// `range` from the read-ahead window: handed out if it was read ahead (waiting for
+    /// the background read of its window if need be); if it was announced, the window
+    /// from it on is read in one batch (what the consumer skipped is dropped, so memory
+    /// stays within two [`PREFETCH_WINDOW`]s). Then the window after it is started in
+    /// the background. `None` when it was not announced or the batch failed: the caller
+    /// then reads it alone, and that read says what is wrong.
     fn read_ahead(&self, range: &Range<u64>) -> Option<Vec<u8>> {
-        let mut ahead = self
-            .ahead
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut ahead = self.lock_ahead();
         if let Some(at) = ahead.ready.iter().position(|(r, _)| r == range) {
             return Some(ahead.ready.swap_remove(at).1);
         }
-        let at = ahead.queue.iter().position(|r| r == range)?;
-        ahead.queue.drain(..at);
-        ahead.ready.clear();
-        let mut window = Vec::new();
-        let mut total = 0u64;
-        while let Some(r) = ahead.queue.front() {
-            let n = r.end - r.start;
-            if !window.is_empty() && total.saturating_add(n) > PREFETCH_WINDOW {
-                break;
+        let in_next = ahead
+            .next
+            .as_ref()
+            .is_some_and(|(ranges, _)| ranges.contains(range));
+        let (window, parts) = if in_next {
+            let (window, pending) = ahead.next.take()?;
+            ahead.ready.clear();
+            drop(ahead);
+            // An error leaves the range to a read of its own, which reports it.
+            (window, pending.wait().ok()?)
+        } else {
+            let at = ahead.queue.iter().position(|r| r == range)?;
+            // The walk skipped ahead: what was read for the ranges before is not wanted.
+            ahead.queue.drain(..at);
+            ahead.ready.clear();
+            ahead.next = None;
+            let window = ahead.take_window();
+            drop(ahead);
+            let parts = self.source.read_ranges(&window).ok()?;
+            let parts = parts.into_iter().map(Cow::into_owned).collect();
+            (window, parts)
+        };
+        let mut ahead = self.lock_ahead();
+        // The next window is read while this one is handed out and checked.
+        if ahead.next.is_none() && !ahead.queue.is_empty() {
+            let following = ahead.take_window();
+            match self.source.start_ranges(following.clone()) {
+                Some(pending) => ahead.next = Some((following, pending)),
+                None => {
+                    for r in following.into_iter().rev() {
+                        ahead.queue.push_front(r);
+                    }
+                }
             }
-            total = total.saturating_add(n);
-            window.extend(ahead.queue.pop_front());
         }
-        drop(ahead);
-        let parts = self.source.read_ranges(&window).ok()?;
-        let mut ahead = self
-            .ahead
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
         let mut wanted = None;
         for (r, part) in window.into_iter().zip(parts) {
             if wanted.is_none() && r == *range {
-                wanted = Some(part.into_owned());
+                wanted = Some(part);
             } else {
-                ahead.ready.push((r, part.into_owned()));
+                ahead.ready.push((r, part));
             }
         }
         wanted
+    }
+
+    fn lock_ahead(&self) -> std::sync::MutexGuard<'_, Ahead> {
+        self.ahead
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     /// Fetches `range` (exact) with the pending hints, in one batch.
@@ -418,6 +460,9 @@ impl<'d, S: ByteSource> Data<'d> for &'d ReadCache<S> {
     }
 
     fn prefetch(self, ranges: &[Range<u64>]) -> Result<(), SourceError> {
+        if !self.source.read_ahead_pays() {
+            return Ok(());
+        }
         let mut ahead = self
             .ahead
             .lock()
@@ -506,6 +551,49 @@ mod tests {
         assert_eq!(cache.held(), 0);
         // Not announced: read alone.
         assert_eq!(d.payload(5, 10, "x").unwrap().len(), 10);
+    }
+
+    /// Memory that reads ahead on a thread, counting the windows started that way.
+    struct Background(std::sync::Arc<Vec<u8>>, AtomicU64);
+
+    impl ByteSource for Background {
+        fn len(&self) -> io::Result<u64> {
+            Ok(len_u64(&self.0))
+        }
+        fn read_range(&self, range: Range<u64>) -> io::Result<Cow<'_, [u8]>> {
+            self.0[..].read_range(range)
+        }
+        fn start_ranges(&self, ranges: Vec<Range<u64>>) -> Option<Pending> {
+            self.1.fetch_add(1, Ordering::Relaxed);
+            let all = std::sync::Arc::clone(&self.0);
+            Pending::spawn(move || {
+                ranges
+                    .into_iter()
+                    .map(|r| all[..].read_range(r).map(Cow::into_owned))
+                    .collect()
+            })
+        }
+    }
+
+    #[test]
+    fn the_next_window_is_read_in_the_background() {
+        // 80 MiB in 1 MiB chunks: three windows, the second and third started in the
+        // background while the one before is handed out.
+        let f: Vec<u8> = (0..80u32 << 20).map(|i| (i % 251) as u8).collect();
+        let src = Background(std::sync::Arc::new(f), AtomicU64::new(0));
+        let cache = ReadCache::new(&src);
+        let d = &cache;
+        let chunks: Vec<Range<u64>> = (0..80u64).map(|i| i << 20..((i + 1) << 20) - 100).collect();
+        d.prefetch(&chunks).unwrap();
+        for r in &chunks {
+            let got = d.payload(r.start, r.end - r.start, "chunk").unwrap();
+            let want = src
+                .0
+                .get(usize::try_from(r.start).unwrap()..usize::try_from(r.end).unwrap());
+            assert_eq!(Some(&*got), want);
+        }
+        assert!(src.1.load(Ordering::Relaxed) >= 1);
+        assert_eq!(cache.held(), 0);
     }
 
     #[test]

@@ -14,6 +14,11 @@
 //! this crate return `Error<Layout>` (the default parameter, so plain
 //! `binfmt_core::Error`), and `?` turns it into any format's error.
 //!
+//! With the `alloc` feature an `Error` is one pointer, the offset and kind being boxed
+//! together (see [`Error`], "Size"); each kind also has a stable name for tools and
+//! bindings ([`Kind::name`]), and with `std`, kinds that wrap an `IoError` give access to
+//! it (`Kind::io_error`), so that naming the file is written once (`Error::with_path`).
+//!
 //! ```
 //! use binfmt_core::{Error, Fault, Layout, bytes};
 //!
@@ -94,6 +99,22 @@ pub trait Kind: core::error::Error + Send + Sync + 'static {
     /// arm, so that a new variant cannot silently get the wrong blame.
     fn fault(&self) -> Fault;
 
+    /// The variant's stable name: `"Truncated"`, `"BadMagic"`, `"ChunkDigestMismatch"`…
+    ///
+    /// The names are an API, as the variants are: bindings and tools branch on them (the
+    /// Python package's `FormatError.kind` and exception classes are chosen by name), so
+    /// a name is the variant's name when the variant is added and stays the same if the
+    /// variant is renamed. A format kind's `Layout` variant has no name of its own: it
+    /// returns the [`Layout`]'s. Implementations match every variant, with no catch-all
+    /// arm, as [`fault`](Kind::fault) does, so that no variant goes unnamed.
+    ///
+    /// ```
+    /// use binfmt_core::{Error, Kind, bytes};
+    /// let err: Error = bytes::slice(b"abc", 2, 4, "header").unwrap_err();
+    /// assert_eq!(err.kind().name(), "Truncated");
+    /// ```
+    fn name(&self) -> &'static str;
+
     /// The kind located at byte `offset`.
     #[must_use]
     fn at(self, offset: u64) -> Error<Self>
@@ -110,6 +131,23 @@ pub trait Kind: core::error::Error + Send + Sync + 'static {
         Self: Sized,
     {
         Error::new(None, self)
+    }
+
+    /// The [`IoError`] inside, for a kind's `Io` variant; `None` for every other kind
+    /// (the default). Kinds with an `Io` variant implement it and
+    /// [`io_error_mut`](Kind::io_error_mut), so that code about I/O errors (naming the
+    /// file, [`Error::with_path`]; mapping to another language's `OSError`) is written
+    /// once, for every format.
+    #[cfg(feature = "std")]
+    fn io_error(&self) -> Option<&IoError> {
+        None
+    }
+
+    /// The [`IoError`] inside, to change (e.g. to name its file); see
+    /// [`io_error`](Kind::io_error).
+    #[cfg(feature = "std")]
+    fn io_error_mut(&mut self) -> Option<&mut IoError> {
+        None
     }
 
     /// The `std::io::Error` inside, if this kind wraps one, so that converting to
@@ -130,6 +168,9 @@ pub trait FormatKind: Kind + From<Layout> {}
 /// A format kind that can also hold an [`IoError`] (its `Io` variant), so that I/O errors
 /// convert into the format's error with `?` and byte sources can be read with
 /// [`source::read_exact`](crate::source::read_exact).
+///
+/// Such a kind also implements [`Kind::io_error`], [`Kind::io_error_mut`] and
+/// [`Kind::into_io_error`] for its `Io` variant.
 #[cfg(feature = "std")]
 pub trait IoKind: FormatKind + From<IoError> {}
 
@@ -146,59 +187,109 @@ impl<K: IoKind> From<IoError> for Error<K> {
 ///
 /// Offsets count from the start of the input given to the parser (for a file, from the
 /// start of the file), so that a user can look at the same byte with a hex dump.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+///
+/// # Size
+///
+/// With the `alloc` feature (which `std` implies), an `Error` is one pointer (8 bytes on
+/// 64-bit targets), and so is a `Result<(), Error>`: the offset and the kind live in one
+/// heap allocation, made when the error is. Errors are the rare path and results are
+/// returned by every parse, so the allocation is paid on failure only and every
+/// `Result` stays small, as with `std::io::Error`. Without `alloc` they are held inline
+/// (the kind's size plus 16 bytes: 72 bytes for `Error<Layout>`).
+///
+/// ```
+/// # #[cfg(feature = "alloc")] {
+/// use binfmt_core::Error;
+/// assert_eq!(size_of::<Error>(), size_of::<usize>());
+/// assert_eq!(size_of::<Result<(), Error>>(), size_of::<usize>());
+/// # }
+/// ```
+#[derive(Clone, PartialEq, Eq, Hash)]
 pub struct Error<K = Layout> {
+    inner: Cold<Located<K>>,
+}
+
+/// An [`Error`]'s contents.
+#[derive(Clone, PartialEq, Eq, Hash)]
+struct Located<K> {
     offset: Option<u64>,
     kind: K,
+}
+
+/// Where an [`Error`] keeps its contents: in a `Box` when there is an allocator, so that
+/// the error (and every `Result` holding one) is a pointer; inline when there is none.
+#[cfg(feature = "alloc")]
+type Cold<T> = alloc::boxed::Box<T>;
+#[cfg(not(feature = "alloc"))]
+type Cold<T> = T;
+
+#[cfg(feature = "alloc")]
+fn cold<T>(value: T) -> Cold<T> {
+    alloc::boxed::Box::new(value)
+}
+#[cfg(not(feature = "alloc"))]
+fn cold<T>(value: T) -> Cold<T> {
+    value
+}
+
+// Takes the box by value to unbox it: the point of the function.
+#[cfg(feature = "alloc")]
+#[allow(clippy::boxed_local)]
+fn warm<T>(value: Cold<T>) -> T {
+    *value
+}
+#[cfg(not(feature = "alloc"))]
+fn warm<T>(value: Cold<T>) -> T {
+    value
 }
 
 impl<K> Error<K> {
     /// An error of `kind` at `offset`.
     #[must_use]
-    pub const fn new(offset: Option<u64>, kind: K) -> Self {
-        Error { offset, kind }
+    pub fn new(offset: Option<u64>, kind: K) -> Self {
+        Error {
+            inner: cold(Located { offset, kind }),
+        }
     }
 
     /// The byte offset of the problem, if it has one.
     #[must_use]
-    pub const fn offset(&self) -> Option<u64> {
-        self.offset
+    pub fn offset(&self) -> Option<u64> {
+        self.inner.offset
     }
 
     /// What the problem is, for `match`.
     #[must_use]
-    pub const fn kind(&self) -> &K {
-        &self.kind
+    pub fn kind(&self) -> &K {
+        &self.inner.kind
     }
 
     /// The kind, dropping the offset.
     #[must_use]
     pub fn into_kind(self) -> K {
-        self.kind
+        warm(self.inner).kind
     }
 
     /// The same error with `base` added to its offset: for an error from a parse of a
     /// sub-slice that starts at byte `base` of the whole input.
     #[must_use]
     pub fn rebased(mut self, base: u64) -> Self {
-        self.offset = self.offset.map(|o| o.saturating_add(base));
+        self.inner.offset = self.inner.offset.map(|o| o.saturating_add(base));
         self
     }
 
     /// The same error at `offset` (replacing any offset it had).
     #[must_use]
     pub fn with_offset(mut self, offset: u64) -> Self {
-        self.offset = Some(offset);
+        self.inner.offset = Some(offset);
         self
     }
 
     /// The same error with its kind mapped by `f`.
     #[must_use]
     pub fn map_kind<J>(self, f: impl FnOnce(K) -> J) -> Error<J> {
-        Error {
-            offset: self.offset,
-            kind: f(self.kind),
-        }
+        let Located { offset, kind } = warm(self.inner);
+        Error::new(offset, f(kind))
     }
 }
 
@@ -206,23 +297,73 @@ impl<K: Kind> Error<K> {
     /// Who has to act.
     #[must_use]
     pub fn fault(&self) -> Fault {
-        self.kind.fault()
+        self.inner.kind.fault()
+    }
+
+    /// The operating-system error inside, for an error of the kind's `Io` variant
+    /// ([`Kind::io_error`]).
+    #[cfg(feature = "std")]
+    #[must_use]
+    pub fn io_error(&self) -> Option<&IoError> {
+        self.inner.kind.io_error()
+    }
+
+    /// The same error, naming `path` if it is an I/O error that names no file yet: for
+    /// `map_err` on the result of an operation on the file at `path`, so that the
+    /// message says which file failed. Other errors, and I/O errors that already name a
+    /// file, are returned unchanged.
+    ///
+    /// ```
+    /// use binfmt_core::{Error, IoError};
+    /// # #[derive(Debug, thiserror::Error)]
+    /// # enum FormatKind { #[error(transparent)] Io(IoError) }
+    /// # impl binfmt_core::Kind for FormatKind {
+    /// #     fn fault(&self) -> binfmt_core::Fault { binfmt_core::Fault::Io }
+    /// #     fn name(&self) -> &'static str { "Io" }
+    /// #     fn io_error(&self) -> Option<&IoError> { match self { FormatKind::Io(e) => Some(e) } }
+    /// #     fn io_error_mut(&mut self) -> Option<&mut IoError> { match self { FormatKind::Io(e) => Some(e) } }
+    /// # }
+    /// let source = std::io::Error::from(std::io::ErrorKind::NotFound);
+    /// let err = Error::new(None, FormatKind::Io(IoError::from(source)));
+    /// // The first path given is the one kept.
+    /// let err = err.with_path("data.kas").with_path("other.kas");
+    /// assert_eq!(err.to_string(), "data.kas: entity not found");
+    /// assert!(err.io_error().is_some());
+    /// ```
+    #[cfg(feature = "std")]
+    #[must_use]
+    pub fn with_path(mut self, path: impl AsRef<std::path::Path>) -> Self {
+        if let Some(io) = self.inner.kind.io_error_mut()
+            && io.path.is_none()
+        {
+            io.path = Some(path.as_ref().to_path_buf());
+        }
+        self
+    }
+}
+
+impl<K: fmt::Debug> fmt::Debug for Error<K> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Error")
+            .field("offset", &self.inner.offset)
+            .field("kind", &self.inner.kind)
+            .finish()
     }
 }
 
 impl<K: fmt::Display> fmt::Display for Error<K> {
     /// `byte N: message`, or the message alone.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.offset {
-            Some(offset) => write!(f, "byte {offset}: {}", self.kind),
-            None => fmt::Display::fmt(&self.kind, f),
+        match self.inner.offset {
+            Some(offset) => write!(f, "byte {offset}: {}", self.inner.kind),
+            None => fmt::Display::fmt(&self.inner.kind, f),
         }
     }
 }
 
 impl<K: Kind> core::error::Error for Error<K> {
     fn source(&self) -> Option<&(dyn core::error::Error + 'static)> {
-        self.kind.source()
+        self.inner.kind.source()
     }
 }
 
@@ -238,10 +379,10 @@ impl<K: Kind> From<Error<K>> for std::io::Error {
     /// [`Fault::io_error_kind`] gives, whose message is this error's.
     fn from(e: Error<K>) -> std::io::Error {
         let kind = e.fault().io_error_kind();
-        let Error { offset, kind: k } = e;
+        let Located { offset, kind: k } = warm(e.inner);
         match k.into_io_error() {
             Ok(io) => io,
-            Err(k) => std::io::Error::new(kind, Error { offset, kind: k }),
+            Err(k) => std::io::Error::new(kind, Error::new(offset, k)),
         }
     }
 }
@@ -260,13 +401,13 @@ pub trait Diagnostic: core::error::Error {
 
 impl<K: Kind> Diagnostic for Error<K> {
     fn fault(&self) -> Fault {
-        self.kind.fault()
+        self.inner.kind.fault()
     }
     fn offset(&self) -> Option<u64> {
-        self.offset
+        self.inner.offset
     }
     fn message(&self) -> &dyn fmt::Display {
-        &self.kind
+        &self.inner.kind
     }
 }
 
@@ -334,6 +475,9 @@ impl fmt::Display for Found {
 ///
 /// Every variant names the structure involved (`what`, e.g. `"header"`); the offset is
 /// the [`Error`]'s.
+///
+/// Struct variants are `#[non_exhaustive]`: match them with `..`, as fields may be added.
+/// [`Kind::name`] gives each variant's stable name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, thiserror::Error)]
 #[non_exhaustive]
 pub enum Layout {
@@ -343,6 +487,7 @@ pub enum Layout {
         plural(*needed, "byte"),
         plural(*available, "byte")
     )]
+    #[non_exhaustive]
     Truncated {
         /// The structure being read.
         what: &'static str,
@@ -353,12 +498,14 @@ pub enum Layout {
     },
     /// An offset or length read from the input does not fit the arithmetic (u64 or usize).
     #[error("the {what} points outside any possible input: offset arithmetic overflows")]
+    #[non_exhaustive]
     Overflow {
         /// The structure whose offset or length overflowed.
         what: &'static str,
     },
     /// The input does not start with the expected signature.
     #[error("bad magic: expected {expected}, found {found}; this is not a {what}")]
+    #[non_exhaustive]
     BadMagic {
         /// What the magic identifies (`"kastore file"`).
         what: &'static str,
@@ -371,6 +518,7 @@ pub enum Layout {
     #[error(
         "the {what} is format version {found}; this library reads major version {supported_major} only, upgrade it"
     )]
+    #[non_exhaustive]
     VersionTooNew {
         /// The format.
         what: &'static str,
@@ -383,6 +531,7 @@ pub enum Layout {
     #[error(
         "the {what} is format version {found}; this library reads major version {oldest_major} and later"
     )]
+    #[non_exhaustive]
     VersionTooOld {
         /// The format.
         what: &'static str,
@@ -393,6 +542,7 @@ pub enum Layout {
     },
     /// A value that must be a multiple of some alignment is not.
     #[error("the {what} is {value}, which is not a multiple of {align}")]
+    #[non_exhaustive]
     Misaligned {
         /// The value's meaning (`"array offset"`).
         what: &'static str,
@@ -434,12 +584,24 @@ impl Kind for Layout {
             | Layout::Misaligned { .. } => Fault::Input,
         }
     }
+
+    #[deny(clippy::wildcard_enum_match_arm)]
+    fn name(&self) -> &'static str {
+        match self {
+            Layout::Truncated { .. } => "Truncated",
+            Layout::Overflow { .. } => "Overflow",
+            Layout::BadMagic { .. } => "BadMagic",
+            Layout::VersionTooNew { .. } => "VersionTooNew",
+            Layout::VersionTooOld { .. } => "VersionTooOld",
+            Layout::Misaligned { .. } => "Misaligned",
+        }
+    }
 }
 
 impl Error<Layout> {
     /// [`Layout::Truncated`] at `offset`.
     #[must_use]
-    pub const fn truncated(what: &'static str, offset: u64, needed: u64, available: u64) -> Self {
+    pub fn truncated(what: &'static str, offset: u64, needed: u64, available: u64) -> Self {
         Error::new(
             Some(offset),
             Layout::Truncated {
@@ -452,13 +614,19 @@ impl Error<Layout> {
 
     /// [`Layout::Overflow`] at `offset`.
     #[must_use]
-    pub const fn overflow(what: &'static str, offset: u64) -> Self {
+    pub fn overflow(what: &'static str, offset: u64) -> Self {
         Error::new(Some(offset), Layout::Overflow { what })
     }
 }
 
 /// Shorthand for results whose error is the core vocabulary.
 pub type Result<T, E = Error> = core::result::Result<T, E>;
+
+// The size `Error`'s docs promise; every format crate asserts the same of its own.
+#[cfg(feature = "alloc")]
+const _: () = assert!(
+    size_of::<Error>() == size_of::<usize>() && size_of::<Result<()>>() == size_of::<usize>()
+);
 
 /// An operating-system error and the file it is about: the `Io` variant of every format
 /// crate's `ErrorKind` holds one.
@@ -558,6 +726,29 @@ mod tests {
                 .rebased(5)
                 .offset(),
             None
+        );
+    }
+
+    #[test]
+    fn layout_names_are_the_variants() {
+        assert_eq!(Error::truncated("x", 0, 1, 0).kind().name(), "Truncated");
+        assert_eq!(Error::overflow("x", 0).kind().name(), "Overflow");
+        let version = Version::new(9, 0);
+        let too_new = Layout::VersionTooNew {
+            what: "x",
+            found: version,
+            supported_major: 1,
+        };
+        assert_eq!(too_new.name(), "VersionTooNew");
+    }
+
+    #[test]
+    fn the_offset_survives_kind_changes() {
+        let e = Error::truncated("x", 7, 1, 0).map_kind(|k| k);
+        assert_eq!(e.offset(), Some(7));
+        assert_eq!(
+            std::format!("{e:?}"),
+            "Error { offset: Some(7), kind: Truncated { what: \"x\", needed: 1, available: 0 } }"
         );
     }
 

@@ -16,15 +16,13 @@ pub mod data;
 pub mod error;
 pub mod le;
 pub mod magic;
+pub mod text;
 pub mod verify;
 pub mod version;
 
 #[cfg(feature = "alloc")]
 #[cfg_attr(docsrs, doc(cfg(feature = "alloc")))]
 pub mod json;
-#[cfg(feature = "alloc")]
-#[cfg_attr(docsrs, doc(cfg(feature = "alloc")))]
-pub mod text;
 
 #[cfg(feature = "std")]
 #[cfg_attr(docsrs, doc(cfg(feature = "std")))]

@@ -113,6 +113,55 @@ pub trait ByteSource {
     fn is_stream(&self) -> bool {
         false
     }
+
+    /// Starts reading `ranges` without waiting for them, for a source that can read in
+    /// the background (a file through a handle of its own, an object store on its
+    /// runtime): [`Pending::wait`] then gives what [`read_ranges`](ByteSource::read_ranges)
+    /// would have. A cache reads the next window of a walk this way while the current one
+    /// is checked, so that a whole-object read is bounded by the slower of the link and
+    /// the checks, not by their sum. `None` (the default) when the source cannot; the
+    /// caller then reads the ranges when it needs them.
+    fn start_ranges(&self, ranges: Vec<Range<u64>>) -> Option<Pending> {
+        let _ = ranges;
+        None
+    }
+
+    /// Whether reading announced payloads ahead, a window at a time
+    /// ([`Data::prefetch`](crate::data::Data::prefetch) over a
+    /// [`ReadCache`](crate::cache::ReadCache)), pays for the memory it holds: true (the
+    /// default) where a request costs a round trip; false for [`FileSource`], where the
+    /// kernel's page cache and read-ahead already do it and reading one payload at a
+    /// time is faster (measured: `verify` of a 200 MB Bloscpack file 0.03 s against
+    /// 0.2–0.5 s through windows, which fault in fresh memory).
+    fn read_ahead_pays(&self) -> bool {
+        true
+    }
+}
+
+/// Ranges being read in the background ([`ByteSource::start_ranges`]): on a thread of
+/// their own, which ends when they are read (dropping a `Pending` does not wait for it).
+#[derive(Debug)]
+pub struct Pending(std::thread::JoinHandle<io::Result<Vec<Vec<u8>>>>);
+
+impl Pending {
+    /// Runs `read` on a new thread; `None` when no thread can be started.
+    pub fn spawn(read: impl FnOnce() -> io::Result<Vec<Vec<u8>>> + Send + 'static) -> Option<Self> {
+        std::thread::Builder::new()
+            .name("binfmt-read-ahead".into())
+            .spawn(read)
+            .ok()
+            .map(Pending)
+    }
+
+    /// Waits for the bytes of each range, in order.
+    ///
+    /// # Errors
+    /// The read's error; an error when its thread panicked.
+    pub fn wait(self) -> io::Result<Vec<Vec<u8>>> {
+        self.0
+            .join()
+            .unwrap_or_else(|_| Err(io::Error::other("a read-ahead thread panicked")))
+    }
 }
 
 /// The error a source returns for a range past its end: `UnexpectedEof`, carrying the
@@ -299,6 +348,12 @@ macro_rules! forward_byte_source {
             fn as_slice(&self) -> Option<&[u8]> {
                 (**self).as_slice()
             }
+            fn start_ranges(&self, ranges: Vec<Range<u64>>) -> Option<Pending> {
+                (**self).start_ranges(ranges)
+            }
+            fn read_ahead_pays(&self) -> bool {
+                (**self).read_ahead_pays()
+            }
         }
     )*};
 }
@@ -427,6 +482,9 @@ impl ByteSource for FileSource {
             )),
             Err(e) => Err(e),
         }
+    }
+    fn read_ahead_pays(&self) -> bool {
+        false
     }
 }
 
@@ -687,6 +745,16 @@ impl<S: ByteSource> ByteSource for Counting<S> {
         let (at, out) = self.inner.read_tail(max_len)?;
         self.count(1, len_u64(&out));
         Ok((at, out))
+    }
+    fn start_ranges(&self, ranges: Vec<Range<u64>>) -> Option<Pending> {
+        let bytes = ranges.iter().map(|r| r.end.saturating_sub(r.start)).sum();
+        let n = to_u64(ranges.len());
+        let pending = self.inner.start_ranges(ranges)?;
+        self.count(n, bytes);
+        Some(pending)
+    }
+    fn read_ahead_pays(&self) -> bool {
+        self.inner.read_ahead_pays()
     }
     // Deliberately no `as_slice`: a counted source must go through the counted methods.
 }

@@ -95,7 +95,7 @@ impl VersionPolicy {
     /// assert!(POLICY.check(Version::new(2, 0), 8).is_err());
     /// assert!(POLICY.check(Version::new(0, 9), 8).is_err());
     /// ```
-    pub const fn check(&self, found: Version, offset: u64) -> Result<Compatibility> {
+    pub fn check(&self, found: Version, offset: u64) -> Result<Compatibility> {
         let current = self.current;
         if found.major > current.major {
             Err(Error::new(

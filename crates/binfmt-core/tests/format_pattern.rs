@@ -54,6 +54,28 @@ impl Kind for ErrorKind {
             ErrorKind::Io(_) => Fault::Io,
         }
     }
+    #[deny(clippy::wildcard_enum_match_arm)]
+    fn name(&self) -> &'static str {
+        match self {
+            ErrorKind::Layout(l) => l.name(),
+            ErrorKind::CountTooLarge { .. } => "CountTooLarge",
+            ErrorKind::OddRecord { .. } => "OddRecord",
+            ErrorKind::Trailing(_) => "Trailing",
+            ErrorKind::Io(_) => "Io",
+        }
+    }
+    fn io_error(&self) -> Option<&IoError> {
+        match self {
+            ErrorKind::Io(e) => Some(e),
+            _ => None,
+        }
+    }
+    fn io_error_mut(&mut self) -> Option<&mut IoError> {
+        match self {
+            ErrorKind::Io(e) => Some(e),
+            _ => None,
+        }
+    }
     fn into_io_error(self) -> Result<std::io::Error, Self> {
         match self {
             ErrorKind::Io(e) => Ok(e.source),
@@ -198,4 +220,33 @@ fn io_errors_keep_their_path_and_round_trip_to_io() {
     assert!(err.to_string().starts_with("/nonexistent/toy: "));
     let io: std::io::Error = err.into();
     assert_eq!(io.kind(), std::io::ErrorKind::NotFound);
+}
+
+#[test]
+fn kinds_name_themselves_and_io_errors_get_one_path() {
+    let err = parse(b"TOY1\x09\x00\x00\x00").unwrap_err();
+    assert_eq!(err.kind().name(), "CountTooLarge");
+    assert!(err.io_error().is_none());
+    let err = parse(b"TOY1\x09").unwrap_err();
+    assert_eq!(
+        err.kind().name(),
+        "Truncated",
+        "a layout is named by its variant"
+    );
+    // Not an I/O error: unchanged.
+    assert_eq!(
+        err.with_path("toy").to_string(),
+        "byte 0: truncated input: header of 8 bytes, but the input has only 5 bytes from there"
+    );
+
+    let err: Error = IoError::from(std::io::Error::from(std::io::ErrorKind::NotFound)).into();
+    assert_eq!(err.kind().name(), "Io");
+    let err = err.with_path("a.toy");
+    assert_eq!(err.to_string(), "a.toy: entity not found");
+    let err = err.with_path("b.toy");
+    assert_eq!(
+        err.io_error().and_then(|io| io.path.as_deref()),
+        Some(std::path::Path::new("a.toy")),
+        "a path already named is kept"
+    );
 }

@@ -146,7 +146,7 @@ pub(crate) fn blpk_pack<'py>(
 /// the caller's final array); otherwise a new uint8 array is made. A file given by
 /// `path` is read chunk by chunk (positioned reads), never whole.
 #[pyfunction]
-#[pyo3(signature = (data=None, path=None, out_path=None, alloc=None, threads=0))]
+#[pyo3(signature = (data=None, path=None, out_path=None, alloc=None, threads=0, url=None))]
 pub(crate) fn blpk_unpack<'py>(
     py: Python<'py>,
     data: Option<&Bound<'py, PyBytes>>,
@@ -154,8 +154,12 @@ pub(crate) fn blpk_unpack<'py>(
     out_path: Option<PathBuf>,
     alloc: Option<&Bound<'py, PyAny>>,
     threads: u16,
+    url: Option<&str>,
 ) -> PyResult<Unpacked<'py>> {
     let options = UnpackOptions::DEFAULT.threads(threads);
+    if let Some(url) = url {
+        return unpack_url(py, url, out_path, alloc, &options);
+    }
     let owned;
     let bytes: &[u8] = match (data, &path) {
         (Some(d), _) => d.as_bytes(),
@@ -223,6 +227,37 @@ where
 
 /// Makes the array to fill (`alloc(metadata, len)`, or a new uint8 array) and runs
 /// `unpack` on its bytes without the GIL.
+/// [`blpk_unpack`] of the object at `url`: its metadata in the first request or two, then
+/// every chunk read ahead through the cache (`verify`'s plan, docs/remote.md), with the
+/// GIL released while reading. Into a file at `out_path`, or an array.
+fn unpack_url<'py>(
+    py: Python<'py>,
+    url: &str,
+    out_path: Option<PathBuf>,
+    alloc: Option<&Bound<'py, PyAny>>,
+    options: &UnpackOptions,
+) -> PyResult<Unpacked<'py>> {
+    let reader = py.detach(|| {
+        let source = crate::source::open_url(url)?;
+        Reader::open(source).py_err(FORMAT)
+    })?;
+    let view = reader.view();
+    let metadata = metadata_json(&view)?;
+    if let Some(out) = out_path {
+        py.detach(|| view.unpack_to_path(&out, options))
+            .py_err(FORMAT)?;
+        return Ok((None, metadata));
+    }
+    let array = fill(
+        py,
+        view.uncompressed_len(),
+        metadata.as_deref(),
+        alloc,
+        |out| view.unpack_into(out, options),
+    )?;
+    Ok((Some(array), metadata))
+}
+
 fn fill<'py>(
     py: Python<'py>,
     len: u64,

@@ -1,7 +1,7 @@
 //! Rust errors to Python exceptions.
 //!
 //! Every format error becomes an instance of a class from `binfmt._errors` (chosen there
-//! from the format and the variant's stable name, [`KindName`], never from `Debug`
+//! from the format and the variant's stable name, [`Kind::name`], never from `Debug`
 //! output), whose `str()` is the library error's `Display` (`byte N: message`, as the CLI
 //! prints after `FILE: `). Errors that wrap an operating-system error become the
 //! matching `OSError` subclass, with `errno` and `strerror` set.
@@ -10,8 +10,6 @@ use binfmt_core::{Error, Fault, Kind};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyTuple;
-
-use crate::kinds::KindName;
 
 fn fault_name(fault: Fault) -> &'static str {
     match fault {
@@ -27,13 +25,13 @@ fn fault_name(fault: Fault) -> &'static str {
 /// `error`, from the crate of `format`, as a Python exception.
 pub(crate) fn to_py<K>(format: &'static str, error: Error<K>) -> PyErr
 where
-    K: Kind + KindName,
+    K: Kind,
 {
     let fault = error.fault();
     let offset = error.offset();
     let text = error.to_string();
     let message = binfmt_core::Diagnostic::message(&error).to_string();
-    let name = error.kind().kind_name();
+    let name = error.kind().name();
     if fault == Fault::Io
         && let Ok(io) = error.into_kind().into_io_error()
     {
@@ -66,7 +64,7 @@ pub(crate) trait IntoPy<T> {
     fn py_err(self, format: &'static str) -> PyResult<T>;
 }
 
-impl<T, K: Kind + KindName> IntoPy<T> for Result<T, Error<K>> {
+impl<T, K: Kind> IntoPy<T> for Result<T, Error<K>> {
     fn py_err(self, format: &'static str) -> PyResult<T> {
         self.map_err(|e| to_py(format, e))
     }

@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use binfmt_core::cache::ReadCache;
 use binfmt_core::data::Data;
 use binfmt_core::source::FileSource;
-use kastore::{AnyArray, Builder, DType, ReadOptions, Reader, Store};
+use kastore::{AnyArray, DType, ReadOptions, Reader, Store, Writer};
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 
@@ -133,7 +133,7 @@ pub(crate) fn kastore_dumps<'py>(
     py: Python<'py>,
     items: Vec<(Vec<u8>, String, Bound<'py, PyBytes>)>,
 ) -> PyResult<Bound<'py, PyBytes>> {
-    let mut builder = Builder::new();
+    let mut writer = Writer::new();
     for (key, dtype, data) in &items {
         let dtype = DType::from_name(dtype).ok_or_else(|| {
             pyo3::exceptions::PyValueError::new_err(format!(
@@ -141,15 +141,15 @@ pub(crate) fn kastore_dumps<'py>(
                  int32, uint32, int64, uint64, float32 and float64"
             ))
         })?;
-        builder
-            .insert_array(key, AnyArray::new(dtype, data.as_bytes()))
+        writer
+            .add_array(key, AnyArray::new(dtype, data.as_bytes()))
             .py_err(FORMAT)?;
     }
-    let size = builder.file_size().py_err(FORMAT)?;
+    let size = writer.file_size().py_err(FORMAT)?;
     let size = usize::try_from(size).map_err(|_| memory_error("store"))?;
     // Written straight into the new bytes object: one copy of each array, not two.
     PyBytes::new_with(py, size, |out| {
-        builder.write_to(out).py_err(FORMAT).map(drop)
+        writer.write_to(out).py_err(FORMAT).map(drop)
     })
 }
 

@@ -11,7 +11,6 @@ use pyo3::prelude::*;
 mod bloscpack;
 mod errors;
 mod kastore;
-mod kinds;
 mod mldf;
 mod output;
 mod source;

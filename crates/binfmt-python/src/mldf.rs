@@ -80,15 +80,8 @@ impl MldfReader {
         let reader = py
             .detach(|| {
                 let source = FileSource::open(&path).map_err(mldf::IoError::at_path(&path))?;
-                Reader::open_with(AnySource::File(source), &ReadOptions::new()).map_err(|e| {
-                    e.map_kind(|kind| match kind {
-                        mldf::ErrorKind::Io(mut io) if io.path.is_none() => {
-                            io.path = Some(path.clone());
-                            mldf::ErrorKind::Io(io)
-                        }
-                        other => other,
-                    })
-                })
+                Reader::open_with(AnySource::File(source), &ReadOptions::new())
+                    .map_err(|e| e.with_path(&path))
             })
             .py_err(FORMAT)?;
         Ok(MldfReader { reader })
@@ -359,7 +352,7 @@ impl MldfWriter {
             .map(|(k, v)| Owned::from_py(k, v))
             .collect::<PyResult<Vec<_>>>()?;
         let values: Vec<Value<'_>> = owned.iter().map(Owned::value).collect();
-        self.with(|w| w.as_mut().ok_or_else(closed)?.push(&values).py_err(FORMAT))
+        self.with(|w| w.as_mut().ok_or_else(closed)?.add(&values).py_err(FORMAT))
     }
 
     /// Writes the tables and moves the file into place; returns its size.

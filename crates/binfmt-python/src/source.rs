@@ -45,6 +45,12 @@ impl ByteSource for AnySource {
     fn as_slice(&self) -> Option<&[u8]> {
         each!(self, s => s.as_slice())
     }
+    fn start_ranges(&self, ranges: Vec<Range<u64>>) -> Option<binfmt_core::source::Pending> {
+        each!(self, s => s.start_ranges(ranges))
+    }
+    fn read_ahead_pays(&self) -> bool {
+        each!(self, s => s.read_ahead_pays())
+    }
 }
 
 /// Whether `arg` is a URL this build reads (`s3://`, `gs://`, `az://`, `http(s)://`,

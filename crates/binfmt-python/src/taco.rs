@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use binfmt_core::source::FileSource;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
-use taco_header::{Archive, ArchiveBuilder, Entries, Entry, HEADER_SIZE, Header, Member, Reader};
+use taco_header::{Archive, Entries, Entry, HEADER_SIZE, Header, Member, Reader, Writer};
 
 use crate::errors::IntoPy;
 use crate::source::AnySource;
@@ -101,11 +101,11 @@ pub(crate) fn taco_create(
     members: Vec<(String, PathBuf)>,
     entries: Pairs,
 ) -> PyResult<u64> {
-    let mut builder = ArchiveBuilder::new(entries_of(&entries)?);
+    let mut writer = Writer::new(entries_of(&entries)?);
     for (name, source) in members {
-        builder.add_file(name, source);
+        writer.add_file(name, source);
     }
-    py.detach(|| builder.write_to_path(&path)).py_err(FORMAT)
+    py.detach(|| writer.write_to_path(&path)).py_err(FORMAT)
 }
 
 fn row(m: &Member<'_>) -> MemberRow {

@@ -85,12 +85,7 @@ impl TaridxReader {
                 .collect();
             let Some(shard) = shards.get(usize::from(fid)) else {
                 let row = mine.first().map_or(0, |(_, (_, e))| e.row);
-                return Err(ErrorKind::NoShard {
-                    row,
-                    fid,
-                    shards: shards.len(),
-                }
-                .unlocated());
+                return Err(ErrorKind::no_shard(row, fid, shards.len()).unlocated());
             };
             let ranges = mine
                 .iter()
@@ -333,7 +328,11 @@ pub(crate) fn taridx_build(
         } else {
             BuildOptions::strict()
         };
-        let (file, report) = taridx::fs::index_shards(&shards, options)?;
+        let taridx::Finished {
+            index: file,
+            report,
+            ..
+        } = taridx::fs::index_shards(&shards, options)?;
         let bytes = file.to_vec()?;
         let rows = taridx::Index::parse(&bytes)?.n_rows();
         file.write_to_path(&output)?;

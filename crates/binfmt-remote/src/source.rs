@@ -721,6 +721,15 @@ impl ByteSource for RemoteSource {
                         continue;
                     }
                 };
+                // A range fetched alone is handed over as it came, not copied.
+                if let [i] = group.members[..]
+                    && ranges.get(i) == Some(&f.range)
+                {
+                    if let Some(slot) = out.get_mut(i) {
+                        *slot = Some(f.data);
+                    }
+                    continue;
+                }
                 for &i in &group.members {
                     let Some(r) = ranges.get(i) else { continue };
                     if r.end > f.range.end {
@@ -779,6 +788,19 @@ impl ByteSource for RemoteSource {
                     .ok_or_else(|| io::Error::other("binfmt-remote: a range was not served"))
             })
             .collect()
+    }
+
+    /// On a thread of its own that makes the same requests as
+    /// [`read_ranges`](ByteSource::read_ranges) (on the shared runtime, counted in the
+    /// same statistics, pinned to the same version).
+    fn start_ranges(&self, ranges: Vec<Range<u64>>) -> Option<binfmt_core::source::Pending> {
+        let twin = RemoteSource {
+            inner: Arc::clone(&self.inner),
+        };
+        binfmt_core::source::Pending::spawn(move || {
+            let parts = twin.read_ranges(&ranges)?;
+            Ok(parts.into_iter().map(Cow::into_owned).collect())
+        })
     }
 
     fn read_head(&self, max_len: u64) -> io::Result<Cow<'_, [u8]>> {

@@ -1,17 +1,7 @@
 //! Failures no well-behaved server produces, from a misbehaving server on 127.0.0.1 (a
 //! thread of this test), and connection failures: each is one line naming the URL and
 //! the cause, with its `io::ErrorKind`, and none panics or buffers what it should not.
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing,
-    clippy::cast_possible_truncation,
-    missing_docs
-)]
-
-#[path = "../../../tools/remote/servers.rs"]
-mod servers;
+#![allow(clippy::unwrap_used, clippy::panic, clippy::cast_possible_truncation)]
 
 use core::time::Duration;
 use std::io;
@@ -21,7 +11,7 @@ use std::time::Instant;
 use binfmt_core::source::ByteSource;
 use binfmt_remote::object_store::client::{DnsFuture, DnsResolver};
 use binfmt_remote::{Options, Problem, RemoteError, RemoteSource};
-use servers::{Body, Reply, Request, Rogue, pattern, serve_object};
+use binfmt_test_support::servers::{self, Body, Reply, Request, Rogue, pattern, serve_object};
 
 /// Fast retries for tests: one retry, short timeouts.
 fn quick() -> Options {

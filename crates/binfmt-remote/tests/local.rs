@@ -1,16 +1,5 @@
 //! `file://` and in-memory stores: the `ByteSource` contract, pinning, threads, and
 //! configuration errors. No server needed.
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing,
-    clippy::cast_possible_truncation,
-    missing_docs
-)]
-
-#[path = "../../../tools/remote/servers.rs"]
-mod servers;
 
 use std::io;
 use std::sync::Arc;
@@ -20,7 +9,7 @@ use binfmt_remote::object_store::memory::InMemory;
 use binfmt_remote::object_store::path::Path as StorePath;
 use binfmt_remote::object_store::{ObjectStore, ObjectStoreExt};
 use binfmt_remote::{Options, Problem, RemoteError, RemoteSource};
-use servers::{TempDir, pattern};
+use binfmt_test_support::servers::{TempDir, pattern};
 
 fn file_url(path: &std::path::Path) -> String {
     format!("file://{}", path.display())

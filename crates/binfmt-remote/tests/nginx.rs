@@ -1,17 +1,7 @@
 //! Against nginx on 127.0.0.1: request plans, counted from nginx's own access log.
 //!
 //! Ignored (with the reason) when nginx is missing, unless `BINFMT_REQUIRE_SERVERS=1`.
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing,
-    clippy::cast_possible_truncation,
-    missing_docs
-)]
-
-#[path = "../../../tools/remote/servers.rs"]
-mod servers;
+#![allow(clippy::unwrap_used, clippy::cast_possible_truncation)]
 
 use std::fs::File;
 use std::io;
@@ -19,7 +9,7 @@ use std::sync::Arc;
 
 use binfmt_core::source::{ByteSource, PastEnd};
 use binfmt_remote::{Options, Problem, RemoteError, RemoteSource};
-use servers::{AccessLine, Nginx, TempDir, pattern};
+use binfmt_test_support::servers::{AccessLine, Nginx, TempDir, pattern};
 
 const SMALL: usize = 200_000;
 /// A sparse file: 10 GiB that take no disk space.

@@ -6,24 +6,14 @@
 //! come from moto's own log.
 //!
 //! Ignored (with the reason) when moto is missing, unless `BINFMT_REQUIRE_SERVERS=1`.
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing,
-    clippy::cast_possible_truncation,
-    missing_docs
-)]
-
-#[path = "../../../tools/remote/servers.rs"]
-mod servers;
+#![allow(clippy::unwrap_used, clippy::indexing_slicing)]
 
 use std::io;
 use std::process::Command;
 
 use binfmt_core::source::ByteSource;
 use binfmt_remote::{Problem, RemoteError, RemoteSource};
-use servers::{Moto, MotoLine, pattern};
+use binfmt_test_support::servers::{self, Moto, MotoLine, pattern};
 
 const BUCKET: &str = "binfmt-test";
 const SIZE: usize = 300_000;

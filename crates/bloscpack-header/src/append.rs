@@ -113,14 +113,14 @@ pub(crate) fn append_locked(
     hook: &mut dyn FnMut(Step) -> io::Result<()>,
 ) -> Result<AppendReport> {
     still_named(file, path)?;
-    append_file(file, Some(path), data, options, hook).map_err(|e| name(e, path))
+    append_file(file, Some(path), data, options, hook).map_err(|e| e.with_path(path))
 }
 
 /// Repairs the file at `path`; see [`fs::repair`](crate::fs::repair).
 pub(crate) fn repair(path: &Path) -> Result<bool> {
     let file = open_locked(path).map_err(io_at(path))?;
     still_named(&file, path)?;
-    repair_file(&file).map_err(|e| name(e, path))
+    repair_file(&file).map_err(|e| e.with_path(path))
 }
 
 /// Checks that `path` still names the file (the inode) that `file` holds open: a
@@ -147,18 +147,6 @@ pub(crate) fn still_named(file: &File, path: &Path) -> Result<()> {
     #[cfg(not(unix))]
     let _ = (file, path);
     Ok(())
-}
-
-/// Names `path` in an I/O error that has no path yet.
-fn name(e: Error, path: &Path) -> Error {
-    let offset = e.offset();
-    match e.into_kind() {
-        ErrorKind::Io(mut io) if io.path.is_none() => {
-            io.path = Some(path.to_path_buf());
-            Error::from(io)
-        }
-        kind => Error::new(offset, kind),
-    }
 }
 
 fn source(file: &File) -> Result<FileSource> {

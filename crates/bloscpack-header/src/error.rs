@@ -12,6 +12,9 @@ use crate::checksum::Checksum;
 ///
 /// Variants are grouped by [`Fault`]: the input's (most), an unsupported feature, the
 /// caller's, a limit, or the operating system's.
+///
+/// Struct variants are `#[non_exhaustive]`: match them with `..`, as fields may be added.
+/// [`Kind::name`](binfmt_core::Kind::name) gives each variant's stable name.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum ErrorKind {
@@ -24,6 +27,7 @@ pub enum ErrorKind {
     #[error(
         "the options byte is {options:#04x}, but format version {version} defines only {defined:#04x} (0x01 offsets, 0x02 metadata); the file is corrupt or from an unknown writer"
     )]
+    #[non_exhaustive]
     UndefinedOptions {
         /// The byte found.
         options: u8,
@@ -36,6 +40,7 @@ pub enum ErrorKind {
     #[error(
         "the checksum id is {id}, which is unknown (0 none, 1 adler32, 2 crc32, 3 md5, 4 sha1, 5 sha224, 6 sha256, 7 sha384, 8 sha512)"
     )]
+    #[non_exhaustive]
     UnknownChecksum {
         /// The id found.
         id: u8,
@@ -43,6 +48,7 @@ pub enum ErrorKind {
     /// A header size field outside its range (-1 or 0..=2147483631 for chunk sizes,
     /// -1 or more for counts).
     #[error("{field} is {value}, outside {min}..={max}")]
+    #[non_exhaustive]
     FieldOutOfRange {
         /// The field's name.
         field: &'static str,
@@ -55,6 +61,7 @@ pub enum ErrorKind {
     },
     /// `last_chunk` is larger than `chunk_size`.
     #[error("last_chunk is {last_chunk}, larger than chunk_size {chunk_size}")]
+    #[non_exhaustive]
     LastChunkTooLarge {
         /// The last chunk's size.
         last_chunk: u32,
@@ -65,6 +72,7 @@ pub enum ErrorKind {
     #[error(
         "the header sizes contradict each other: chunk_size {chunk_size}, last_chunk {last_chunk}, nchunks {nchunks}: {reason}"
     )]
+    #[non_exhaustive]
     InconsistentSizes {
         /// The chunk size (-1 = unknown).
         chunk_size: i64,
@@ -78,6 +86,7 @@ pub enum ErrorKind {
     /// `nchunks + max_app_chunks` does not fit an `i64`, or spare slots are declared for an
     /// unknown chunk count, or an offsets section is declared for an unknown chunk count.
     #[error("nchunks {nchunks} and max_app_chunks {max_app_chunks} are invalid together: {reason}")]
+    #[non_exhaustive]
     BadAppendSlots {
         /// The chunk count.
         nchunks: i64,
@@ -89,12 +98,14 @@ pub enum ErrorKind {
 
     /// The metadata section names a serializer other than JSON.
     #[error("the metadata format is {found}, which is unknown; only JSON is defined")]
+    #[non_exhaustive]
     UnknownMetadataFormat {
         /// The 8 bytes found.
         found: Found,
     },
     /// A metadata header byte has an undefined value.
     #[error("{field} is {value}, but only {allowed} is defined")]
+    #[non_exhaustive]
     BadMetadataField {
         /// The field's name.
         field: &'static str,
@@ -105,6 +116,7 @@ pub enum ErrorKind {
     },
     /// The stored metadata is larger than the space reserved for it.
     #[error("meta_comp_size is {meta_comp_size}, larger than max_meta_size {max_meta_size}")]
+    #[non_exhaustive]
     MetadataOverflowsSection {
         /// Bytes stored.
         meta_comp_size: u32,
@@ -115,6 +127,7 @@ pub enum ErrorKind {
     #[error(
         "the metadata is stored raw, so meta_comp_size ({meta_comp_size}) must equal meta_size ({meta_size})"
     )]
+    #[non_exhaustive]
     RawMetadataSize {
         /// The declared length.
         meta_size: u32,
@@ -125,6 +138,7 @@ pub enum ErrorKind {
     #[error(
         "the {checksum} digest of the metadata does not match the {stored_len} stored bytes at byte {data_offset}; the metadata is corrupt"
     )]
+    #[non_exhaustive]
     MetadataDigestMismatch {
         /// The digest kind.
         checksum: Checksum,
@@ -137,6 +151,7 @@ pub enum ErrorKind {
     #[error(
         "the compressed metadata does not inflate to its declared {meta_size} bytes ({reason})"
     )]
+    #[non_exhaustive]
     BadMetadataStream {
         /// The declared uncompressed length.
         meta_size: u32,
@@ -148,6 +163,7 @@ pub enum ErrorKind {
     #[error(
         "the metadata declares {meta_size} bytes once inflated, more than the limit of {limit}; raise ReadOptions::max_metadata_size to read it"
     )]
+    #[non_exhaustive]
     MetadataLimit {
         /// The declared uncompressed length.
         meta_size: u32,
@@ -156,6 +172,7 @@ pub enum ErrorKind {
     },
     /// The metadata is not UTF-8, so it cannot be JSON.
     #[error("the metadata is not UTF-8 (valid up to its byte {valid_up_to})")]
+    #[non_exhaustive]
     MetadataNotUtf8 {
         /// The length of its valid prefix.
         valid_up_to: usize,
@@ -163,6 +180,7 @@ pub enum ErrorKind {
     /// The metadata is not JSON (as Python's `json` module writes it: `NaN` and
     /// `Infinity` are accepted).
     #[error("the metadata is not valid JSON: {reason} at its byte {at}")]
+    #[non_exhaustive]
     MetadataNotJson {
         /// What is wrong.
         reason: &'static str,
@@ -172,6 +190,7 @@ pub enum ErrorKind {
 
     /// An offsets entry does not point at its chunk.
     #[error("offsets entry {index} is {stored}, but chunk {index} starts at byte {actual}")]
+    #[non_exhaustive]
     OffsetMismatch {
         /// The chunk's index.
         index: u64,
@@ -182,6 +201,7 @@ pub enum ErrorKind {
     },
     /// A spare offsets slot (for appending) is not -1.
     #[error("spare offsets slot {index} is {stored}, but unused slots must be -1")]
+    #[non_exhaustive]
     SpareSlotInUse {
         /// The slot's index in the offsets table.
         index: u64,
@@ -193,6 +213,7 @@ pub enum ErrorKind {
     #[error(
         "chunk {index} has Blosc format version {version}; only version 2 (c-blosc 1.x) is defined for Bloscpack"
     )]
+    #[non_exhaustive]
     BloscVersion {
         /// The chunk's index.
         index: u64,
@@ -204,6 +225,7 @@ pub enum ErrorKind {
     #[error(
         "chunk {index} has an invalid Blosc header: {reason} (nbytes {nbytes}, blocksize {blocksize}, cbytes {cbytes})"
     )]
+    #[non_exhaustive]
     BadBloscHeader {
         /// The chunk's index.
         index: u64,
@@ -220,6 +242,7 @@ pub enum ErrorKind {
     #[error(
         "chunk {index} holds {nbytes} uncompressed bytes, but the header says {expected} ({field})"
     )]
+    #[non_exhaustive]
     ChunkSizeMismatch {
         /// The chunk's index.
         index: u64,
@@ -244,6 +267,7 @@ pub enum ErrorKind {
             ""
         }
     )]
+    #[non_exhaustive]
     ShortLastChunk {
         /// The uncompressed size the header gives.
         promised: u64,
@@ -260,6 +284,7 @@ pub enum ErrorKind {
     #[error(
         "the {checksum} digest of chunk {index} (at byte {chunk_offset}, {cbytes} bytes) does not match; the chunk is corrupt"
     )]
+    #[non_exhaustive]
     ChunkDigestMismatch {
         /// The chunk's index.
         index: u64,
@@ -272,6 +297,7 @@ pub enum ErrorKind {
     },
     /// A warning: bytes after the last chunk's digest (bloscpack's append can leave some).
     #[error("{len} bytes after the last chunk are not part of the file")]
+    #[non_exhaustive]
     TrailingBytes {
         /// How many.
         len: u64,
@@ -282,6 +308,7 @@ pub enum ErrorKind {
     #[error(
         "an interrupted append left {len} bytes after the last committed chunk (its undo record); the next append or fs::repair removes them"
     )]
+    #[non_exhaustive]
     InterruptedAppend {
         /// The bytes after the committed end, the undo record included.
         len: u64,
@@ -290,6 +317,7 @@ pub enum ErrorKind {
     #[error(
         "chunk {index} uses codec {codec}, which this build cannot decompress (it has blosclz, lz4, lz4hc, zlib and zstd)"
     )]
+    #[non_exhaustive]
     UnsupportedCodec {
         /// The chunk's index.
         index: u64,
@@ -298,6 +326,7 @@ pub enum ErrorKind {
     },
     /// c-blosc rejected a chunk.
     #[error("c-blosc cannot decompress chunk {index} (its code {code}); the chunk is corrupt")]
+    #[non_exhaustive]
     Decompress {
         /// The chunk's index.
         index: u64,
@@ -307,6 +336,7 @@ pub enum ErrorKind {
 
     /// c-blosc refused to compress a chunk (it documents this as "should never happen").
     #[error("c-blosc could not compress a chunk (its code {code})")]
+    #[non_exhaustive]
     Compress {
         /// c-blosc's return value.
         code: i32,
@@ -314,6 +344,7 @@ pub enum ErrorKind {
 
     /// A caller-supplied buffer or setting cannot be used.
     #[error("invalid {what}: {reason}")]
+    #[non_exhaustive]
     InvalidArgument {
         /// The argument.
         what: &'static str,
@@ -322,6 +353,7 @@ pub enum ErrorKind {
     },
     /// A value given to the writer is outside the range the format allows.
     #[error("{what} is {value}, outside {min}..={max}")]
+    #[non_exhaustive]
     ArgumentOutOfRange {
         /// The argument.
         what: &'static str,
@@ -336,6 +368,7 @@ pub enum ErrorKind {
     #[error(
         "the metadata needs {needed} bytes but max_meta_size is {max_meta_size}; raise max_meta_size"
     )]
+    #[non_exhaustive]
     MetadataTooLarge {
         /// Bytes needed.
         needed: u64,
@@ -346,6 +379,7 @@ pub enum ErrorKind {
     #[error(
         "appending needs {needed} new chunks but the file has only {available} spare offset slots; repack it with more max_app_chunks"
     )]
+    #[non_exhaustive]
     NotEnoughSpace {
         /// New chunks needed.
         needed: u64,
@@ -354,12 +388,14 @@ pub enum ErrorKind {
     },
     /// The file cannot be appended to.
     #[error("cannot append to this file: {reason}")]
+    #[non_exhaustive]
     CannotAppend {
         /// Why.
         reason: &'static str,
     },
     /// The data would decompress to more than the caller's limit.
     #[error("the file decompresses to {bytes} bytes, more than the limit of {limit}")]
+    #[non_exhaustive]
     TooLarge {
         /// The uncompressed length.
         bytes: u64,
@@ -368,6 +404,7 @@ pub enum ErrorKind {
     },
     /// An allocation for decompressed data failed.
     #[error("cannot allocate {bytes} bytes for the decompressed data")]
+    #[non_exhaustive]
     OutOfMemory {
         /// Bytes requested.
         bytes: u64,
@@ -423,6 +460,65 @@ impl Kind for ErrorKind {
         }
     }
 
+    #[deny(clippy::wildcard_enum_match_arm)]
+    fn name(&self) -> &'static str {
+        match self {
+            ErrorKind::Layout(layout) => layout.name(),
+            ErrorKind::UndefinedOptions { .. } => "UndefinedOptions",
+            ErrorKind::UnknownChecksum { .. } => "UnknownChecksum",
+            ErrorKind::FieldOutOfRange { .. } => "FieldOutOfRange",
+            ErrorKind::LastChunkTooLarge { .. } => "LastChunkTooLarge",
+            ErrorKind::InconsistentSizes { .. } => "InconsistentSizes",
+            ErrorKind::BadAppendSlots { .. } => "BadAppendSlots",
+            ErrorKind::UnknownMetadataFormat { .. } => "UnknownMetadataFormat",
+            ErrorKind::BadMetadataField { .. } => "BadMetadataField",
+            ErrorKind::MetadataOverflowsSection { .. } => "MetadataOverflowsSection",
+            ErrorKind::RawMetadataSize { .. } => "RawMetadataSize",
+            ErrorKind::MetadataDigestMismatch { .. } => "MetadataDigestMismatch",
+            ErrorKind::BadMetadataStream { .. } => "BadMetadataStream",
+            ErrorKind::MetadataLimit { .. } => "MetadataLimit",
+            ErrorKind::MetadataNotUtf8 { .. } => "MetadataNotUtf8",
+            ErrorKind::MetadataNotJson { .. } => "MetadataNotJson",
+            ErrorKind::OffsetMismatch { .. } => "OffsetMismatch",
+            ErrorKind::SpareSlotInUse { .. } => "SpareSlotInUse",
+            ErrorKind::BloscVersion { .. } => "BloscVersion",
+            ErrorKind::BadBloscHeader { .. } => "BadBloscHeader",
+            ErrorKind::ChunkSizeMismatch { .. } => "ChunkSizeMismatch",
+            ErrorKind::ShortLastChunk { .. } => "ShortLastChunk",
+            ErrorKind::ChunkDigestMismatch { .. } => "ChunkDigestMismatch",
+            ErrorKind::TrailingBytes { .. } => "TrailingBytes",
+            ErrorKind::InterruptedAppend { .. } => "InterruptedAppend",
+            ErrorKind::UnsupportedCodec { .. } => "UnsupportedCodec",
+            ErrorKind::Decompress { .. } => "Decompress",
+            ErrorKind::Compress { .. } => "Compress",
+            ErrorKind::InvalidArgument { .. } => "InvalidArgument",
+            ErrorKind::ArgumentOutOfRange { .. } => "ArgumentOutOfRange",
+            ErrorKind::MetadataTooLarge { .. } => "MetadataTooLarge",
+            ErrorKind::NotEnoughSpace { .. } => "NotEnoughSpace",
+            ErrorKind::CannotAppend { .. } => "CannotAppend",
+            ErrorKind::TooLarge { .. } => "TooLarge",
+            ErrorKind::OutOfMemory { .. } => "OutOfMemory",
+            #[cfg(feature = "std")]
+            ErrorKind::Io(_) => "Io",
+        }
+    }
+
+    #[cfg(feature = "std")]
+    fn io_error(&self) -> Option<&binfmt_core::IoError> {
+        match self {
+            ErrorKind::Io(e) => Some(e),
+            _ => None,
+        }
+    }
+
+    #[cfg(feature = "std")]
+    fn io_error_mut(&mut self) -> Option<&mut binfmt_core::IoError> {
+        match self {
+            ErrorKind::Io(e) => Some(e),
+            _ => None,
+        }
+    }
+
     #[cfg(feature = "std")]
     fn into_io_error(self) -> core::result::Result<std::io::Error, Self> {
         match self {
@@ -437,7 +533,19 @@ impl binfmt_core::FormatKind for ErrorKind {}
 impl binfmt_core::IoKind for ErrorKind {}
 
 /// A problem and, when it is in the input, the byte offset at which it was found.
+///
+/// With the `alloc` feature (on by default, through `std`) an `Error` is one pointer
+/// (8 bytes on 64-bit targets), and so is a `Result<(), Error>`: the offset and the kind
+/// share one allocation, made on the error path only ([`binfmt_core::Error`], "Size").
+/// Without `alloc` they are inline: 72 bytes on 64-bit targets.
 pub type Error = binfmt_core::Error<ErrorKind>;
+
+// The size the docs above promise: errors must stay cheap to move, whatever the kinds
+// grow to hold.
+#[cfg(feature = "alloc")]
+const _: () = assert!(
+    size_of::<Error>() == size_of::<usize>() && size_of::<Result<()>>() == size_of::<usize>()
+);
 
 /// The result of this crate's fallible functions.
 pub type Result<T, E = Error> = core::result::Result<T, E>;

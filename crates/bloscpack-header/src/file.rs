@@ -25,7 +25,11 @@ use crate::raw::{self, BLOSC_HEADER_SIZE, HEADER_SIZE, METADATA_HEADER_SIZE, Met
 
 /// How much a view over a cache asks for first: the header and, for most files, the
 /// metadata header (the only part whose length the header does not give).
-pub const HEAD_REQUEST: u64 = 256;
+pub const HEAD_SIZE: u64 = 256;
+
+/// The earlier name of [`HEAD_SIZE`].
+#[deprecated(note = "use HEAD_SIZE")]
+pub const HEAD_REQUEST: u64 = HEAD_SIZE;
 
 /// The checked shape of a file as plain data: what a view knows besides its borrows.
 #[derive(Debug, Clone, Copy)]
@@ -85,7 +89,7 @@ pub(crate) struct Shape {
 ///
 /// | operation | requests | dependent round trips |
 /// |---|---|---|
-/// | `Reader::open`: header (the first [`HEAD_REQUEST`] bytes) | 1 | 1 |
+/// | `Reader::open`: header (the first [`HEAD_SIZE`] bytes) | 1 | 1 |
 /// | … metadata section and offsets section, when they end past the head | 1 (one range: they are adjacent) | +1 |
 /// | … every chunk's 16-byte Blosc header, hinted at once from the offsets | one per chunk not yet held (fewer where the cache's gap merges them: `Reader` merges those under 4 KiB apart) | +1 |
 /// | … a file **without** an offsets section: each chunk header after the previous one | one per chunk not yet held | +1 per chunk |
@@ -195,7 +199,7 @@ where
         };
         // The header is checked on the first bytes before the length is asked for: a
         // stream learns its length by reading to its end, and `/dev/zero` has none.
-        let head = match data.head(HEAD_REQUEST) {
+        let head = match data.head(HEAD_SIZE) {
             Ok(h) => h,
             Err(e) => return fail(report, e.into()),
         };
@@ -315,6 +319,32 @@ where
             }
         }
         let _ = self.data.hint(batch.get(..n).unwrap_or(&[]));
+    }
+
+    /// Announces every chunk's bytes (its Blosc buffer and digest) to the data, in file
+    /// order, for a walk that will load them all (`verify`, `unpack`): a cache then reads
+    /// them ahead a window at a time, several requests in flight, instead of one request
+    /// per chunk as each is loaded, so that a remote file is read at the link's bandwidth
+    /// rather than one round trip per chunk. Bytes in memory need nothing.
+    pub(crate) fn prefetch_chunks(&self) {
+        const BATCH: usize = 64;
+        if self.data.whole().is_some() {
+            return;
+        }
+        let mut batch: [Range<u64>; BATCH] = core::array::from_fn(|_| 0..0);
+        let mut n = 0;
+        for chunk in self.chunks() {
+            let len = u64::from(chunk.header.cbytes).saturating_add(chunk.checksum.size_u64());
+            if let Some(slot) = batch.get_mut(n) {
+                *slot = chunk.at..chunk.at.saturating_add(len);
+                n += 1;
+            }
+            if n == BATCH {
+                let _ = self.data.prefetch(&batch);
+                n = 0;
+            }
+        }
+        let _ = self.data.prefetch(batch.get(..n).unwrap_or(&[]));
     }
 
     /// Walks the chunks once, checking each, and records where they end. `Err` when the
@@ -752,6 +782,7 @@ where
     {
         return tally.finish();
     }
+    file.prefetch_chunks();
     for chunk in file.chunks() {
         // One read per chunk (a borrow for bytes in memory) serves both checks.
         let read = match chunk.load() {
@@ -764,7 +795,7 @@ where
             }
         };
         let (body, digest) = chunk.split(&read);
-        if options.checksums_checked()
+        if options.get_checksums()
             && let Err(e) = chunk.verify_bytes(body, digest)
             && tally.error(e).is_break()
         {
@@ -792,7 +823,7 @@ fn decode_metadata(meta: &MetadataSection<'_>, options: &ReadOptions) -> Result<
     }
     #[cfg(not(feature = "alloc"))]
     {
-        if options.checksums_checked() {
+        if options.get_checksums() {
             meta.verify()?;
         }
         meta.check_limit(options)?;

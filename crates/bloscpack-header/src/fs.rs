@@ -1,4 +1,4 @@
-//! Files on disk: reading one whole or mapped, and editing one in place.
+//! Files on disk: reading one whole, mapped or by ranges, and editing one in place.
 //!
 //! ```no_run
 //! # fn main() -> Result<(), bloscpack_header::Error> {
@@ -11,7 +11,11 @@
 use alloc::vec::Vec;
 use std::path::Path;
 
+use binfmt_core::source::FileSource;
+
 use crate::error::{Result, io_at};
+use crate::options::ReadOptions;
+use crate::reader::Reader;
 
 #[cfg(feature = "blosc")]
 pub use crate::append::{AppendOptions, AppendReport};
@@ -38,6 +42,34 @@ pub fn read(path: impl AsRef<Path>) -> Result<Vec<u8>> {
 pub fn map(path: impl AsRef<Path>) -> Result<binfmt_core::mmap::Mmap> {
     let path = path.as_ref();
     binfmt_core::mmap::Mmap::open(path).map_err(io_at(path))
+}
+
+/// Opens a [`Reader`] over the file at `path` with the default [`ReadOptions`]:
+/// [`open_with`] with [`ReadOptions::new`].
+///
+/// ```no_run
+/// let reader = bloscpack_header::fs::open("data.blp")?; // header, metadata, offsets
+/// println!("{} chunks", reader.nchunks());
+/// # Ok::<(), bloscpack_header::Error>(())
+/// ```
+///
+/// # Errors
+/// As [`open_with`].
+pub fn open(path: impl AsRef<Path>) -> Result<Reader<FileSource>> {
+    open_with(path, &ReadOptions::new())
+}
+
+/// Opens a [`Reader`] over the file at `path`, read with positioned reads (no map: a
+/// file truncated meanwhile gives an error, never a signal). The structure is read and
+/// checked at open (the request plan of [`Reader`]); chunks are read when asked for.
+///
+/// # Errors
+/// As [`Reader::open_with`]; I/O errors name the path.
+pub fn open_with(path: impl AsRef<Path>, options: &ReadOptions) -> Result<Reader<FileSource>> {
+    let path = path.as_ref();
+    let source = FileSource::open(path).map_err(io_at(path))?;
+    // The source's read errors know no path: name it, as every error of this module does.
+    Reader::open_with(source, options).map_err(|e| e.with_path(path))
 }
 
 /// Appends `data` to the Bloscpack file at `path`, in place, as bloscpack's `append`

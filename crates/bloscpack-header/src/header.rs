@@ -32,7 +32,7 @@ const fn policy(options: &ReadOptions) -> VersionPolicy {
     VersionPolicy {
         what: WHAT,
         current: VERSION,
-        oldest_major: if options.version_2_accepted() { 2 } else { 3 },
+        oldest_major: if options.get_accept_version_2() { 2 } else { 3 },
     }
 }
 
@@ -373,15 +373,15 @@ impl Header {
                 i32::try_from(v)
                     .ok()
                     .filter(|v| v.unsigned_abs() <= MAX_CHUNK_SIZE)
-                    .ok_or(
+                    .ok_or_else(|| {
                         ErrorKind::ArgumentOutOfRange {
                             what,
                             value: v.into(),
                             min: 0,
                             max: MAX_CHUNK_SIZE.into(),
                         }
-                        .unlocated(),
-                    )
+                        .unlocated()
+                    })
             })
         };
         let count = |what, v: u64| -> Result<i64> {

@@ -33,11 +33,14 @@ mod pack;
 mod reader;
 #[cfg(feature = "blosc")]
 mod unpack;
+#[cfg(feature = "blosc")]
+mod writer;
 
 pub use checksum::{Checksum, DigestBytes, UnknownChecksum};
 pub use chunk::{BLOSC_VERSION, BloscFlags, Chunk, ChunkHeader, Codec, MAX_BLOCKSIZE, Shuffle};
 pub use error::{Error, ErrorKind, Result};
-pub use file::{Bloscpack, Chunks, HEAD_REQUEST, verify, verify_data};
+#[allow(deprecated)] // the earlier name, re-exported for one release
+pub use file::{Bloscpack, Chunks, HEAD_REQUEST, HEAD_SIZE, verify, verify_data};
 pub use header::{Header, HeaderFields, MAX_CHUNK_SIZE, Options};
 #[cfg(feature = "alloc")]
 pub use metadata::Metadata;
@@ -69,6 +72,8 @@ pub use reader::Reader;
 pub use pack::{BloscArgs, Compressor, PackOptions};
 #[cfg(feature = "blosc")]
 pub use unpack::{UnpackOptions, UnpackReport};
+#[cfg(feature = "blosc")]
+pub use writer::Writer;
 
 /// True when `head` (the first bytes of a file) looks like a Bloscpack file.
 ///

@@ -275,10 +275,10 @@ impl<'a> MetadataSection<'a> {
     /// # Errors
     /// [`ErrorKind::MetadataLimit`] at `meta_size`.
     pub fn check_limit(&self, options: &ReadOptions) -> Result<()> {
-        if u64::from(self.meta_size()) > options.metadata_limit() {
+        if u64::from(self.meta_size()) > options.get_max_metadata_size() {
             return Err(ErrorKind::MetadataLimit {
                 meta_size: self.meta_size(),
-                limit: options.metadata_limit(),
+                limit: options.get_max_metadata_size(),
             }
             .at(self.offset.saturating_add(SIZE_AT)));
         }
@@ -296,13 +296,13 @@ impl<'a> MetadataSection<'a> {
     pub fn decode_into<'b>(&self, out: &'b mut [u8]) -> Result<&'b str> {
         self.verify()?;
         let size = usize::try_from(self.meta_size()).unwrap_or(usize::MAX);
-        let out = out.get_mut(..size).ok_or(
+        let out = out.get_mut(..size).ok_or_else(|| {
             ErrorKind::InvalidArgument {
                 what: "output buffer",
                 reason: "it is smaller than meta_size",
             }
-            .unlocated(),
-        )?;
+            .unlocated()
+        })?;
         match self.codec {
             MetaCodec::None => out.copy_from_slice(self.stored),
             MetaCodec::Zlib => self.inflate_into(out)?,
@@ -370,7 +370,7 @@ impl<'a> MetadataSection<'a> {
     #[cfg(feature = "alloc")]
     #[cfg_attr(docsrs, doc(cfg(feature = "alloc")))]
     pub fn text_with(&self, options: &ReadOptions) -> Result<Cow<'a, str>> {
-        if options.checksums_checked() {
+        if options.get_checksums() {
             self.verify()?;
         }
         self.check_limit(options)?;
@@ -514,10 +514,14 @@ impl Metadata {
             .filter(|c| c.len() <= self.json.len()),
             MetaCodec::None => None,
         };
-        let (codec, level, stored): (MetaCodec, u8, &[u8]) = match &compressed {
-            Some(c) => (MetaCodec::Zlib, self.level, c),
-            None => (MetaCodec::None, 0, &self.json),
+        // The level is written as asked, also when the metadata is stored uncompressed
+        // (asked so, or because compressing saved nothing): bloscpack 0.16 does that
+        // (`nullify_codec` resets the codec only), and its files must be ours byte for byte.
+        let (codec, stored): (MetaCodec, &[u8]) = match &compressed {
+            Some(c) => (MetaCodec::Zlib, c),
+            None => (MetaCodec::None, &self.json),
         };
+        let level = self.level;
         let comp = u32::try_from(stored.len()).map_err(|_| too_big(stored.len()))?;
         let max = match self.max_meta_size {
             Some(max) => max,

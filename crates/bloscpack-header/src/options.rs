@@ -7,11 +7,15 @@
 /// of at most 16 MiB. [`ReadOptions::BLOSCPACK`] reads only version 3, as every bloscpack
 /// release since 0.3.0 does.
 ///
+/// Each setter `foo(value) -> Self` has a getter `get_foo()`, the rule of every
+/// `ReadOptions` in the workspace (docs/architecture.md): the setter holds the option's
+/// name, so the getter is the one place a `get_` prefix is used.
+///
 /// ```
 /// use bloscpack_header::ReadOptions;
 /// let strict = ReadOptions::new().accept_version_2(false).max_metadata_size(1 << 20);
-/// assert!(!strict.version_2_accepted());
-/// assert_eq!(strict.metadata_limit(), 1 << 20);
+/// assert!(!strict.get_accept_version_2());
+/// assert_eq!(strict.get_max_metadata_size(), 1 << 20);
 /// assert_eq!(ReadOptions::default(), ReadOptions::new());
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -61,22 +65,46 @@ impl ReadOptions {
         self
     }
 
-    /// Whether format 2 is read.
+    /// The value set by [`accept_version_2`](ReadOptions::accept_version_2): whether
+    /// format 2 is read.
     #[must_use]
-    pub const fn version_2_accepted(&self) -> bool {
+    pub const fn get_accept_version_2(&self) -> bool {
         self.accept_version_2
     }
 
-    /// Whether digests are compared.
+    /// The value set by [`checksums`](ReadOptions::checksums): whether digests are
+    /// compared.
     #[must_use]
-    pub const fn checksums_checked(&self) -> bool {
+    pub const fn get_checksums(&self) -> bool {
         self.checksums
     }
 
-    /// The metadata limit, in bytes.
+    /// The value set by [`max_metadata_size`](ReadOptions::max_metadata_size): the
+    /// metadata limit, in bytes.
+    #[must_use]
+    pub const fn get_max_metadata_size(&self) -> u64 {
+        self.max_metadata_size
+    }
+
+    /// The earlier name of [`get_accept_version_2`](ReadOptions::get_accept_version_2).
+    #[deprecated(note = "use ReadOptions::get_accept_version_2")]
+    #[must_use]
+    pub const fn version_2_accepted(&self) -> bool {
+        self.get_accept_version_2()
+    }
+
+    /// The earlier name of [`get_checksums`](ReadOptions::get_checksums).
+    #[deprecated(note = "use ReadOptions::get_checksums")]
+    #[must_use]
+    pub const fn checksums_checked(&self) -> bool {
+        self.get_checksums()
+    }
+
+    /// The earlier name of [`get_max_metadata_size`](ReadOptions::get_max_metadata_size).
+    #[deprecated(note = "use ReadOptions::get_max_metadata_size")]
     #[must_use]
     pub const fn metadata_limit(&self) -> u64 {
-        self.max_metadata_size
+        self.get_max_metadata_size()
     }
 }
 

@@ -97,13 +97,13 @@ impl FromStr for Compressor {
         Compressor::ALL
             .into_iter()
             .find(|c| c.name().eq_ignore_ascii_case(s))
-            .ok_or(
+            .ok_or_else(|| {
                 ErrorKind::InvalidArgument {
                     what: "compressor",
                     reason: "use one of blosclz, lz4, lz4hc, zlib, zstd",
                 }
-                .unlocated(),
-            )
+                .unlocated()
+            })
     }
 }
 
@@ -305,6 +305,7 @@ pub(crate) fn compress_ordered(
         let _ = free_tx.send(buffer);
     }
     let free_rx = Mutex::new(free_rx);
+    blosc::keep_scratch_mapped();
     // Results in flight hold a buffer each (or are errors, which end the pack): sends
     // never block.
     let (done_tx, done_rx) = mpsc::sync_channel::<(usize, Result<(Vec<u8>, usize)>)>(buffers);

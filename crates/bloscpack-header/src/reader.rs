@@ -36,7 +36,7 @@ const CHUNK_HEADER_GAP: u64 = 4096;
 /// [`Bloscpack`'s documentation](Bloscpack#request-plan-over-a-cache) (checked with `binfmt_core::source::Counting` in
 /// the tests):
 ///
-/// * [`Reader::open`]: the first [`HEAD_REQUEST`](crate::HEAD_REQUEST) bytes; then, when the metadata and
+/// * [`Reader::open`]: the first [`HEAD_SIZE`](crate::HEAD_SIZE) bytes; then, when the metadata and
 ///   offsets sections end past them, **one** more request for both; then every chunk's
 ///   16-byte header, hinted from the offsets and fetched as **one** batch. A file
 ///   **without** an offsets section has its chunk headers walked one after the other
@@ -89,7 +89,7 @@ impl<S: ByteSource> Reader<S> {
     /// # Errors
     /// Any structural error, with its offset; I/O errors.
     pub fn open_with(source: S, options: &ReadOptions) -> Result<Self> {
-        let limit = ReadCache::<S>::DEFAULT_LIMIT.saturating_add(options.metadata_limit());
+        let limit = ReadCache::<S>::DEFAULT_LIMIT.saturating_add(options.get_max_metadata_size());
         let cache = ReadCache::new(source)
             .with_limit(limit)
             .with_gap(CHUNK_HEADER_GAP);
@@ -102,7 +102,7 @@ impl<S: ByteSource> Reader<S> {
     /// ```
     /// use binfmt_core::cache::ReadCache;
     /// use binfmt_core::source::Counting;
-    /// use bloscpack_header::{HEAD_REQUEST, ReadOptions, Reader};
+    /// use bloscpack_header::{HEAD_SIZE, ReadOptions, Reader};
     ///
     /// let mut file = Vec::new();
     /// file.extend_from_slice(b"blpk\x03\x00\x00\x08");
@@ -112,7 +112,7 @@ impl<S: ByteSource> Reader<S> {
     /// file.extend_from_slice(&[2, 1, 0x13, 8, 0, 0, 0, 0, 1, 0, 0, 0, 16, 0, 0, 0]);
     /// let source = Counting::new(&file[..]);
     /// let head = &file[..]; // what format detection read (all of a small file)
-    /// let cache = ReadCache::with_head(&source, head, HEAD_REQUEST);
+    /// let cache = ReadCache::with_head(&source, head, HEAD_SIZE);
     /// let reader = Reader::from_cache(cache, &ReadOptions::new())?;
     /// assert_eq!(reader.nchunks(), 1);
     /// assert_eq!(source.stats().requests, 0);
@@ -230,7 +230,7 @@ impl<S: ByteSource> Reader<S> {
                 self.shape.header.checksum(),
                 bytes,
             );
-            detached.unpack(self.options.checksums_checked(), &mut buffer)?;
+            detached.unpack(self.options.get_checksums(), &mut buffer)?;
             let chunk_start = chunk.index() * cs;
             let from = usize::try_from(start.saturating_sub(chunk_start)).unwrap_or(0);
             let to = usize::try_from((end - chunk_start).min(binfmt_core::bytes::len_u64(&buffer)))

@@ -204,6 +204,7 @@ where
                 pipeline(&chunks, threads, options.verify, write)?;
             }
             _ => {
+                self.prefetch_chunks();
                 let mut buffer = Vec::new();
                 for chunk in self.chunks() {
                     chunk.unpack(options.verify, &mut buffer)?;
@@ -385,6 +386,7 @@ where
             };
             // The caller's thread is one of the `threads` (its heap keeps c-blosc's
             // scratch block mapped from one call to the next; a new thread's does not).
+            blosc::keep_scratch_mapped();
             std::thread::scope(|s| {
                 for _ in 1..threads {
                     s.spawn(work);
@@ -482,6 +484,7 @@ fn pipeline(
         let _ = free_tx.send(Vec::new());
     }
     let free_rx = Mutex::new(free_rx);
+    blosc::keep_scratch_mapped();
     let (done_tx, done_rx) = mpsc::channel::<(usize, Result<Vec<u8>>)>();
     let next = AtomicUsize::new(0);
     std::thread::scope(|s| {

@@ -2,13 +2,7 @@
 //! `&ReadCache<Counting<&[u8]>>` gives the same answers from every accessor, and the same
 //! first error for every bad, truncated or corrupted file.
 #![cfg(feature = "std")]
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing,
-    clippy::cast_possible_truncation
-)]
+#![allow(clippy::unwrap_used, clippy::panic)]
 
 use std::path::{Path, PathBuf};
 

@@ -2,13 +2,7 @@
 //! leaves the file as it was. (Crashes between the protocol's steps and concurrent
 //! appends are tested in `src/append.rs`, which can stop an append between steps.)
 #![cfg(feature = "blosc")]
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing,
-    clippy::cast_possible_truncation
-)]
+#![allow(clippy::unwrap_used, clippy::cast_possible_truncation)]
 
 use std::path::PathBuf;
 

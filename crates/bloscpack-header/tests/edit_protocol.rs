@@ -4,8 +4,6 @@
 #![cfg(feature = "blosc")]
 #![allow(
     clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
     clippy::indexing_slicing,
     clippy::cast_possible_truncation
 )]

@@ -3,8 +3,6 @@
 #![cfg(feature = "alloc")]
 #![allow(
     clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
     clippy::indexing_slicing,
     clippy::cast_possible_truncation
 )]
@@ -309,7 +307,7 @@ fn trailing_bytes_are_a_warning() {
     assert_eq!(f.warnings().len(), 1);
     assert!(matches!(
         f.warnings()[0].kind(),
-        ErrorKind::TrailingBytes { len: 5 }
+        ErrorKind::TrailingBytes { len: 5, .. }
     ));
 }
 

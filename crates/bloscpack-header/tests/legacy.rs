@@ -9,13 +9,7 @@
 //! unpack to exactly the bytes the release's own `unpack_bytes_file` returns.
 // `binfmt_core::verify::Findings` needs an allocator.
 #![cfg(feature = "alloc")]
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing,
-    clippy::cast_possible_truncation
-)]
+#![allow(clippy::unwrap_used, clippy::indexing_slicing)]
 
 use std::path::{Path, PathBuf};
 

@@ -1,12 +1,6 @@
 //! The ranged reader's request plan, measured with `binfmt_core::source::Counting`.
 #![cfg(feature = "blosc")]
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing,
-    clippy::cast_possible_truncation
-)]
+#![allow(clippy::cast_possible_truncation)]
 
 use binfmt_core::source::{Counting, FileSource};
 use bloscpack_header::{ErrorKind, Metadata, PackOptions, Reader};
@@ -89,7 +83,7 @@ fn without_offsets_chunk_headers_are_walked_once() {
     let beyond = reader
         .chunk_offsets()
         .iter()
-        .filter(|&&at| at + 16 > bloscpack_header::HEAD_REQUEST)
+        .filter(|&&at| at + 16 > bloscpack_header::HEAD_SIZE)
         .count() as u64;
     assert_eq!(reader.nchunks(), 30);
     assert_eq!(source.stats().requests, 1 + beyond);

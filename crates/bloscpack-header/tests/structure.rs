@@ -3,8 +3,6 @@
 //! 16-byte header as is), which needs no compressor.
 #![allow(
     clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
     clippy::indexing_slicing,
     clippy::cast_possible_truncation
 )]

@@ -21,8 +21,14 @@ use crate::store::{Item, Store};
 /// Builds a store from keys and typed arrays, and writes it.
 ///
 /// Keys are byte strings (`&str` and `&[u8]` both work) and must be non-empty and unique;
-/// [`Builder::insert`] rejects a bad one at once, so a builder always holds a valid store.
+/// [`Writer::add`] rejects a bad one at once, so a writer always holds a valid store.
 /// Arrays are borrowed, not copied, on little-endian hosts.
+///
+/// The shape every binfmt writer has: `add` (here with typed variants for owned vectors,
+/// arrays of any type and items of another store), [`finish`](Writer::finish),
+/// [`to_vec`](Writer::to_vec), [`write_to`](Writer::write_to) (any `Write`) and
+/// [`write_to_path`](Writer::write_to_path). A writer is not spent by writing: change it
+/// and write it again.
 ///
 /// The output is the reference writers' output for the same content, byte for byte:
 /// items sorted by key bytes (a prefix first), keys packed after the descriptors, each
@@ -31,17 +37,17 @@ use crate::store::{Item, Store};
 /// ```
 /// # fn main() -> Result<(), kastore::Error> {
 /// let time = [0.0f64, 1.5, 2.25];
-/// let mut builder = kastore::Builder::new();
-/// builder.insert("nodes/time", &time)?.insert("nodes/flags", &[1u32, 0, 0])?;
-/// let bytes = builder.to_vec()?;
+/// let mut writer = kastore::Writer::new();
+/// writer.add("nodes/time", &time)?.add("nodes/flags", &[1u32, 0, 0])?;
+/// assert!(writer.add("nodes/time", &[1u8]).is_err()); // duplicate
+/// let bytes = writer.finish()?;
 /// let store = kastore::Store::parse(&bytes)?;
 /// assert_eq!(store.keys().collect::<Vec<_>>(), [&b"nodes/flags"[..], b"nodes/time"]);
-/// assert!(builder.insert("nodes/time", &[1u8]).is_err()); // duplicate
 /// # Ok(())
 /// # }
 /// ```
 #[derive(Debug, Clone, Default)]
-pub struct Builder<'a> {
+pub struct Writer<'a> {
     items: BTreeMap<Vec<u8>, Entry<'a>>,
 }
 
@@ -52,17 +58,17 @@ struct Entry<'a> {
     bytes: Cow<'a, [u8]>,
 }
 
-impl<'a> Builder<'a> {
-    /// An empty builder (it writes the 64-byte empty store).
+impl<'a> Writer<'a> {
+    /// An empty writer (it writes the 64-byte empty store).
     #[must_use]
-    pub fn new() -> Builder<'a> {
-        Builder::default()
+    pub fn new() -> Writer<'a> {
+        Writer::default()
     }
 
-    /// A builder holding every item of `store`, borrowed: the way to change a store
-    /// (remove, then insert) and write it again.
+    /// A writer holding every item of `store`, borrowed: the way to change a store
+    /// (remove, then add) and write it again.
     #[must_use]
-    pub fn from_store(store: &Store<'a>) -> Builder<'a> {
+    pub fn from_store(store: &Store<'a>) -> Writer<'a> {
         let items = store
             .items()
             .map(|item| {
@@ -74,7 +80,7 @@ impl<'a> Builder<'a> {
             })
             .collect();
         // A parsed store has unique, non-empty keys and at most u32::MAX items.
-        Builder { items }
+        Writer { items }
     }
 
     /// The number of items.
@@ -105,50 +111,98 @@ impl<'a> Builder<'a> {
     ///
     /// # Errors
     /// [`ErrorKind::EmptyKey`], [`ErrorKind::DuplicateKey`], [`ErrorKind::TooManyItems`];
-    /// the builder is unchanged.
-    pub fn insert<T: Element>(
+    /// the writer is unchanged.
+    pub fn add<T: Element>(
         &mut self,
         key: impl AsRef<[u8]>,
         values: &'a [T],
-    ) -> Result<&mut Builder<'a>> {
+    ) -> Result<&mut Writer<'a>> {
         let bytes = if cfg!(target_endian = "little") {
             Cow::Borrowed(values.as_bytes())
         } else {
             Cow::Owned(le_bytes(values))
         };
-        self.add(key.as_ref(), T::DTYPE, bytes)
+        self.put(key.as_ref(), T::DTYPE, bytes)
     }
 
     /// Adds `values` under `key`, taking them.
     ///
     /// # Errors
-    /// As [`Builder::insert`].
-    pub fn insert_vec<T: Element>(
+    /// As [`Writer::add`].
+    pub fn add_vec<T: Element>(
         &mut self,
         key: impl AsRef<[u8]>,
         values: Vec<T>,
-    ) -> Result<&mut Builder<'a>> {
-        self.add(key.as_ref(), T::DTYPE, Cow::Owned(le_bytes(&values)))
+    ) -> Result<&mut Writer<'a>> {
+        self.put(key.as_ref(), T::DTYPE, Cow::Owned(le_bytes(&values)))
     }
 
     /// Adds an array of any type (from [`Item::values`]), borrowing it.
     ///
     /// # Errors
-    /// As [`Builder::insert`].
-    pub fn insert_array(
+    /// As [`Writer::add`].
+    pub fn add_array(
         &mut self,
         key: impl AsRef<[u8]>,
         array: AnyArray<'a>,
-    ) -> Result<&mut Builder<'a>> {
-        self.add(key.as_ref(), array.dtype(), Cow::Borrowed(array.as_bytes()))
+    ) -> Result<&mut Writer<'a>> {
+        self.put(key.as_ref(), array.dtype(), Cow::Borrowed(array.as_bytes()))
     }
 
     /// Adds a copy of `item` from another store under the same key, borrowing its array.
     ///
     /// # Errors
-    /// As [`Builder::insert`].
-    pub fn insert_item(&mut self, item: Item<'a>) -> Result<&mut Builder<'a>> {
-        self.insert_array(item.key(), item.values())
+    /// As [`Writer::add`].
+    pub fn add_item(&mut self, item: Item<'a>) -> Result<&mut Writer<'a>> {
+        self.add_array(item.key(), item.values())
+    }
+
+    /// Renamed to [`Writer::add`].
+    ///
+    /// # Errors
+    /// As [`Writer::add`].
+    #[deprecated(note = "renamed to Writer::add")]
+    pub fn insert<T: Element>(
+        &mut self,
+        key: impl AsRef<[u8]>,
+        values: &'a [T],
+    ) -> Result<&mut Writer<'a>> {
+        self.add(key, values)
+    }
+
+    /// Renamed to [`Writer::add_vec`].
+    ///
+    /// # Errors
+    /// As [`Writer::add`].
+    #[deprecated(note = "renamed to Writer::add_vec")]
+    pub fn insert_vec<T: Element>(
+        &mut self,
+        key: impl AsRef<[u8]>,
+        values: Vec<T>,
+    ) -> Result<&mut Writer<'a>> {
+        self.add_vec(key, values)
+    }
+
+    /// Renamed to [`Writer::add_array`].
+    ///
+    /// # Errors
+    /// As [`Writer::add`].
+    #[deprecated(note = "renamed to Writer::add_array")]
+    pub fn insert_array(
+        &mut self,
+        key: impl AsRef<[u8]>,
+        array: AnyArray<'a>,
+    ) -> Result<&mut Writer<'a>> {
+        self.add_array(key, array)
+    }
+
+    /// Renamed to [`Writer::add_item`].
+    ///
+    /// # Errors
+    /// As [`Writer::add`].
+    #[deprecated(note = "renamed to Writer::add_item")]
+    pub fn insert_item(&mut self, item: Item<'a>) -> Result<&mut Writer<'a>> {
+        self.add_item(item)
     }
 
     /// Removes the item with key `key`; true when there was one.
@@ -156,7 +210,7 @@ impl<'a> Builder<'a> {
         self.items.remove(key.as_ref()).is_some()
     }
 
-    fn add(&mut self, key: &[u8], dtype: DType, bytes: Cow<'a, [u8]>) -> Result<&mut Builder<'a>> {
+    fn put(&mut self, key: &[u8], dtype: DType, bytes: Cow<'a, [u8]>) -> Result<&mut Writer<'a>> {
         if key.is_empty() {
             return Err(ErrorKind::EmptyKey.unlocated());
         }
@@ -266,6 +320,15 @@ impl<'a> Builder<'a> {
         Ok(layout.file_size)
     }
 
+    /// Ends the writer and returns the store's bytes: [`Writer::to_vec`] for the last
+    /// time, the one `finish` every binfmt writer has.
+    ///
+    /// # Errors
+    /// As [`Writer::to_vec`].
+    pub fn finish(self) -> Result<Vec<u8>> {
+        self.to_vec()
+    }
+
     /// The store's bytes.
     ///
     /// # Errors
@@ -273,7 +336,7 @@ impl<'a> Builder<'a> {
     pub fn to_vec(&self) -> Result<Vec<u8>> {
         let size = self.file_size()?;
         let size = usize::try_from(size).map_err(|_| ErrorKind::SizeOverflow.unlocated())?;
-        // Bounded by data this builder holds in memory.
+        // Bounded by data this writer holds in memory.
         let mut out = Vec::with_capacity(size);
         self.emit(|piece: &[u8]| {
             out.extend_from_slice(piece);
@@ -311,7 +374,7 @@ impl<'a> Builder<'a> {
     /// file's permissions), so on any error `path` is untouched and the temporary file is
     /// removed; a symbolic link is followed; a FIFO or a device is written into; a
     /// directory is refused. (The command line passes its own `Output`, which does not
-    /// replace files without `--force`: use [`Builder::write_to`] with it.)
+    /// replace files without `--force`: use [`Writer::write_to`] with it.)
     ///
     /// Writing over the file a [`Store`] borrowed from is safe when it was read into memory
     /// ([`fs::read`](crate::fs::read)) or memory-mapped: the rename leaves the old file's
@@ -352,6 +415,10 @@ fn le_bytes<T: Element>(values: &[T]) -> Vec<u8> {
         out
     }
 }
+
+/// The old name of [`Writer`], kept for one release.
+#[deprecated(note = "renamed to Writer")]
+pub type Builder<'a> = Writer<'a>;
 
 struct Plan {
     num_items: u32,

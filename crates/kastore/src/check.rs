@@ -87,7 +87,7 @@ pub(crate) fn header(data: &[u8], options: &ReadOptions) -> Result<HeaderInfo, E
         }
         .at(NUM_ITEMS_AT));
     }
-    let limit = options.store_size_limit();
+    let limit = options.get_max_store_size();
     if file_size > limit {
         return Err(ErrorKind::TooLarge { file_size, limit }.at(0));
     }

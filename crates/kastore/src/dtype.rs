@@ -141,7 +141,7 @@ mod sealed {
 ///
 /// Sealed: the format has exactly these ten types. Typed access
 /// ([`Store::get`](crate::Store::get), [`Item::array`](crate::Item::array)) and the
-/// [`Builder`](crate::Builder) are generic over it.
+/// [`Writer`](crate::Writer) are generic over it.
 pub trait Element:
     Copy
     + PartialEq

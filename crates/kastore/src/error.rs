@@ -15,16 +15,28 @@ use crate::key::KeyExcerpt;
 ///
 /// ```
 /// use kastore::{ErrorKind, Fault, Store};
-/// let mut bytes = kastore::Builder::new().to_vec()?;
+/// let mut bytes = kastore::Writer::new().to_vec()?;
 /// bytes[16] = 65; // file_size
 /// let e = Store::parse(&bytes).unwrap_err();
 /// assert_eq!(e.offset(), Some(16));
-/// assert!(matches!(e.kind(), ErrorKind::FileSizeMismatch { file_size: 65, expected: 64 }));
+/// assert!(matches!(e.kind(), ErrorKind::FileSizeMismatch { file_size: 65, expected: 64, .. }));
 /// assert_eq!(e.fault(), Fault::Input);
 /// assert!(e.to_string().starts_with("byte 16: the header's file_size is 65"));
 /// # Ok::<(), kastore::Error>(())
 /// ```
+///
+/// With the `alloc` feature (on by default, through `std`) an `Error` is one pointer
+/// (8 bytes on 64-bit targets), and so is a `Result<(), Error>`: the offset and the kind
+/// share one allocation, made on the error path only ([`binfmt_core::Error`], "Size").
+/// Without `alloc` they are inline: 88 bytes on 64-bit targets.
 pub type Error = binfmt_core::Error<ErrorKind>;
+
+// The size the docs above promise: errors must stay cheap to move, whatever the kinds
+// grow to hold.
+#[cfg(feature = "alloc")]
+const _: () = assert!(
+    size_of::<Error>() == size_of::<usize>() && size_of::<Result<()>>() == size_of::<usize>()
+);
 
 /// Shorthand for results of this crate.
 pub type Result<T, E = Error> = core::result::Result<T, E>;
@@ -33,6 +45,9 @@ pub type Result<T, E = Error> = core::result::Result<T, E>;
 ///
 /// [`code`](ErrorKind::code) maps every variant to one of the reference library's 15
 /// error codes.
+///
+/// Struct variants are `#[non_exhaustive]`: match them with `..`, as fields may be added.
+/// [`Kind::name`](binfmt_core::Kind::name) gives each variant's stable name.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum ErrorKind {
@@ -51,6 +66,7 @@ pub enum ErrorKind {
     #[error(
         "the header's file_size is {file_size}, smaller than the 64-byte header; the header is corrupt"
     )]
+    #[non_exhaustive]
     FileSizeTooSmall {
         /// The value found.
         file_size: u64,
@@ -60,6 +76,7 @@ pub enum ErrorKind {
     #[error(
         "the header announces {num_items} items, whose descriptors need {needed} bytes, but file_size is {file_size}; num_items or file_size is corrupt"
     )]
+    #[non_exhaustive]
     DescriptorsOutsideStore {
         /// The item count found.
         num_items: u32,
@@ -73,6 +90,7 @@ pub enum ErrorKind {
     #[error(
         "the header's file_size is {file_size}, but the keys and arrays end at byte {expected}; the store is truncated, padded or corrupt"
     )]
+    #[non_exhaustive]
     FileSizeMismatch {
         /// The value found.
         file_size: u64,
@@ -82,6 +100,7 @@ pub enum ErrorKind {
 
     /// A descriptor's type code is not one of the ten element types.
     #[error("item {index}: unknown element type code {code}; kastore 1.0 has types 0 to 9")]
+    #[non_exhaustive]
     BadType {
         /// The item's position in the store.
         index: u64,
@@ -91,6 +110,7 @@ pub enum ErrorKind {
 
     /// A descriptor's `key_len` is 0; keys are never empty.
     #[error("item {index}: key_len is 0; kastore keys are never empty")]
+    #[non_exhaustive]
     EmptyKeyInStore {
         /// The item's position in the store.
         index: u64,
@@ -100,6 +120,7 @@ pub enum ErrorKind {
     #[error(
         "item {index}: the key at store offset {key_start}, {key_len} bytes long, lies outside the {file_size}-byte store"
     )]
+    #[non_exhaustive]
     KeyOutOfBounds {
         /// The item's position in the store.
         index: u64,
@@ -115,6 +136,7 @@ pub enum ErrorKind {
     #[error(
         "item {index}: the {dtype} array at store offset {array_start}, {array_len} elements long, lies outside the {file_size}-byte store"
     )]
+    #[non_exhaustive]
     ArrayOutOfBounds {
         /// The item's position in the store.
         index: u64,
@@ -132,6 +154,7 @@ pub enum ErrorKind {
     #[error(
         "item {index}: key_start is {key_start}, but keys are packed back to back and this one must start at {expected}"
     )]
+    #[non_exhaustive]
     KeyNotPacked {
         /// The item's position in the store.
         index: u64,
@@ -146,6 +169,7 @@ pub enum ErrorKind {
     #[error(
         "item {index}: array_start is {array_start}, but arrays are packed at the next multiple of 8 and this one must start at {expected}"
     )]
+    #[non_exhaustive]
     ArrayNotPacked {
         /// The item's position in the store.
         index: u64,
@@ -161,6 +185,7 @@ pub enum ErrorKind {
     #[error(
         "item {index}: key {key} sorts before the previous key; kastore keys are sorted bytewise"
     )]
+    #[non_exhaustive]
     UnsortedKeys {
         /// The item's position in the store.
         index: u64,
@@ -170,6 +195,7 @@ pub enum ErrorKind {
 
     /// The same key appears twice in the store.
     #[error("item {index}: key {key} is the same as the previous key")]
+    #[non_exhaustive]
     DuplicateKeyInStore {
         /// The second copy's position in the store.
         index: u64,
@@ -198,6 +224,7 @@ pub enum ErrorKind {
         },
         if *len == 1 { "it" } else { "them" }
     )]
+    #[non_exhaustive]
     TrailingBytes {
         /// How many bytes follow the store.
         len: u64,
@@ -209,6 +236,7 @@ pub enum ErrorKind {
     #[error(
         "the store declares file_size {file_size}, above the limit of {limit} bytes; raise ReadOptions::max_store_size to read it"
     )]
+    #[non_exhaustive]
     TooLarge {
         /// The header's `file_size`.
         file_size: u64,
@@ -218,6 +246,7 @@ pub enum ErrorKind {
 
     /// No item has this key.
     #[error("key {key} not found")]
+    #[non_exhaustive]
     KeyNotFound {
         /// The key asked for.
         key: KeyExcerpt,
@@ -225,6 +254,7 @@ pub enum ErrorKind {
 
     /// The item exists but holds a different element type: kastore never reinterprets.
     #[error("key {key} holds {stored} elements, not {requested}")]
+    #[non_exhaustive]
     TypeMismatch {
         /// The key asked for.
         key: KeyExcerpt,
@@ -240,6 +270,7 @@ pub enum ErrorKind {
 
     /// Writing: the key was already added.
     #[error("key {key} was already added; keys must be unique")]
+    #[non_exhaustive]
     DuplicateKey {
         /// The key.
         key: KeyExcerpt,
@@ -303,6 +334,51 @@ impl Kind for ErrorKind {
             | ErrorKind::DuplicateKey { .. } => Fault::Caller,
             #[cfg(feature = "std")]
             ErrorKind::Io(_) => Fault::Io,
+        }
+    }
+
+    #[deny(clippy::wildcard_enum_match_arm)]
+    fn name(&self) -> &'static str {
+        match self {
+            ErrorKind::Layout(layout) => layout.name(),
+            ErrorKind::Eof => "Eof",
+            ErrorKind::FileSizeTooSmall { .. } => "FileSizeTooSmall",
+            ErrorKind::DescriptorsOutsideStore { .. } => "DescriptorsOutsideStore",
+            ErrorKind::FileSizeMismatch { .. } => "FileSizeMismatch",
+            ErrorKind::BadType { .. } => "BadType",
+            ErrorKind::EmptyKeyInStore { .. } => "EmptyKeyInStore",
+            ErrorKind::KeyOutOfBounds { .. } => "KeyOutOfBounds",
+            ErrorKind::ArrayOutOfBounds { .. } => "ArrayOutOfBounds",
+            ErrorKind::KeyNotPacked { .. } => "KeyNotPacked",
+            ErrorKind::ArrayNotPacked { .. } => "ArrayNotPacked",
+            ErrorKind::UnsortedKeys { .. } => "UnsortedKeys",
+            ErrorKind::DuplicateKeyInStore { .. } => "DuplicateKeyInStore",
+            ErrorKind::TrailingBytes { .. } => "TrailingBytes",
+            ErrorKind::TooLarge { .. } => "TooLarge",
+            ErrorKind::KeyNotFound { .. } => "KeyNotFound",
+            ErrorKind::TypeMismatch { .. } => "TypeMismatch",
+            ErrorKind::EmptyKey => "EmptyKey",
+            ErrorKind::DuplicateKey { .. } => "DuplicateKey",
+            ErrorKind::TooManyItems => "TooManyItems",
+            ErrorKind::SizeOverflow => "SizeOverflow",
+            #[cfg(feature = "std")]
+            ErrorKind::Io(_) => "Io",
+        }
+    }
+
+    #[cfg(feature = "std")]
+    fn io_error(&self) -> Option<&binfmt_core::IoError> {
+        match self {
+            ErrorKind::Io(e) => Some(e),
+            _ => None,
+        }
+    }
+
+    #[cfg(feature = "std")]
+    fn io_error_mut(&mut self) -> Option<&mut binfmt_core::IoError> {
+        match self {
+            ErrorKind::Io(e) => Some(e),
+            _ => None,
         }
     }
 

@@ -89,10 +89,11 @@ pub fn open_with(path: impl AsRef<Path>, options: &ReadOptions) -> Result<Reader
     Reader::open_with(source, options)
 }
 
-/// The same as [`open`] (its earlier name).
+/// The earlier name of [`open`].
 ///
 /// # Errors
 /// As [`open`].
+#[deprecated(note = "use fs::open, or fs::open_with for options")]
 pub fn reader(path: impl AsRef<Path>) -> Result<Reader<FileSource>> {
     open(path)
 }
@@ -108,7 +109,7 @@ pub use binfmt_core::mmap::Mmap;
 /// The file must not be truncated or modified while mapped, by this process or another;
 /// see `binfmt_core::mmap` for the safety argument. Use [`read`] when that cannot be
 /// promised. Writing a new version with
-/// [`Builder::write_to_path`](crate::Builder::write_to_path) is fine: it replaces the file
+/// [`Writer::write_to_path`](crate::Writer::write_to_path) is fine: it replaces the file
 /// by renaming, and the map keeps the old data.
 ///
 /// # Errors

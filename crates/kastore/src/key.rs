@@ -5,10 +5,13 @@
 use core::fmt::{self, Write as _};
 use core::ops::ControlFlow;
 
+use binfmt_core::text::{EscapedBytes, EscapedChar};
+
 /// A key quoted in an error message: its first 40 bytes and its full length.
 ///
-/// Errors do not borrow the input and do not allocate, so long keys are cut. It prints as
-/// a quoted string, escaped as [`KeyText`] does, with `…` when cut.
+/// Errors do not borrow the input and do not allocate, so long keys are cut. It prints
+/// between double quotes, escaped as [`KeyText`] does (the workspace's one escaper; a
+/// quote inside the key is not escaped), with `…` when cut.
 ///
 /// ```
 /// use kastore::KeyExcerpt;
@@ -86,24 +89,27 @@ impl fmt::Debug for KeyExcerpt {
 /// A key shown as text, without copying it: escaped (the default) or lossy, whole or cut
 /// to a number of characters.
 ///
-/// * **Escaped** ([`KeyText::new`]): valid UTF-8 with Rust's debug escapes for control
-///   characters, quotes and backslashes (`\n`, `\u{1}`, `\"`), and every byte that is not
+/// * **Escaped** ([`KeyText::new`]): with the workspace's one escaper
+///   ([`binfmt_core::text`]), so a key prints the same here as in `binfmt` and every other
+///   crate: printable text as it is, `\n`, `\t`, `\e` for ESC, other control and format
+///   characters as `\u{1}` or `\u{202e}`, a backslash as `\\`, and every byte that is not
 ///   part of valid UTF-8 as `\xNN`. Different keys always print differently.
 /// * **Lossy** ([`KeyText::lossy`]): what `String::from_utf8_lossy` gives (U+FFFD for
 ///   each invalid sequence, nothing escaped), for JSON writers that escape themselves.
 ///
 /// A display width taken from a key must be bounded by the caller: escaping can make a
-/// 13 KB key 66,000 characters wide. [`KeyText::max_chars`] cuts the rendering, and
-/// [`KeyText::char_count`] measures it up to a bound, both without allocating.
+/// 13 KB key 66,000 characters wide. [`KeyText::max_chars`] cuts the rendering (never
+/// inside an escape), and [`KeyText::char_count`] measures it up to a bound, both without
+/// allocating.
 ///
 /// ```
 /// use kastore::KeyText;
 /// assert_eq!(KeyText::new(b"nodes/time").to_string(), "nodes/time");
-/// assert_eq!(KeyText::new(b"a\x01\xffb").to_string(), "a\\u{1}\\xffb");
+/// assert_eq!(KeyText::new(b"a\x01\xffb\x1b").to_string(), "a\\u{1}\\xffb\\e");
 /// assert_eq!(KeyText::new(b"a\x01\xffb").lossy().to_string(), "a\u{1}\u{fffd}b");
 /// let long = [1u8; 13_000];
 /// assert_eq!(KeyText::new(&long).char_count(usize::MAX), 65_000);
-/// assert_eq!(KeyText::new(&long).max_chars(12).to_string(), "\\u{1}\\u{1}\\…");
+/// assert_eq!(KeyText::new(&long).max_chars(12).to_string(), "\\u{1}\\u{1}…");
 /// assert_eq!(format!("{:<6}|", KeyText::new(b"ab")), "ab    |");
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -111,6 +117,30 @@ pub struct KeyText<'a> {
     key: &'a [u8],
     lossy: bool,
     max_chars: Option<usize>,
+}
+
+/// One step of a rendering: a character of the key as the escaper shows it, or (lossy) a
+/// character as it is. A cut falls between pieces, so it never splits an escape.
+#[derive(Clone, Copy)]
+enum Piece {
+    Escaped(EscapedChar),
+    Plain(char),
+}
+
+impl Piece {
+    fn char_count(self) -> usize {
+        match self {
+            Piece::Escaped(e) => e.char_count(),
+            Piece::Plain(_) => 1,
+        }
+    }
+
+    fn write_to(self, out: &mut dyn fmt::Write) -> fmt::Result {
+        match self {
+            Piece::Escaped(e) => e.write_to(out),
+            Piece::Plain(c) => out.write_char(c),
+        }
+    }
 }
 
 impl<'a> KeyText<'a> {
@@ -131,8 +161,8 @@ impl<'a> KeyText<'a> {
         self
     }
 
-    /// Prints at most `n` characters (at least 1): a longer rendering is cut to its first
-    /// `n - 1` characters and `…`.
+    /// Prints at most `n` characters (at least 1): a longer rendering is cut to the
+    /// characters and whole escapes that fit in `n - 1` characters, and `…`.
     #[must_use]
     pub const fn max_chars(mut self, n: usize) -> KeyText<'a> {
         self.max_chars = Some(n);
@@ -151,59 +181,81 @@ impl<'a> KeyText<'a> {
     #[must_use]
     pub fn char_count(&self, bound: usize) -> usize {
         let mut n = 0usize;
-        let _ = self.render(&mut |_| {
+        let _ = self.render(&mut |piece| {
+            n = n.saturating_add(piece.char_count());
             if n >= bound {
-                return ControlFlow::Break(());
+                ControlFlow::Break(())
+            } else {
+                ControlFlow::Continue(())
             }
-            n += 1;
-            ControlFlow::Continue(())
         });
-        n
+        n.min(bound)
     }
 
-    /// Calls `each` with every character of the whole rendering until it says stop.
-    fn render(&self, each: &mut dyn FnMut(char) -> ControlFlow<()>) -> ControlFlow<()> {
+    /// Calls `each` with every piece of the whole rendering until it says stop.
+    fn render(&self, each: &mut dyn FnMut(Piece) -> ControlFlow<()>) -> ControlFlow<()> {
+        if !self.lossy {
+            for e in EscapedBytes::new(self.key).chars() {
+                each(Piece::Escaped(e))?;
+            }
+            return ControlFlow::Continue(());
+        }
         for chunk in self.key.utf8_chunks() {
             for c in chunk.valid().chars() {
-                if self.lossy {
-                    each(c)?;
-                } else {
-                    for e in c.escape_debug() {
-                        each(e)?;
-                    }
-                }
+                each(Piece::Plain(c))?;
             }
-            if chunk.invalid().is_empty() {
-                continue;
-            }
-            if self.lossy {
-                each(char::REPLACEMENT_CHARACTER)?;
-            } else {
-                for &b in chunk.invalid() {
-                    each('\\')?;
-                    each('x')?;
-                    each(hex_digit(b >> 4))?;
-                    each(hex_digit(b & 0xf))?;
-                }
+            if !chunk.invalid().is_empty() {
+                each(Piece::Plain(char::REPLACEMENT_CHARACTER))?;
             }
         }
         ControlFlow::Continue(())
     }
 
-    /// Writes the rendering, cut as configured; returns how many characters it wrote.
-    fn write(&self, out: &mut dyn fmt::Write) -> Result<usize, fmt::Error> {
-        let limit = self.max_chars.map(|n| n.max(1));
-        // Cut only when the rendering is longer than the limit: count one past it.
-        let cut = limit.filter(|&n| self.char_count(n.saturating_add(1)) > n);
-        let keep = cut.map_or(usize::MAX, |n| n - 1);
-        let mut written = 0usize;
-        let mut result = Ok(());
-        let _ = self.render(&mut |c| {
-            if written >= keep {
+    /// With a limit of `limit` characters: `None` when the whole rendering fits, else the
+    /// number of characters of the whole pieces that fit in `limit - 1` (before `…`).
+    /// Walks at most `limit + 1` characters of the rendering.
+    fn cut_at(&self, limit: usize) -> Option<usize> {
+        let keep_max = limit.saturating_sub(1);
+        let (mut total, mut kept, mut over) = (0usize, 0usize, false);
+        let _ = self.render(&mut |piece| {
+            total = total.saturating_add(piece.char_count());
+            if total <= keep_max {
+                kept = total;
+            }
+            if total > limit {
+                over = true;
                 return ControlFlow::Break(());
             }
-            result = out.write_char(c);
-            written += 1;
+            ControlFlow::Continue(())
+        });
+        over.then_some(kept)
+    }
+
+    /// The number of characters [`Display`](fmt::Display) writes (before padding),
+    /// counted up to `bound` when the key is not cut.
+    fn shown_len(&self, bound: usize) -> usize {
+        match self.max_chars.map(|n| n.max(1)) {
+            Some(n) => match self.cut_at(n) {
+                Some(kept) => kept.saturating_add(1),
+                None => self.char_count(n),
+            },
+            None => self.char_count(bound),
+        }
+    }
+
+    /// Writes the rendering, cut as configured; returns how many characters it wrote.
+    fn write(&self, out: &mut dyn fmt::Write) -> Result<usize, fmt::Error> {
+        let cut = self.max_chars.and_then(|n| self.cut_at(n.max(1)));
+        let keep = cut.unwrap_or(usize::MAX);
+        let mut written = 0usize;
+        let mut result = Ok(());
+        let _ = self.render(&mut |piece| {
+            let n = piece.char_count();
+            if n > keep.saturating_sub(written) {
+                return ControlFlow::Break(());
+            }
+            result = piece.write_to(out);
+            written = written.saturating_add(n);
             if result.is_err() {
                 ControlFlow::Break(())
             } else {
@@ -213,14 +265,10 @@ impl<'a> KeyText<'a> {
         result?;
         if cut.is_some() {
             out.write_char('…')?;
-            written += 1;
+            written = written.saturating_add(1);
         }
         Ok(written)
     }
-}
-
-fn hex_digit(nibble: u8) -> char {
-    char::from_digit(u32::from(nibble), 16).unwrap_or('?')
 }
 
 impl fmt::Display for KeyText<'_> {
@@ -230,10 +278,7 @@ impl fmt::Display for KeyText<'_> {
         let Some(width) = f.width() else {
             return self.write(f).map(|_| ());
         };
-        let len = match self.max_chars {
-            Some(n) => self.char_count(n.max(1)),
-            None => self.char_count(width),
-        };
+        let len = self.shown_len(width);
         let pad = width.saturating_sub(len);
         let fill = f.fill();
         let (before, after) = match f.align() {
@@ -261,8 +306,8 @@ mod tests {
     fn excerpts_print_quoted_escaped_and_cut() {
         assert_eq!(KeyExcerpt::new(b"nodes/time").to_string(), "\"nodes/time\"");
         assert_eq!(
-            KeyExcerpt::new(b"a\0\xffb\"").to_string(),
-            "\"a\\0\\xffb\\\"\""
+            KeyExcerpt::new(b"a\0\xffb\x1b\\").to_string(),
+            r#""a\u{0}\xffb\e\\""#
         );
         let long = [b'x'; 50];
         let k = KeyExcerpt::new(&long);
@@ -286,6 +331,23 @@ mod tests {
         assert_eq!(std::format!("{:^4}|", KeyText::new(b"a")), " a  |");
         // A width never makes a long key print in full or get padded.
         assert_eq!(std::format!("{:<3}|", t.max_chars(5)), "abcd…|");
+    }
+
+    #[test]
+    fn cuts_never_split_an_escape() {
+        let t = KeyText::new(b"ab\x1b\x1b");
+        assert_eq!(t.to_string(), r"ab\e\e");
+        assert_eq!(t.max_chars(6).to_string(), r"ab\e\e");
+        assert_eq!(t.max_chars(5).to_string(), r"ab\e…");
+        assert_eq!(t.max_chars(4).to_string(), "ab…");
+        // Padding counts what is shown: 3 characters, then 3 of fill.
+        assert_eq!(std::format!("{:<6}|", t.max_chars(4)), "ab…   |");
+        assert_eq!(
+            KeyText::new("\u{202e}x".as_bytes())
+                .max_chars(8)
+                .to_string(),
+            "…"
+        );
     }
 
     #[test]

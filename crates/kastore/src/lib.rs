@@ -44,7 +44,7 @@ pub use error::{Error, ErrorKind, Result};
 pub use key::{KeyExcerpt, KeyText};
 pub use options::ReadOptions;
 pub use raw::{DESCRIPTOR_SIZE, HEADER_SIZE, MAGIC, VERSION};
-pub use store::{Item, Items, Store};
+pub use store::{HEAD_SIZE, Item, Items, Store};
 pub use stores::{Stores, stores, stores_with};
 pub use trailing::Warnings;
 pub use verify::{verify, verify_data};
@@ -53,8 +53,11 @@ pub use verify::{verify, verify_data};
 #[cfg_attr(docsrs, doc(cfg(feature = "std")))]
 pub use array_buf::ArrayBuf;
 #[cfg(feature = "alloc")]
-#[cfg_attr(docsrs, doc(cfg(feature = "alloc")))]
+#[allow(deprecated)]
 pub use builder::Builder;
+#[cfg(feature = "alloc")]
+#[cfg_attr(docsrs, doc(cfg(feature = "alloc")))]
+pub use builder::Writer;
 #[cfg(feature = "alloc")]
 #[cfg_attr(docsrs, doc(cfg(feature = "alloc")))]
 pub use owned::{AlignedBytes, OwnedStore};

@@ -10,12 +10,16 @@
 /// after the last store are always accepted with a warning, as the reference readers
 /// accept them.
 ///
+/// Each setter `foo(value) -> Self` has a getter `get_foo()`, the rule of every
+/// `ReadOptions` in the workspace (docs/architecture.md): the setter holds the option's
+/// name, so the getter is the one place a `get_` prefix is used.
+///
 /// ```
 /// use kastore::{ErrorKind, ReadOptions, Store};
-/// let bytes = kastore::Builder::new().insert("x", &[0u64; 100])?.to_vec()?;
+/// let bytes = kastore::Writer::new().add("x", &[0u64; 100])?.to_vec()?;
 /// let small = ReadOptions::new().max_store_size(512);
 /// let e = Store::parse_with(&bytes, &small).unwrap_err();
-/// assert!(matches!(e.kind(), ErrorKind::TooLarge { file_size: 936, limit: 512 }));
+/// assert!(matches!(e.kind(), ErrorKind::TooLarge { file_size: 936, limit: 512, .. }));
 /// # Ok::<(), kastore::Error>(())
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -44,10 +48,23 @@ impl ReadOptions {
         self
     }
 
-    /// The limit set by [`max_store_size`](ReadOptions::max_store_size).
+    /// The value set by [`max_store_size`](ReadOptions::max_store_size): the largest
+    /// `file_size` accepted, in bytes.
+    ///
+    /// ```
+    /// let options = kastore::ReadOptions::new().max_store_size(512);
+    /// assert_eq!(options.get_max_store_size(), 512);
+    /// ```
+    #[must_use]
+    pub const fn get_max_store_size(&self) -> u64 {
+        self.max_store_size
+    }
+
+    /// The earlier name of [`get_max_store_size`](ReadOptions::get_max_store_size).
+    #[deprecated(note = "use ReadOptions::get_max_store_size")]
     #[must_use]
     pub const fn store_size_limit(&self) -> u64 {
-        self.max_store_size
+        self.get_max_store_size()
     }
 }
 

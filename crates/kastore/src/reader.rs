@@ -15,7 +15,7 @@ use crate::dtype::Element;
 use crate::error::{Error, Result};
 use crate::options::ReadOptions;
 use crate::raw::{Descriptor, Header};
-use crate::store::{FIRST_READ, Item, Items, Shape, Store};
+use crate::store::{HEAD_SIZE, Item, Items, Shape, Store};
 use crate::trailing::Warnings;
 
 /// An item of a [`Reader`]: the [`Item`] of its view, over its cache.
@@ -69,12 +69,12 @@ impl<'r, S: ByteSource> Item<'r, &'r ReadCache<S>> {
 ///
 /// ```
 /// use binfmt_core::source::Counting;
-/// use kastore::{Builder, Reader};
+/// use kastore::{Writer, Reader};
 ///
 /// let time = vec![0.5f64; 1 << 20]; // 8 MiB
-/// let bytes = Builder::new()
-///     .insert("nodes/time", &time)?
-///     .insert("nodes/flags", &[1u32, 0, 0])?
+/// let bytes = Writer::new()
+///     .add("nodes/time", &time)?
+///     .add("nodes/flags", &[1u32, 0, 0])?
 ///     .to_vec()?;
 /// let source = Counting::new(bytes);
 /// let reader = Reader::open(&source)?;
@@ -111,7 +111,7 @@ impl<S: ByteSource> Reader<S> {
         // by reading to its end, and `/dev/zero` has none. A source in memory is
         // borrowed instead.
         if (&cache).whole().is_none() {
-            (&cache).head(FIRST_READ)?;
+            (&cache).head(HEAD_SIZE)?;
         }
         Reader::from_cache(cache, options)
     }
@@ -123,9 +123,9 @@ impl<S: ByteSource> Reader<S> {
     /// ```
     /// use binfmt_core::cache::ReadCache;
     /// use binfmt_core::source::{ByteSource, Counting};
-    /// use kastore::{Builder, ReadOptions, Reader};
+    /// use kastore::{Writer, ReadOptions, Reader};
     ///
-    /// let bytes = Builder::new().insert("a", &vec![7u64; 100_000])?.to_vec()?;
+    /// let bytes = Writer::new().add("a", &vec![7u64; 100_000])?.to_vec()?;
     /// let source = Counting::new(&bytes[..]);
     /// let head = source.read_head(256)?.into_owned(); // what detection read
     /// assert!(kastore::sniff(&head));
@@ -327,8 +327,8 @@ impl<S> fmt::Debug for Reader<S> {
 /// store size is limited (the metadata is read at most twice, plus the first read).
 fn cache_limit(options: &ReadOptions) -> u64 {
     options
-        .store_size_limit()
+        .get_max_store_size()
         .saturating_mul(2)
-        .saturating_add(2 * FIRST_READ)
+        .saturating_add(2 * HEAD_SIZE)
         .min(ReadCache::<&[u8]>::DEFAULT_LIMIT)
 }

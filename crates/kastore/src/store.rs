@@ -20,10 +20,13 @@ use crate::trailing::Warnings;
 /// What a ranged parse reads at once from where a store starts: the header, and for most
 /// stores the descriptors and the keys too (a tskit `.trees` file of 62 items has 4.3 KB
 /// of them; 64 KiB holds about 900 items with 8-byte keys). A request costs more than
-/// that many bytes, locally and remotely.
-pub(crate) const FIRST_READ: u64 = 64 * 1024;
+/// that many bytes, locally and remotely. A caller that reads a file's first bytes
+/// anyway (to detect its format) can read this many and hand them to
+/// [`ReadCache::with_head`](binfmt_core::cache::ReadCache::with_head), so that opening
+/// costs no further request.
+pub const HEAD_SIZE: u64 = 64 * 1024;
 
-/// Key bytes guessed per item when the descriptors do not fit in [`FIRST_READ`], so that
+/// Key bytes guessed per item when the descriptors do not fit in [`HEAD_SIZE`], so that
 /// the keys usually come with them (tskit keys average about 20 bytes).
 const KEY_GUESS: u64 = 32;
 
@@ -48,9 +51,9 @@ const KEY_GUESS: u64 = 32;
 /// # #[cfg(feature = "std")] {
 /// use binfmt_core::cache::ReadCache;
 /// use binfmt_core::source::Counting;
-/// use kastore::{Builder, Store};
+/// use kastore::{Writer, Store};
 ///
-/// let bytes = Builder::new().insert("a", &[1u16, 2])?.insert("b", &[0.5f32])?.to_vec()?;
+/// let bytes = Writer::new().add("a", &[1u16, 2])?.add("b", &[0.5f32])?.to_vec()?;
 /// let slice = Store::parse(&bytes)?; // Store<'_, &[u8]>
 /// let source = Counting::new(&bytes[..]);
 /// let cache = ReadCache::new(&source);
@@ -155,7 +158,7 @@ impl<'a> Store<'a> {
     }
 
     /// True when the store's bytes are exactly what the reference writers (and
-    /// [`Builder`](crate::Builder)) write for its contents: minor version 0, every
+    /// [`Writer`](crate::Writer)) write for its contents: minor version 0, every
     /// reserved byte and every padding byte zero. Readers accept non-canonical stores.
     #[must_use]
     pub fn is_canonical(&self) -> bool {
@@ -251,13 +254,13 @@ where
     ///
     /// ```
     /// use kastore::{ErrorKind, Store};
-    /// let mut file = kastore::Builder::new().insert("a", &[1u8])?.to_vec()?;
+    /// let mut file = kastore::Writer::new().add("a", &[1u8])?.to_vec()?;
     /// file.extend_from_slice(&[0; 8]); // zero padding a tool left behind
     /// let store = Store::parse(&file)?; // read, as tskit reads it
     /// let warnings: Vec<_> = store.warnings().collect();
     /// assert_eq!(warnings.len(), 1);
     /// assert_eq!(warnings[0].offset(), Some(137));
-    /// assert!(matches!(warnings[0].kind(), ErrorKind::TrailingBytes { len: 8, store_like: false }));
+    /// assert!(matches!(warnings[0].kind(), ErrorKind::TrailingBytes { len: 8, store_like: false, .. }));
     /// assert_eq!(
     ///     warnings[0].to_string(),
     ///     "byte 137: 8 bytes after the end of the store are not a kastore store; kastore and tskit ignore them"
@@ -491,7 +494,7 @@ impl<'d, D: Data<'d>> Store<'d, D> {
 }
 
 /// The ranged parse of the store at `offset` of `data`: the first bytes (hinted, so that
-/// a cache reads [`FIRST_READ`] of them with the header), then the descriptors with a
+/// a cache reads [`HEAD_SIZE`] of them with the header), then the descriptors with a
 /// guess at the keys when they do not fit, then the rest of the keys when they are
 /// longer. Every check is [`check::check`] over those bytes, told the input's length, so
 /// the first problem is the one the slice parse reports. Returns the checked store, its
@@ -539,7 +542,7 @@ where
     Error: From<D::Error>,
 {
     let at = |e: Error| if offset == 0 { e } else { e.rebased(offset) };
-    let first_read = offset..offset.saturating_add(FIRST_READ);
+    let first_read = offset..offset.saturating_add(HEAD_SIZE);
     data.hint(core::slice::from_ref(&first_read))?;
     // The header is checked before the length is asked for: a stream learns its length
     // by reading to its end. Input shorter than a header: its bytes, for the same error.
@@ -559,7 +562,7 @@ where
     let first = info
         .descriptors_end()
         .saturating_add(guess)
-        .max(FIRST_READ)
+        .max(HEAD_SIZE)
         .min(info.file_size)
         .min(len);
     let mut meta = data.bytes(offset, first, "store")?;

@@ -28,10 +28,10 @@ use crate::store::Store;
 /// # #[cfg(not(feature = "alloc"))] fn main() {}
 /// # #[cfg(feature = "alloc")]
 /// # fn main() -> Result<(), kastore::Error> {
-/// let mut builder = kastore::Builder::new();
-/// builder.insert("first", &[1i16, 2, 3])?;
-/// let mut data = builder.to_vec()?;
-/// data.extend_from_slice(&kastore::Builder::new().to_vec()?);
+/// let mut writer = kastore::Writer::new();
+/// writer.add("first", &[1i16, 2, 3])?;
+/// let mut data = writer.to_vec()?;
+/// data.extend_from_slice(&kastore::Writer::new().to_vec()?);
 /// data.extend_from_slice(b"\n"); // a newline some tool appended
 /// let stores = kastore::stores(&data).collect::<Result<Vec<_>, _>>()?;
 /// let sizes: Vec<(u64, u64)> = stores.iter().map(|s| (s.offset(), s.file_size())).collect();
@@ -71,8 +71,8 @@ impl<'d, D: Data<'d>> Stores<'d, D> {
     /// use binfmt_core::source::Counting;
     /// use kastore::{ReadOptions, Stores};
     ///
-    /// let mut file = kastore::Builder::new().insert("a", &[1u8])?.to_vec()?;
-    /// file.extend_from_slice(&kastore::Builder::new().to_vec()?);
+    /// let mut file = kastore::Writer::new().add("a", &[1u8])?.to_vec()?;
+    /// file.extend_from_slice(&kastore::Writer::new().to_vec()?);
     /// let source = Counting::new(&file[..]);
     /// let cache = ReadCache::new(&source);
     /// let stores = Stores::new(&cache, &ReadOptions::new()).collect::<Result<Vec<_>, _>>()?;

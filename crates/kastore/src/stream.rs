@@ -26,7 +26,7 @@ use crate::owned::{AlignedBytes, OwnedStore};
 /// # fn main() -> Result<(), kastore::Error> {
 /// let mut stream = Vec::new();
 /// for n in 0..3u32 {
-///     kastore::Builder::new().insert("n", &[n])?.write_to(&mut stream)?;
+///     kastore::Writer::new().add("n", &[n])?.write_to(&mut stream)?;
 /// }
 /// let reader = kastore::StreamReader::new(stream.as_slice());
 /// let ns: Vec<u32> = reader

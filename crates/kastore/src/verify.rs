@@ -31,13 +31,13 @@ use crate::trailing::{self, After, Warnings};
 /// use binfmt_core::verify::Findings;
 /// use kastore::{ErrorKind, ReadOptions};
 ///
-/// let mut data = kastore::Builder::new().insert("a", &[1u8])?.to_vec()?;
+/// let mut data = kastore::Writer::new().add("a", &[1u8])?.to_vec()?;
 /// data[64] = 12; // item 0's type code
 /// data.extend_from_slice(&[0; 3]);
 /// let mut findings = Findings::new(10);
 /// let summary = kastore::verify(&data, &ReadOptions::new(), &mut findings);
 /// assert_eq!((summary.errors(), summary.warnings()), (1, 1));
-/// assert!(matches!(findings.errors()[0].kind(), ErrorKind::BadType { index: 0, code: 12 }));
+/// assert!(matches!(findings.errors()[0].kind(), ErrorKind::BadType { index: 0, code: 12, .. }));
 /// assert!(matches!(findings.warnings()[0].kind(), ErrorKind::TrailingBytes { len: 3, .. }));
 /// # }
 /// # Ok::<(), kastore::Error>(())
@@ -63,7 +63,7 @@ pub fn verify(data: &[u8], options: &ReadOptions, sink: &mut dyn Sink<Error>) ->
 /// use binfmt_core::verify::Findings;
 /// use kastore::ReadOptions;
 ///
-/// let data = kastore::Builder::new().insert("a", &[0u64; 100_000])?.to_vec()?;
+/// let data = kastore::Writer::new().add("a", &[0u64; 100_000])?.to_vec()?;
 /// let cache = ReadCache::new(Counting::new(&data[..]));
 /// let mut findings = Findings::new(10);
 /// let summary = kastore::verify_data(&cache, &ReadOptions::new(), &mut findings);

@@ -1,24 +1,17 @@
 //! Inputs from the hostile and the real world, one test per class; each failed before its
 //! fix (see the report of the vocabulary port, and docs/kastore.md §6).
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing,
-    clippy::cast_possible_truncation,
-    missing_docs
-)]
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 
 mod common;
 
 use std::path::Path;
 
 use binfmt_core::source::Counting;
-use kastore::{Builder, ErrorKind, KeyText, Reader, Store};
+use kastore::{ErrorKind, KeyText, Reader, Store, Writer};
 
 fn store(key: &str) -> Vec<u8> {
-    Builder::new()
-        .insert(key, &[1u32, 2, 3])
+    Writer::new()
+        .add(key, &[1u32, 2, 3])
         .unwrap()
         .to_vec()
         .unwrap()
@@ -31,7 +24,7 @@ fn assert_trailing(data: &[u8], store_len: u64, store_like: bool) {
     let parsed = Store::parse(data).unwrap();
     let warnings: Vec<_> = parsed.warnings().collect();
     assert!(
-        matches!(warnings[0].kind(), ErrorKind::TrailingBytes { len: l, store_like: s } if *l == len && *s == store_like),
+        matches!(warnings[0].kind(), ErrorKind::TrailingBytes { len: l, store_like: s, .. } if *l == len && *s == store_like),
         "{}",
         warnings[0]
     );
@@ -155,8 +148,8 @@ fn a_long_control_key_from_kastore_0_3_6_is_read_and_shown_bounded() {
     assert_eq!(text.char_count(usize::MAX), 66_000);
     assert_eq!(text.char_count(80), 80, "measuring stops at the bound");
     let shown = text.max_chars(40).to_string();
-    assert_eq!(shown.chars().count(), 40);
-    assert!(shown.starts_with("\\u{1}\\u{1}") && shown.ends_with('…'));
+    // Whole escapes only: seven `\u{1}` (35 characters) fit before the `…`.
+    assert_eq!(shown, format!("{}…", r"\u{1}".repeat(7)));
     // Padding to a width never copies or widens the key beyond its cut.
     assert_eq!(format!("{:<50}|", text.max_chars(40)).chars().count(), 51);
     assert_eq!(text.lossy().char_count(usize::MAX), 13_200);
@@ -175,11 +168,11 @@ fn a_long_control_key_from_kastore_0_3_6_is_read_and_shown_bounded() {
 #[test]
 fn thousands_of_keys_beside_a_long_key_show_in_bounded_width() {
     let long = "\u{1}".repeat(13_200);
-    let mut builder = Builder::new();
-    builder.insert(&long, &[1u8]).unwrap();
+    let mut builder = Writer::new();
+    builder.add(&long, &[1u8]).unwrap();
     let keys: Vec<String> = (0..4000).map(|i| format!("table{i:04}/column")).collect();
     for key in &keys {
-        builder.insert(key, &[0u8; 0]).unwrap();
+        builder.add(key, &[0u8; 0]).unwrap();
     }
     let bytes = builder.to_vec().unwrap();
     assert!(bytes.len() > 280_000);

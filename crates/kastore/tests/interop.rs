@@ -7,15 +7,9 @@
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,
-    clippy::panic,
     clippy::indexing_slicing,
-    clippy::cast_possible_truncation,
-    missing_docs
+    clippy::cast_possible_truncation
 )]
-
-#[path = "../../../tools/reference.rs"]
-#[allow(unreachable_pub)]
-mod reference;
 
 mod common;
 
@@ -23,7 +17,8 @@ use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use kastore::{AnyArray, Builder, DType, Error, ErrorCode, ErrorKind, Item, Store, StreamReader};
+use binfmt_test_support::reference;
+use kastore::{AnyArray, DType, Error, ErrorCode, ErrorKind, Item, Store, StreamReader, Writer};
 use serde_json::{Value, json};
 
 fn fixtures() -> PathBuf {
@@ -216,7 +211,7 @@ fn wrong_types_and_missing_keys_are_errors() {
 
 /// Builds each store from the reference's reading of it (not from our parse).
 fn build_from_json(store: &Value) -> Vec<u8> {
-    let mut builder = Builder::new();
+    let mut builder = Writer::new();
     for item in store["items"].as_array().unwrap() {
         let key = unhex(item["key_hex"].as_str().unwrap());
         let numbers = json_numbers(item);
@@ -224,7 +219,7 @@ fn build_from_json(store: &Value) -> Vec<u8> {
             ($t:ty, $conv:expr) => {{
                 let conv: fn(i128) -> $t = $conv;
                 builder
-                    .insert_vec(&key, numbers.iter().map(|&n| conv(n)).collect())
+                    .add_vec(&key, numbers.iter().map(|&n| conv(n)).collect())
                     .unwrap()
             }};
         }
@@ -325,7 +320,7 @@ fn tree_sequence_matches_tskit() {
     );
     // Rewriting the store keeps every byte, uuid included.
     assert_eq!(
-        Builder::from_store(&store).to_vec().unwrap(),
+        Writer::from_store(&store).to_vec().unwrap(),
         store.as_bytes()
     );
 }
@@ -916,7 +911,7 @@ fn inputs_the_reference_accepts_are_read() {
     assert!(!store.is_canonical());
     assert!(common::verify_errors(&data).is_empty());
     // Rewriting gives the canonical bytes the reference would write.
-    let clean = Builder::from_store(&store).to_vec().unwrap();
+    let clean = Writer::from_store(&store).to_vec().unwrap();
     assert!(Store::parse(&clean).unwrap().is_canonical());
     assert_eq!(clean.len(), data.len());
 
@@ -944,7 +939,8 @@ fn inputs_the_reference_accepts_are_read() {
         warnings[0].kind(),
         ErrorKind::TrailingBytes {
             len: 8,
-            store_like: false
+            store_like: false,
+            ..
         }
     ));
     let (errors, warnings) = common::verify_all(&data, &kastore::ReadOptions::new());
@@ -1064,7 +1060,7 @@ fn written_set() -> Vec<(String, Vec<u8>, Value)> {
     // Many items of every type, keys of varied lengths inserted in random order, and
     // awkward lengths so that every padding size occurs.
     let mut rng = Lcg(0x6b61_7374_6f72_6521);
-    let mut builder = Builder::new();
+    let mut builder = Writer::new();
     let mut items = Vec::new();
     for i in 0..300u64 {
         let key_len = 1 + (rng.next() % 24) as usize;
@@ -1078,7 +1074,7 @@ fn written_set() -> Vec<(String, Vec<u8>, Value)> {
                 let values: Vec<$t> = (0..len).map(|_| $gen(rng.next())).collect();
                 let numbers = values.iter().map($num).collect();
                 items.push(item_json(&key, <$t as kastore::Element>::DTYPE, numbers));
-                builder.insert_vec(&key, values).unwrap();
+                builder.add_vec(&key, values).unwrap();
             }};
         }
         match rng.next() % 10 {
@@ -1109,11 +1105,11 @@ fn written_set() -> Vec<(String, Vec<u8>, Value)> {
     // The tree sequence, rewritten through from_store: tskit must load it.
     let trees = std::fs::read(fixtures().join("valid/tree.trees")).unwrap();
     let store = Store::parse(&trees).unwrap();
-    let mut builder = Builder::from_store(&store);
+    let mut builder = Writer::from_store(&store);
     assert!(builder.remove("uuid"));
     let uuid = *b"00000000-0000-4000-8000-000000000001";
     let uuid: Vec<i8> = uuid.iter().map(|&b| b as i8).collect();
-    builder.insert("uuid", &uuid).unwrap();
+    builder.add("uuid", &uuid).unwrap();
     let written = builder.to_vec().unwrap();
     let items: Vec<Value> = Store::parse(&written)
         .unwrap()
@@ -1147,9 +1143,9 @@ fn the_reference_reads_what_we_write() {
         files.insert(name.clone(), manifest.clone());
     }
     // One more through the atomic path writer itself.
-    let mut builder = Builder::new();
+    let mut builder = Writer::new();
     builder
-        .insert("written/by/write_path", &[1.5f64, -0.0])
+        .add("written/by/write_path", &[1.5f64, -0.0])
         .unwrap();
     builder.write_to_path(dir.join("atomic.kas")).unwrap();
     files.insert(

@@ -1,18 +1,11 @@
 //! Properties over generated stores and generated garbage.
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing,
-    clippy::cast_possible_truncation,
-    missing_docs
-)]
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 
 mod common;
 
 use std::collections::BTreeMap;
 
-use kastore::{Builder, DType, Store};
+use kastore::{DType, Store, Writer};
 use proptest::prelude::*;
 
 /// Contents: key -> (dtype code, little-endian bytes, a whole number of elements).
@@ -28,10 +21,10 @@ fn contents() -> impl Strategy<Value = BTreeMap<Vec<u8>, (u8, Vec<u8>)>> {
 }
 
 fn build(contents: &BTreeMap<Vec<u8>, (u8, Vec<u8>)>) -> Vec<u8> {
-    let mut b = Builder::new();
+    let mut b = Writer::new();
     for (key, (code, bytes)) in contents {
         let dtype = DType::from_code(*code).unwrap();
-        b.insert_array(key, kastore::AnyArray::new(dtype, bytes))
+        b.add_array(key, kastore::AnyArray::new(dtype, bytes))
             .unwrap();
     }
     b.to_vec().unwrap()
@@ -57,7 +50,7 @@ proptest! {
             prop_assert_eq!(item.array_offset() % 8, 0);
             prop_assert_eq!(store.item(key).unwrap().index(), item.index());
         }
-        prop_assert_eq!(Builder::from_store(&store).to_vec().unwrap(), bytes.clone());
+        prop_assert_eq!(Writer::from_store(&store).to_vec().unwrap(), bytes.clone());
         // Every proper prefix is an error, never a panic.
         for cut in 0..bytes.len() {
             prop_assert!(Store::parse(&bytes[..cut]).is_err());

@@ -3,10 +3,8 @@
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,
-    clippy::panic,
     clippy::indexing_slicing,
-    clippy::cast_possible_truncation,
-    missing_docs
+    clippy::cast_possible_truncation
 )]
 
 mod common;
@@ -15,7 +13,7 @@ use std::path::Path;
 
 use binfmt_core::cache::ReadCache;
 use binfmt_core::source::{ByteSource, Counting, FileSource};
-use kastore::{Builder, ErrorCode, ErrorKind, ReadOptions, Reader, Store};
+use kastore::{ErrorCode, ErrorKind, ReadOptions, Reader, Store, Writer};
 
 fn fixtures() -> &'static Path {
     Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures"))
@@ -28,13 +26,13 @@ fn hundred_megabytes() -> Vec<u8> {
     let ids: Vec<u64> = (0..n as u64).map(|i| i.wrapping_mul(0x9e37_79b9)).collect();
     let left: Vec<i64> = (0..n as i64).map(|i| -i).collect();
     let bytes: Vec<u8> = (0..n * 8).map(|i| (i % 251) as u8).collect();
-    let mut b = Builder::new();
-    b.insert("edges/left", &left).unwrap();
-    b.insert("mutations/derived_state", &bytes).unwrap();
-    b.insert("nodes/id", &ids).unwrap();
-    b.insert("nodes/time", &time).unwrap();
-    b.insert("format/name", &[116i8, 115, 107]).unwrap();
-    b.insert("empty", &[] as &[f32]).unwrap();
+    let mut b = Writer::new();
+    b.add("edges/left", &left).unwrap();
+    b.add("mutations/derived_state", &bytes).unwrap();
+    b.add("nodes/id", &ids).unwrap();
+    b.add("nodes/time", &time).unwrap();
+    b.add("format/name", &[116i8, 115, 107]).unwrap();
+    b.add("empty", &[] as &[f32]).unwrap();
     b.to_vec().unwrap()
 }
 
@@ -79,11 +77,11 @@ fn a_hundred_megabytes_open_in_one_request_and_each_array_in_one_more() {
 
 /// `n` items whose keys are `key_len` bytes long.
 fn many_keys(n: usize, key_len: usize) -> Vec<u8> {
-    let mut b = Builder::new();
+    let mut b = Writer::new();
     for i in 0..n {
         let mut key = format!("{i:08}").into_bytes();
         key.resize(key_len, b'k');
-        b.insert_vec(key, vec![i as u32]).unwrap();
+        b.add_vec(key, vec![i as u32]).unwrap();
     }
     b.to_vec().unwrap()
 }
@@ -154,7 +152,7 @@ fn typed_arrays_are_borrowed_from_aligned_memory_and_read_from_files() {
     // From a file: this small file's arrays came with the metadata read, and are
     // borrowed from the cache (a larger array: the buffer the positioned read filled,
     // used in place when aligned).
-    let reader = kastore::fs::reader(&path).unwrap();
+    let reader = kastore::fs::open(&path).unwrap();
     let values = reader.get::<f64>("float64").unwrap();
     assert_eq!(values[..3], [0.0, -0.0, 1.0]);
     assert_eq!(values[13].to_bits(), 0x7FF8_0000_0000_0001);
@@ -163,7 +161,7 @@ fn typed_arrays_are_borrowed_from_aligned_memory_and_read_from_files() {
 #[test]
 fn a_lying_header_costs_one_request_and_no_memory() {
     // 2^32 - 1 items and an exabyte claimed by a 64-byte file.
-    let mut data = Builder::new().to_vec().unwrap();
+    let mut data = Writer::new().to_vec().unwrap();
     data[12..16].copy_from_slice(&u32::MAX.to_le_bytes());
     data[16..24].copy_from_slice(&(1u64 << 60).to_le_bytes());
     let source = Counting::new(data);
@@ -188,16 +186,16 @@ fn a_file_truncated_after_opening_is_an_error_not_a_crash() {
     let path = dir.join("shrinks.kas");
     // An array past the first read: the arrays that came with the metadata are served
     // as they were when the file was opened.
-    let mut b = Builder::new();
+    let mut b = Writer::new();
     let zeros = vec![0u64; 20_000];
-    b.insert("a", &zeros).unwrap();
-    b.insert("b", &[9u32]).unwrap();
+    b.add("a", &zeros).unwrap();
+    b.add("b", &[9u32]).unwrap();
     std::fs::write(&path, b.to_vec().unwrap()).unwrap();
     let reader = Reader::open(FileSource::open(&path).unwrap()).unwrap();
     std::fs::write(&path, b"short").unwrap();
     let e = reader.get::<u32>("b").unwrap_err();
     assert!(matches!(e.kind(), ErrorKind::Io(_)), "{e}");
-    let e = kastore::fs::reader(dir.join("missing.kas")).unwrap_err();
+    let e = kastore::fs::open(dir.join("missing.kas")).unwrap_err();
     assert!(e.to_string().contains("missing.kas"), "{e}");
     std::fs::remove_dir_all(dir).unwrap();
 }

@@ -1,35 +1,29 @@
 //! Several stores in a row, read from slices and from `Read` streams.
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing,
-    missing_docs
-)]
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 
 mod common;
 
 use std::io::{self, Read};
 
-use kastore::{Builder, ErrorCode, ErrorKind, OwnedStore, ReadOptions, StreamReader};
+use kastore::{ErrorCode, ErrorKind, OwnedStore, ReadOptions, StreamReader, Writer};
 
 fn stream() -> Vec<u8> {
     let mut out = Vec::new();
-    Builder::new()
-        .insert("first", &[1i16, 2, 3])
+    Writer::new()
+        .add("first", &[1i16, 2, 3])
         .unwrap()
         .write_to(&mut out)
         .unwrap();
     assert_eq!(out.len(), 142);
     let quarters = [0.0f32, 0.25, 0.5, 0.75, 1.0];
-    Builder::new()
-        .insert("second", &quarters)
+    Writer::new()
+        .add("second", &quarters)
         .unwrap()
-        .insert("x", &[9u8])
+        .add("x", &[9u8])
         .unwrap()
         .write_to(&mut out)
         .unwrap();
-    Builder::new().write_to(&mut out).unwrap();
+    Writer::new().write_to(&mut out).unwrap();
     out
 }
 
@@ -134,7 +128,7 @@ fn truncation_anywhere_is_reported_with_absolute_offsets() {
         let last = slices.last().unwrap().as_ref().unwrap();
         let warnings: Vec<_> = last.warnings().collect();
         assert!(
-            matches!(warnings[0].kind(), ErrorKind::TrailingBytes { store_like: true, len } if *len == cut as u64 - start),
+            matches!(warnings[0].kind(), ErrorKind::TrailingBytes { store_like: true, len, .. } if *len == cut as u64 - start),
             "cut {cut}: {}",
             warnings[0]
         );
@@ -175,6 +169,7 @@ fn limits_and_lying_sizes() {
         ErrorKind::TooLarge {
             file_size: 142,
             limit: 100,
+            ..
         }
     ));
     assert_eq!(e.offset(), Some(0));
@@ -188,7 +183,7 @@ fn limits_and_lying_sizes() {
     let e = OwnedStore::read_from(liar.as_slice()).unwrap_err();
     // Diagnosed from the bytes that did arrive, as a slice parse would.
     assert!(
-        matches!(e.kind(), ErrorKind::FileSizeMismatch { file_size, expected: 142 } if *file_size == 1 << 60),
+        matches!(e.kind(), ErrorKind::FileSizeMismatch { file_size, expected: 142, .. } if *file_size == 1 << 60),
         "{e}"
     );
     assert_eq!(e.offset(), Some(16));

@@ -1,18 +1,12 @@
 //! The builder: layout rules, sort order, validation before writing, atomic files.
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing,
-    missing_docs
-)]
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 
 mod common;
 
 use std::io::{self, Write};
 use std::path::PathBuf;
 
-use kastore::{Builder, Error, ErrorCode, ErrorKind, Store};
+use kastore::{Error, ErrorCode, ErrorKind, Store, Writer};
 
 fn offsets(bytes: &[u8]) -> Vec<(u64, u64)> {
     Store::parse(bytes)
@@ -26,8 +20,8 @@ fn offsets(bytes: &[u8]) -> Vec<(u64, u64)> {
 fn reference_unit_vectors() {
     // One key with one int8: key at 128, array at 136, for keys of 1, 7 and 8 bytes.
     for key in ["a", "abcdefg", "abcdefgh"] {
-        let mut b = Builder::new();
-        b.insert(key, &[1i8]).unwrap();
+        let mut b = Writer::new();
+        b.add(key, &[1i8]).unwrap();
         let bytes = b.to_vec().unwrap();
         assert_eq!(offsets(&bytes), [(128, 136)], "{key}");
         assert_eq!(bytes.len(), 137);
@@ -35,18 +29,15 @@ fn reference_unit_vectors() {
     // Keys a, b: keys at 192 and 193, arrays at 200 and 208, for int8, int32 and int64.
     fn two<T: kastore::Element>(v: T) -> Vec<(u64, u64)> {
         let values = [v];
-        let mut b = Builder::new();
-        b.insert("b", &values)
-            .unwrap()
-            .insert("a", &values)
-            .unwrap();
+        let mut b = Writer::new();
+        b.add("b", &values).unwrap().add("a", &values).unwrap();
         offsets(&b.to_vec().unwrap())
     }
     assert_eq!(two(1i8), [(192, 200), (193, 208)]);
     assert_eq!(two(1i32), [(192, 200), (193, 208)]);
     assert_eq!(two(1i64), [(192, 200), (193, 208)]);
     // The empty store is the 64-byte header.
-    let empty = Builder::new().to_vec().unwrap();
+    let empty = Writer::new().to_vec().unwrap();
     assert_eq!(empty.len(), 64);
     assert_eq!(&empty[..8], kastore::MAGIC);
     assert_eq!(
@@ -92,9 +83,9 @@ fn keys_are_sorted_bytewise_with_prefixes_first() {
     let mut expected: Vec<&str> = sorted.to_vec();
     expected.sort_by(|a, b| a.as_bytes().cmp(b.as_bytes()));
     let values = [0u8];
-    let mut b = Builder::new();
+    let mut b = Writer::new();
     for key in sorted.iter().rev() {
-        b.insert(key, &values).unwrap();
+        b.add(key, &values).unwrap();
     }
     let bytes = b.to_vec().unwrap();
     let store = Store::parse(&bytes).unwrap();
@@ -109,12 +100,12 @@ fn keys_are_sorted_bytewise_with_prefixes_first() {
 
 #[test]
 fn bad_keys_are_rejected_and_leave_the_builder_unchanged() {
-    let mut b = Builder::new();
-    b.insert("x", &[1u16]).unwrap();
-    let e = b.insert("", &[1u8]).unwrap_err();
+    let mut b = Writer::new();
+    b.add("x", &[1u16]).unwrap();
+    let e = b.add("", &[1u8]).unwrap_err();
     assert!(matches!(e.kind(), ErrorKind::EmptyKey));
     assert_eq!(e.kind().code(), ErrorCode::EmptyKey);
-    let e = b.insert("x", &[2.0f32]).unwrap_err();
+    let e = b.add("x", &[2.0f32]).unwrap_err();
     assert_eq!(e.kind().code(), ErrorCode::DuplicateKey);
     assert_eq!(
         e.to_string(),
@@ -123,7 +114,7 @@ fn bad_keys_are_rejected_and_leave_the_builder_unchanged() {
     assert_eq!(b.len(), 1);
     assert!(b.remove("x"));
     assert!(!b.remove("x"));
-    b.insert_vec("x", vec![3i64]).unwrap();
+    b.add_vec("x", vec![3i64]).unwrap();
     let bytes = b.to_vec().unwrap();
     assert_eq!(*Store::parse(&bytes).unwrap().get::<i64>("x").unwrap(), [3]);
 }
@@ -132,12 +123,12 @@ fn bad_keys_are_rejected_and_leave_the_builder_unchanged() {
 fn output_is_deterministic_and_canonical() {
     let floats = [f64::NAN, -0.0, f64::INFINITY];
     let build = |order: &[usize]| {
-        let mut b = Builder::new();
+        let mut b = Writer::new();
         for &i in order {
             match i {
-                0 => b.insert("f", &floats).unwrap(),
-                1 => b.insert("i", &[1i16, -1]).unwrap(),
-                _ => b.insert("empty", &[] as &[u64]).unwrap(),
+                0 => b.add("f", &floats).unwrap(),
+                1 => b.add("i", &[1i16, -1]).unwrap(),
+                _ => b.add("empty", &[] as &[u64]).unwrap(),
             };
         }
         b.to_vec().unwrap()
@@ -151,30 +142,30 @@ fn output_is_deterministic_and_canonical() {
     assert!(common::verify_warnings(&a).is_empty());
     // The Vec, the Write and the size agree.
     let mut via_write = Vec::new();
-    let mut b = Builder::new();
-    b.insert("f", &floats).unwrap();
-    b.insert("i", &[1i16, -1]).unwrap();
-    b.insert("empty", &[] as &[u64]).unwrap();
+    let mut b = Writer::new();
+    b.add("f", &floats).unwrap();
+    b.add("i", &[1i16, -1]).unwrap();
+    b.add("empty", &[] as &[u64]).unwrap();
     assert_eq!(b.write_to(&mut via_write).unwrap(), b.file_size().unwrap());
     assert_eq!(via_write, a);
 }
 
 #[test]
 fn copying_items_between_stores() {
-    let mut b = Builder::new();
-    b.insert("keep", &[1u32, 2]).unwrap();
-    b.insert("drop", &[9u8]).unwrap();
+    let mut b = Writer::new();
+    b.add("keep", &[1u32, 2]).unwrap();
+    b.add("drop", &[9u8]).unwrap();
     let first = b.to_vec().unwrap();
     let store = Store::parse(&first).unwrap();
-    let mut next = Builder::new();
-    next.insert_item(store.item("keep").unwrap()).unwrap();
-    next.insert_array("renamed", store.item("drop").unwrap().values())
+    let mut next = Writer::new();
+    next.add_item(store.item("keep").unwrap()).unwrap();
+    next.add_array("renamed", store.item("drop").unwrap().values())
         .unwrap();
     let bytes = next.to_vec().unwrap();
     let copy = Store::parse(&bytes).unwrap();
     assert_eq!(*copy.get::<u32>("keep").unwrap(), [1, 2]);
     assert_eq!(*copy.get::<u8>("renamed").unwrap(), [9]);
-    assert!(next.insert_item(store.item("keep").unwrap()).is_err());
+    assert!(next.add_item(store.item("keep").unwrap()).is_err());
 }
 
 /// Fails after `budget` bytes.
@@ -198,8 +189,8 @@ impl Write for Failing {
 
 #[test]
 fn write_errors_are_reported() {
-    let mut b = Builder::new();
-    b.insert("a", &[0u8; 100]).unwrap();
+    let mut b = Writer::new();
+    b.add("a", &[0u8; 100]).unwrap();
     let e = b
         .write_to(Failing {
             budget: 150,
@@ -221,15 +212,15 @@ fn scratch(name: &str) -> PathBuf {
 fn write_path_replaces_atomically_and_updates_in_place() {
     let dir = scratch("atomic");
     let path = dir.join("store.kas");
-    let mut b = Builder::new();
-    b.insert("a", &[1i32, 2, 3]).unwrap();
+    let mut b = Writer::new();
+    b.add("a", &[1i32, 2, 3]).unwrap();
     b.write_to_path(&path).unwrap();
 
     // Update: read the file, change one item, write it back over itself.
     let bytes = kastore::fs::read(&path).unwrap();
     let store = Store::parse(&bytes).unwrap();
-    let mut update = Builder::from_store(&store);
-    update.insert("b", &[4.5f64]).unwrap();
+    let mut update = Writer::from_store(&store);
+    update.add("b", &[4.5f64]).unwrap();
     update.write_to_path(&path).unwrap();
     let again = kastore::fs::load(&path).unwrap();
     assert_eq!(*again.store().get::<i32>("a").unwrap(), [1, 2, 3]);
@@ -240,7 +231,7 @@ fn write_path_replaces_atomically_and_updates_in_place() {
     // A failed write leaves the old bytes and no temporary file.
     let before = std::fs::read(&path).unwrap();
     let missing = dir.join("no-such-dir").join("store.kas");
-    let e = Builder::new().write_to_path(&missing).unwrap_err();
+    let e = Writer::new().write_to_path(&missing).unwrap_err();
     assert!(matches!(e.kind(), ErrorKind::Io(_)));
     // The message names the path.
     assert!(e.to_string().contains("no-such-dir"), "{e}");
@@ -254,8 +245,8 @@ fn write_path_replaces_atomically_and_updates_in_place() {
 fn a_mapped_store_survives_being_replaced() {
     let dir = scratch("mmap");
     let path = dir.join("store.kas");
-    let mut b = Builder::new();
-    b.insert("a", &[7u64; 1000]).unwrap();
+    let mut b = Writer::new();
+    b.add("a", &[7u64; 1000]).unwrap();
     b.write_to_path(&path).unwrap();
     let map = kastore::fs::map(&path).unwrap();
     let store = Store::parse(&map).unwrap();
@@ -264,8 +255,8 @@ fn a_mapped_store_survives_being_replaced() {
         std::borrow::Cow::Borrowed(_)
     ));
     // Replace the file through the builder borrowing from the map itself.
-    let mut update = Builder::from_store(&store);
-    update.insert("b", &[1u8]).unwrap();
+    let mut update = Writer::from_store(&store);
+    update.add("b", &[1u8]).unwrap();
     update.write_to_path(&path).unwrap();
     // The map still shows the old file, intact.
     assert_eq!(store.len(), 1);
@@ -281,7 +272,7 @@ fn public_types_are_thread_safe() {
     check::<Store<'static>>();
     check::<kastore::Item<'static>>();
     check::<kastore::Array<'static, f64>>();
-    check::<Builder<'static>>();
+    check::<Writer<'static>>();
     check::<kastore::OwnedStore>();
     check::<kastore::AlignedBytes>();
     // The ranged reader keeps a `binfmt_core::cache::ReadCache`, which is `Send` but not

@@ -47,7 +47,7 @@ pub const PIECE_SIZE: u64 = 16 * 1024 * 1024;
 /// # fn main() -> Result<(), mldf::Error> {
 /// let schema = Schema::new().field("label", FieldType::Int).field("text", FieldType::TextRaw);
 /// let mut writer = Writer::new(std::io::Cursor::new(Vec::new()), &schema, WriterOptions::new())?;
-/// writer.push(&[Value::Int(7), Value::Text(Text::Utf8("hi"))])?;
+/// writer.add(&[Value::Int(7), Value::Text(Text::Utf8("hi"))])?;
 /// let file = writer.finish()?.into_inner();
 ///
 /// let dataset = Dataset::parse(&file)?;
@@ -136,7 +136,7 @@ where
     /// let schema = Schema::new().field("n", FieldType::Int);
     /// let options = WriterOptions::new().num_samples(1);
     /// let mut writer = Writer::new(std::io::Cursor::new(Vec::new()), &schema, options)?;
-    /// writer.push(&[Value::Int(3)])?;
+    /// writer.add(&[Value::Int(3)])?;
     /// let file = writer.finish()?.into_inner();
     /// let source = Counting::new(&file[..]);
     /// let cache = ReadCache::new(&source);
@@ -169,8 +169,8 @@ where
             }
         };
         let checksummed = header.is_checksummed();
-        let index_crc = checksummed && options.checks_index();
-        let item_crcs = checksummed && options.checks_items();
+        let index_crc = checksummed && options.get_index_checksum();
+        let item_crcs = checksummed && options.get_item_checksums();
         let mut dataset = Dataset::open_inner(data, header, head_len, index_crc || item_crcs)?;
         if index_crc {
             dataset.check_index_crc()?;
@@ -286,7 +286,7 @@ where
     /// # fn main() -> Result<(), mldf::Error> {
     /// let schema = Schema::new().field("n", FieldType::Int);
     /// let mut writer = Writer::new(std::io::Cursor::new(Vec::new()), &schema, WriterOptions::new())?;
-    /// writer.push(&[Value::Int(3)])?;
+    /// writer.add(&[Value::Int(3)])?;
     /// let file = writer.finish()?.into_inner();
     /// let cache = binfmt_core::cache::ReadCache::new(&file[..]);
     /// assert_eq!(Dataset::from_data(&cache)?.fetch(0, 0)?.value(), Value::Int(3));

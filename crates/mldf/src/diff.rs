@@ -23,7 +23,7 @@
 //!     let schema = Schema::new().field("label", FieldType::Int).field("blob", FieldType::Bytes);
 //!     let mut w = Writer::new(std::io::Cursor::new(Vec::new()), &schema, WriterOptions::new())?;
 //!     for &l in labels {
-//!         w.push(&[Value::Int(l), Value::Bytes(b"same bytes")])?;
+//!         w.add(&[Value::Int(l), Value::Bytes(b"same bytes")])?;
 //!     }
 //!     Ok(w.finish()?.into_inner())
 //! };

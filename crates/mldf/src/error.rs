@@ -24,18 +24,33 @@ use crate::types::TypeId;
 
 /// The error of every fallible function of this crate: an [`ErrorKind`] and, for
 /// problems in a file, the byte offset at which it was found.
+///
+/// With the `alloc` feature (on by default, through `std`) an `Error` is one pointer
+/// (8 bytes on 64-bit targets), and so is a `Result<(), Error>`: the offset and the kind
+/// share one allocation, made on the error path only ([`binfmt_core::Error`], "Size").
+/// Without `alloc` they are inline: 80 bytes on 64-bit targets.
 pub type Error = binfmt_core::Error<ErrorKind>;
+
+// The size the docs above promise: errors must stay cheap to move, whatever the kinds
+// grow to hold.
+#[cfg(feature = "alloc")]
+const _: () = assert!(
+    size_of::<Error>() == size_of::<usize>() && size_of::<Result<()>>() == size_of::<usize>()
+);
 
 /// Shorthand for results of this crate.
 pub type Result<T, E = Error> = core::result::Result<T, E>;
 
 /// A problem with one value: its metadata slot, or its payload, or the value a caller
 /// asked a writer to store.
+///
+/// Struct variants are `#[non_exhaustive]`: match them with `..`, as fields may be added.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, thiserror::Error)]
 #[non_exhaustive]
 pub enum ValueProblem {
     /// A slot with a pointer but no size, or a size but no pointer.
     #[error("data_ptr is {ptr} but data_size is {size}: either both are 0 or neither is")]
+    #[non_exhaustive]
     PointerSizeMismatch {
         /// The stored data_ptr.
         ptr: u64,
@@ -44,12 +59,14 @@ pub enum ValueProblem {
     },
     /// An image mode other than 0 (raw), 1 (JPEG) and 2 (PNG).
     #[error("image mode {mode} is not 0 (raw), 1 (JPEG) or 2 (PNG)")]
+    #[non_exhaustive]
     ImageMode {
         /// The stored mode.
         mode: u8,
     },
     /// A raw image whose channel count is not 1, 3 or 4.
     #[error("a raw image has {channels} channels; raw images have 1, 3 or 4")]
+    #[non_exhaustive]
     RawImageChannels {
         /// The stored channel count.
         channels: u8,
@@ -58,6 +75,7 @@ pub enum ValueProblem {
     #[error(
         "a raw {height}×{width}×{channels} image needs {expected} bytes, but its payload has {size}"
     )]
+    #[non_exhaustive]
     RawImageSize {
         /// Image height.
         height: u16,
@@ -72,12 +90,14 @@ pub enum ValueProblem {
     },
     /// A JPEG or PNG image whose channel count is not 1 to 4.
     #[error("a JPEG or PNG image has {channels} channels; it must have 1 to 4")]
+    #[non_exhaustive]
     ImageChannels {
         /// The stored channel count.
         channels: u8,
     },
     /// An audio codec other than 0 to 4.
     #[error("audio codec {codec} is not 0 (PCM), 1 (FLAC), 2 (AAC), 3 (MP3) or 4 (float PCM)")]
+    #[non_exhaustive]
     AudioCodec {
         /// The stored codec.
         codec: u8,
@@ -86,6 +106,7 @@ pub enum ValueProblem {
     #[error(
         "audio codec {codec} does not belong in a {type_id} field (AUDIO_WAVEFORM holds codecs 0 and 4, AUDIO_COMPRESSED 1 to 3)"
     )]
+    #[non_exhaustive]
     AudioCodecFamily {
         /// The stored codec.
         codec: u8,
@@ -96,6 +117,7 @@ pub enum ValueProblem {
     #[error(
         "PCM codec {codec} cannot have bit depth {bit_depth} (integer PCM: 8, 16, 24 or 32; float PCM: 32)"
     )]
+    #[non_exhaustive]
     BitDepth {
         /// The stored codec.
         codec: u8,
@@ -104,6 +126,7 @@ pub enum ValueProblem {
     },
     /// A PCM payload that is not frames × channels × bytes per sample.
     #[error("the PCM metadata describes {expected} bytes, but the payload has {size}")]
+    #[non_exhaustive]
     PcmSize {
         /// frames × channels × bit_depth / 8.
         expected: u64,
@@ -112,24 +135,28 @@ pub enum ValueProblem {
     },
     /// A text encoding other than 0 (UTF-8), 1 (u32 ids) and 2 (u16 ids).
     #[error("text encoding {encoding} is not 0 (UTF-8), 1 (u32 token ids) or 2 (u16 token ids)")]
+    #[non_exhaustive]
     TextEncoding {
         /// The stored encoding.
         encoding: u8,
     },
     /// UTF-8 text with a non-zero token count.
     #[error("UTF-8 text must have num_tokens 0, found {num_tokens}")]
+    #[non_exhaustive]
     Utf8TokenCount {
         /// The stored count.
         num_tokens: u16,
     },
     /// Text or JSON that is not valid UTF-8.
     #[error("the payload is not valid UTF-8 (the first {valid_up_to} bytes are)")]
+    #[non_exhaustive]
     NotUtf8 {
         /// Length of the valid prefix.
         valid_up_to: usize,
     },
     /// A token payload that is not a whole number of ids.
     #[error("a payload of {size} bytes is not a whole number of {width}-byte token ids")]
+    #[non_exhaustive]
     TokenSize {
         /// The payload size.
         size: u32,
@@ -138,6 +165,7 @@ pub enum ValueProblem {
     },
     /// A token count that is not min(ids, 65535).
     #[error("num_tokens is {num_tokens}, but the payload holds {expected} (capped at 65535)")]
+    #[non_exhaustive]
     TokenCount {
         /// The stored count.
         num_tokens: u16,
@@ -146,6 +174,7 @@ pub enum ValueProblem {
     },
     /// An NDARRAY payload that is neither empty nor the field's byte size.
     #[error("an array payload of {size} bytes is neither empty nor the field's {expected} bytes")]
+    #[non_exhaustive]
     NdarraySize {
         /// The payload size.
         size: u64,
@@ -154,6 +183,7 @@ pub enum ValueProblem {
     },
     /// A value of the wrong kind for its field.
     #[error("a {got} value cannot be stored in a {type_id} field")]
+    #[non_exhaustive]
     WrongType {
         /// The field's type.
         type_id: TypeId,
@@ -165,12 +195,14 @@ pub enum ValueProblem {
     Missing,
     /// A payload of 4 GiB or more.
     #[error("a payload of {size} bytes exceeds the 4 GiB − 1 limit of data_size")]
+    #[non_exhaustive]
     TooLarge {
         /// The payload size.
         size: u64,
     },
     /// JSON text that RFC 8259 does not accept.
     #[error("the text is not JSON (RFC 8259): {reason} at byte {at}")]
+    #[non_exhaustive]
     NotJson {
         /// What was wrong.
         reason: &'static str,
@@ -179,6 +211,7 @@ pub enum ValueProblem {
     },
     /// A JPEG or PNG whose header cannot be read.
     #[error("cannot read the {mode} header: {reason}")]
+    #[non_exhaustive]
     ImageHeader {
         /// `"JPEG"` or `"PNG"`.
         mode: &'static str,
@@ -187,6 +220,7 @@ pub enum ValueProblem {
     },
     /// An image larger than 65,535 pixels in some direction.
     #[error("the image is {width}×{height}; MLDF stores at most 65535 in each direction")]
+    #[non_exhaustive]
     ImageTooLarge {
         /// Declared height.
         height: u32,
@@ -195,6 +229,7 @@ pub enum ValueProblem {
     },
     /// A JPEG with more than 4 components.
     #[error("the JPEG has {components} components; at most 4 can be stored")]
+    #[non_exhaustive]
     JpegComponents {
         /// The frame's component count.
         components: u8,
@@ -205,6 +240,9 @@ pub enum ValueProblem {
 ///
 /// No variant carries the byte offset; [`Error::offset`](binfmt_core::Error::offset)
 /// has it.
+///
+/// Struct variants are `#[non_exhaustive]`: match them with `..`, as fields may be added.
+/// [`Kind::name`](binfmt_core::Kind::name) gives each variant's stable name.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum ErrorKind {
@@ -216,6 +254,7 @@ pub enum ErrorKind {
     Incomplete,
     /// The LITTLE_ENDIAN flag is clear.
     #[error("flags {flags:#x} lack LITTLE_ENDIAN (0x1), which every MLDF v1 file sets")]
+    #[non_exhaustive]
     NotLittleEndian {
         /// The stored flags.
         flags: u32,
@@ -224,12 +263,14 @@ pub enum ErrorKind {
     #[error(
         "flags set {bits:#x}, which this reader does not implement (0x2 COMPRESSED and 0x8 ENCRYPTED are reserved)"
     )]
+    #[non_exhaustive]
     UnsupportedFlags {
         /// The unknown must-understand bits.
         bits: u32,
     },
     /// A page size in a file that is not a power of two from 4096 to 2^31.
     #[error("page size {page_size} is not a power of two from 4096 to 2^31")]
+    #[non_exhaustive]
     BadPageSize {
         /// The page size.
         page_size: u32,
@@ -238,6 +279,7 @@ pub enum ErrorKind {
     #[error(
         "header checksum mismatch: stored {stored:#010x}, computed {computed:#010x}; the header is corrupt"
     )]
+    #[non_exhaustive]
     HeaderChecksum {
         /// The stored CRC.
         stored: u32,
@@ -248,6 +290,7 @@ pub enum ErrorKind {
     #[error(
         "index checksum mismatch: stored {stored:#010x}, computed {computed:#010x}; the descriptors, metadata table or allocation table are corrupt"
     )]
+    #[non_exhaustive]
     IndexChecksum {
         /// The stored CRC.
         stored: u32,
@@ -258,30 +301,35 @@ pub enum ErrorKind {
     #[error(
         "the header declares {num_samples} samples but no fields; a file without fields has no samples"
     )]
+    #[non_exhaustive]
     NoFields {
         /// The stored sample count.
         num_samples: u64,
     },
     /// A field name with no bytes before its first NUL.
     #[error("field {field}: the name is empty")]
+    #[non_exhaustive]
     EmptyName {
         /// The field index.
         field: usize,
     },
     /// A field name of 64 bytes with no NUL.
     #[error("field {field}: the name has no NUL within its 64 bytes")]
+    #[non_exhaustive]
     UnterminatedName {
         /// The field index.
         field: usize,
     },
     /// A field name that is not UTF-8.
     #[error("field {field}: the name is not valid UTF-8")]
+    #[non_exhaustive]
     NameNotUtf8 {
         /// The field index.
         field: usize,
     },
     /// Two fields with the same name bytes.
     #[error("field {field}: the name repeats the name of field {first}")]
+    #[non_exhaustive]
     DuplicateName {
         /// The later field.
         field: usize,
@@ -290,6 +338,7 @@ pub enum ErrorKind {
     },
     /// A metadata size that is zero or not a multiple of 8.
     #[error("field {field}: metadata_size {size} is not a non-zero multiple of 8")]
+    #[non_exhaustive]
     BadMetadataSize {
         /// The field index.
         field: usize,
@@ -301,6 +350,7 @@ pub enum ErrorKind {
         "field {field}: a {type_id} field has metadata_size {size}, expected {expected}{}",
         if *newer { " or more" } else { "" }
     )]
+    #[non_exhaustive]
     WrongMetadataSize {
         /// The field index.
         field: usize,
@@ -315,6 +365,7 @@ pub enum ErrorKind {
     },
     /// An NDARRAY dtype code that v1.0 does not define.
     #[error("field {field}: NDARRAY dtype code {code} is not 1 to 13")]
+    #[non_exhaustive]
     NdarrayDtype {
         /// The field index.
         field: usize,
@@ -323,6 +374,7 @@ pub enum ErrorKind {
     },
     /// An NDARRAY with more than 15 dimensions.
     #[error("field {field}: NDARRAY ndim {ndim} exceeds 15")]
+    #[non_exhaustive]
     NdarrayRank {
         /// The field index.
         field: usize,
@@ -331,12 +383,14 @@ pub enum ErrorKind {
     },
     /// An NDARRAY whose byte size does not fit a u32 data_size.
     #[error("field {field}: the NDARRAY shape needs more than 4 GiB − 1 bytes per value")]
+    #[non_exhaustive]
     NdarrayTooLarge {
         /// The field index.
         field: usize,
     },
     /// A section pointer below 73, inside the magic and header.
     #[error("the {section} pointer is {ptr}, inside the magic and header (< 73)")]
+    #[non_exhaustive]
     PointerBeforeHeader {
         /// The section.
         section: &'static str,
@@ -347,6 +401,7 @@ pub enum ErrorKind {
     #[error(
         "the {section} ({start}..{end}) runs past byte {limit} (the allocation table or the end of the file)"
     )]
+    #[non_exhaustive]
     SectionPastEnd {
         /// The section.
         section: &'static str,
@@ -361,6 +416,7 @@ pub enum ErrorKind {
     #[error(
         "data_ptr {data_ptr} is after alloc_table_ptr {alloc_table_ptr}; the allocation table comes last"
     )]
+    #[non_exhaustive]
     DataAfterAllocTable {
         /// The data pointer.
         data_ptr: u64,
@@ -371,12 +427,14 @@ pub enum ErrorKind {
     #[error(
         "the allocation table runs {length} bytes to the end of the file, not a multiple of 16"
     )]
+    #[non_exhaustive]
     AllocTableLength {
         /// Bytes from the table's start to EOF.
         length: u64,
     },
     /// An allocation table that starts past the end of the file.
     #[error("alloc_table_ptr {alloc_table_ptr} is past the end of the {file_size}-byte file")]
+    #[non_exhaustive]
     AllocTablePastEnd {
         /// The stored pointer.
         alloc_table_ptr: u64,
@@ -385,6 +443,7 @@ pub enum ErrorKind {
     },
     /// Two sections that share bytes.
     #[error("the {first} and the {second} overlap")]
+    #[non_exhaustive]
     SectionsOverlap {
         /// One section.
         first: &'static str,
@@ -393,6 +452,7 @@ pub enum ErrorKind {
     },
     /// An allocation entry of size 0.
     #[error("allocation entry {index} has size 0")]
+    #[non_exhaustive]
     AllocEntryEmpty {
         /// Its index.
         index: u64,
@@ -401,6 +461,7 @@ pub enum ErrorKind {
     #[error(
         "allocation entry {index} points at {ptr}, before the end {previous_end} of the previous item (entries are sorted and disjoint)"
     )]
+    #[non_exhaustive]
     AllocEntryOrder {
         /// Its index.
         index: u64,
@@ -413,6 +474,7 @@ pub enum ErrorKind {
     #[error(
         "allocation entry {index} ({ptr}, {size} bytes) lies outside the data region {data_start}..{data_end}"
     )]
+    #[non_exhaustive]
     AllocEntryOutsideData {
         /// Its index.
         index: u64,
@@ -427,6 +489,7 @@ pub enum ErrorKind {
     },
     /// A slot whose value breaks a per-type rule.
     #[error("sample {sample}, field {field}: bad slot: {problem}")]
+    #[non_exhaustive]
     BadValue {
         /// The sample index.
         sample: u64,
@@ -439,6 +502,7 @@ pub enum ErrorKind {
     #[error(
         "sample {sample}, field {field}: the item {ptr}..+{size} lies outside the data region {data_start}..{data_end}"
     )]
+    #[non_exhaustive]
     ItemOutsideData {
         /// The sample index.
         sample: u64,
@@ -455,6 +519,7 @@ pub enum ErrorKind {
     },
     /// A payload with no allocation entry.
     #[error("sample {sample}, field {field}: no allocation entry points at the item at {ptr}")]
+    #[non_exhaustive]
     MissingAllocEntry {
         /// The sample index.
         sample: u64,
@@ -467,6 +532,7 @@ pub enum ErrorKind {
     #[error(
         "sample {sample}, field {field}: the slot says {size} bytes, its allocation entry {entry_size}"
     )]
+    #[non_exhaustive]
     AllocSizeMismatch {
         /// The sample index.
         sample: u64,
@@ -481,6 +547,7 @@ pub enum ErrorKind {
     #[error(
         "sample {sample}, field {field}: the item is corrupt: CRC {computed:#010x}, stored {stored:#010x}"
     )]
+    #[non_exhaustive]
     ItemChecksum {
         /// The sample index.
         sample: u64,
@@ -493,6 +560,7 @@ pub enum ErrorKind {
     },
     /// An allocation entry no slot points at.
     #[error("allocation entry {index} (item at {ptr}) is not referenced by any slot")]
+    #[non_exhaustive]
     UnreferencedItem {
         /// Its index.
         index: u64,
@@ -503,6 +571,7 @@ pub enum ErrorKind {
     #[error(
         "sample {sample}, field {field}: the item at {ptr} is already referenced by another slot"
     )]
+    #[non_exhaustive]
     SharedItem {
         /// The sample index.
         sample: u64,
@@ -516,6 +585,7 @@ pub enum ErrorKind {
     #[error(
         "the file is MLDF {found}, newer than the {known} this library knows; additions it holds are ignored"
     )]
+    #[non_exhaustive]
     NewerMinorVersion {
         /// The file's version.
         found: Version,
@@ -528,6 +598,7 @@ pub enum ErrorKind {
     #[error(
         "field {field}: {type_id} is not defined in v1.0; its values are returned as raw slots and not checked"
     )]
+    #[non_exhaustive]
     UnknownType {
         /// The field index.
         field: usize,
@@ -536,6 +607,7 @@ pub enum ErrorKind {
     },
     /// A sample index past the end.
     #[error("sample {index} does not exist: the dataset has {num_samples} samples")]
+    #[non_exhaustive]
     SampleIndex {
         /// The requested index.
         index: u64,
@@ -544,6 +616,7 @@ pub enum ErrorKind {
     },
     /// A field index past the end.
     #[error("field {index} does not exist: the dataset has {num_fields} fields")]
+    #[non_exhaustive]
     FieldIndex {
         /// The requested index.
         index: usize,
@@ -554,6 +627,7 @@ pub enum ErrorKind {
     #[error(
         "an NDARRAY of {ndim} {dtype} dimensions is invalid: at most 15 dimensions and 4 GiB − 1 bytes per value"
     )]
+    #[non_exhaustive]
     BadShape {
         /// The number of dimensions.
         ndim: usize,
@@ -562,12 +636,14 @@ pub enum ErrorKind {
     },
     /// A writer option that is not a power of two from 4096 to 2^31.
     #[error("page size {page_size} is not a power of two from 4096 to 2^31")]
+    #[non_exhaustive]
     InvalidPageSize {
         /// The page size asked for.
         page_size: u32,
     },
     /// A field name that is empty or longer than 63 bytes.
     #[error("field {field}: a name must have 1 to 63 bytes of UTF-8, this one has {len}")]
+    #[non_exhaustive]
     NameLength {
         /// The field index.
         field: usize,
@@ -576,12 +652,14 @@ pub enum ErrorKind {
     },
     /// A field name containing NUL.
     #[error("field {field}: a name cannot contain NUL")]
+    #[non_exhaustive]
     NameHasNul {
         /// The field index.
         field: usize,
     },
     /// Two schema fields with the same name.
     #[error("field {field}: its name is already used by field {first}")]
+    #[non_exhaustive]
     NameTaken {
         /// The later field.
         field: usize,
@@ -590,18 +668,21 @@ pub enum ErrorKind {
     },
     /// More than 65,535 fields.
     #[error("a schema has at most 65535 fields, this one has {count}")]
+    #[non_exhaustive]
     TooManyFields {
         /// The number of fields.
         count: usize,
     },
     /// NULLABLE on an INT or FLOAT field.
     #[error("field {field}: INT and FLOAT fields cannot be NULLABLE (v1.0 has no scalar null)")]
+    #[non_exhaustive]
     NullableScalar {
         /// The field index.
         field: usize,
     },
     /// A reserved or unknown type id in a schema.
     #[error("field {field}: {type_id} cannot be written (reserved or unknown in v1.0)")]
+    #[non_exhaustive]
     UnwritableType {
         /// The field index.
         field: usize,
@@ -613,6 +694,7 @@ pub enum ErrorKind {
     SamplesWithoutFields,
     /// A sample with the wrong number of values.
     #[error("sample {sample} has {got} values, the schema has {expected} fields")]
+    #[non_exhaustive]
     ValueCount {
         /// The sample index.
         sample: u64,
@@ -623,6 +705,7 @@ pub enum ErrorKind {
     },
     /// A value a writer refuses.
     #[error("sample {sample}, field {field}: {problem}")]
+    #[non_exhaustive]
     InvalidValue {
         /// The sample index.
         sample: u64,
@@ -633,6 +716,7 @@ pub enum ErrorKind {
     },
     /// More samples than the writer was told to expect, or fewer at `finish`.
     #[error("the writer was told to expect {expected} samples, but got {got}")]
+    #[non_exhaustive]
     SampleCount {
         /// The declared count.
         expected: u64,
@@ -705,6 +789,80 @@ impl Kind for ErrorKind {
             | ErrorKind::Poisoned => Fault::Caller,
             #[cfg(feature = "std")]
             ErrorKind::Io(_) => Fault::Io,
+        }
+    }
+
+    #[deny(clippy::wildcard_enum_match_arm)]
+    fn name(&self) -> &'static str {
+        match self {
+            ErrorKind::Layout(layout) => layout.name(),
+            ErrorKind::Incomplete => "Incomplete",
+            ErrorKind::NotLittleEndian { .. } => "NotLittleEndian",
+            ErrorKind::UnsupportedFlags { .. } => "UnsupportedFlags",
+            ErrorKind::BadPageSize { .. } => "BadPageSize",
+            ErrorKind::HeaderChecksum { .. } => "HeaderChecksum",
+            ErrorKind::IndexChecksum { .. } => "IndexChecksum",
+            ErrorKind::NoFields { .. } => "NoFields",
+            ErrorKind::EmptyName { .. } => "EmptyName",
+            ErrorKind::UnterminatedName { .. } => "UnterminatedName",
+            ErrorKind::NameNotUtf8 { .. } => "NameNotUtf8",
+            ErrorKind::DuplicateName { .. } => "DuplicateName",
+            ErrorKind::BadMetadataSize { .. } => "BadMetadataSize",
+            ErrorKind::WrongMetadataSize { .. } => "WrongMetadataSize",
+            ErrorKind::NdarrayDtype { .. } => "NdarrayDtype",
+            ErrorKind::NdarrayRank { .. } => "NdarrayRank",
+            ErrorKind::NdarrayTooLarge { .. } => "NdarrayTooLarge",
+            ErrorKind::PointerBeforeHeader { .. } => "PointerBeforeHeader",
+            ErrorKind::SectionPastEnd { .. } => "SectionPastEnd",
+            ErrorKind::DataAfterAllocTable { .. } => "DataAfterAllocTable",
+            ErrorKind::AllocTableLength { .. } => "AllocTableLength",
+            ErrorKind::AllocTablePastEnd { .. } => "AllocTablePastEnd",
+            ErrorKind::SectionsOverlap { .. } => "SectionsOverlap",
+            ErrorKind::AllocEntryEmpty { .. } => "AllocEntryEmpty",
+            ErrorKind::AllocEntryOrder { .. } => "AllocEntryOrder",
+            ErrorKind::AllocEntryOutsideData { .. } => "AllocEntryOutsideData",
+            ErrorKind::BadValue { .. } => "BadValue",
+            ErrorKind::ItemOutsideData { .. } => "ItemOutsideData",
+            ErrorKind::MissingAllocEntry { .. } => "MissingAllocEntry",
+            ErrorKind::AllocSizeMismatch { .. } => "AllocSizeMismatch",
+            ErrorKind::ItemChecksum { .. } => "ItemChecksum",
+            ErrorKind::UnreferencedItem { .. } => "UnreferencedItem",
+            ErrorKind::SharedItem { .. } => "SharedItem",
+            ErrorKind::NewerMinorVersion { .. } => "NewerMinorVersion",
+            ErrorKind::UnknownType { .. } => "UnknownType",
+            ErrorKind::SampleIndex { .. } => "SampleIndex",
+            ErrorKind::FieldIndex { .. } => "FieldIndex",
+            ErrorKind::BadShape { .. } => "BadShape",
+            ErrorKind::InvalidPageSize { .. } => "InvalidPageSize",
+            ErrorKind::NameLength { .. } => "NameLength",
+            ErrorKind::NameHasNul { .. } => "NameHasNul",
+            ErrorKind::NameTaken { .. } => "NameTaken",
+            ErrorKind::TooManyFields { .. } => "TooManyFields",
+            ErrorKind::NullableScalar { .. } => "NullableScalar",
+            ErrorKind::UnwritableType { .. } => "UnwritableType",
+            ErrorKind::SamplesWithoutFields => "SamplesWithoutFields",
+            ErrorKind::ValueCount { .. } => "ValueCount",
+            ErrorKind::InvalidValue { .. } => "InvalidValue",
+            ErrorKind::SampleCount { .. } => "SampleCount",
+            ErrorKind::Poisoned => "Poisoned",
+            #[cfg(feature = "std")]
+            ErrorKind::Io(_) => "Io",
+        }
+    }
+
+    #[cfg(feature = "std")]
+    fn io_error(&self) -> Option<&binfmt_core::IoError> {
+        match self {
+            ErrorKind::Io(e) => Some(e),
+            _ => None,
+        }
+    }
+
+    #[cfg(feature = "std")]
+    fn io_error_mut(&mut self) -> Option<&mut binfmt_core::IoError> {
+        match self {
+            ErrorKind::Io(e) => Some(e),
+            _ => None,
         }
     }
 

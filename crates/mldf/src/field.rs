@@ -163,7 +163,7 @@ fn parse_name(name: &[u8; 64], field: usize, offset: u64) -> Result<u8> {
     let len = name
         .iter()
         .position(|&b| b == 0)
-        .ok_or(ErrorKind::UnterminatedName { field }.at(offset))?;
+        .ok_or_else(|| ErrorKind::UnterminatedName { field }.at(offset))?;
     if len == 0 {
         return Err(ErrorKind::EmptyName { field }.at(offset));
     }

@@ -29,7 +29,7 @@ pub fn read(path: impl AsRef<Path>) -> Result<Vec<u8>> {
 
 /// Maps a file read-only, for [`crate::Dataset::parse`]: only the pages that accesses
 /// touch are read from disk. The caller promises that the file is not truncated while
-/// it is mapped (a read past the new end would raise `SIGBUS`); [`reader`] has no such
+/// it is mapped (a read past the new end would raise `SIGBUS`); [`open`] has no such
 /// caveat.
 ///
 /// ```no_run
@@ -51,7 +51,7 @@ pub fn map(path: impl AsRef<Path>) -> Result<binfmt_core::mmap::Mmap> {
 }
 
 /// Opens a [`Reader`] over the file at `path` with every check of
-/// [`ReadOptions::new`]: [`reader`] with the default options.
+/// [`ReadOptions::new`]: [`open_with`] with the default options.
 ///
 /// ```no_run
 /// # fn main() -> Result<(), mldf::Error> {
@@ -62,9 +62,9 @@ pub fn map(path: impl AsRef<Path>) -> Result<binfmt_core::mmap::Mmap> {
 /// ```
 ///
 /// # Errors
-/// As [`reader`].
+/// As [`open_with`].
 pub fn open(path: impl AsRef<Path>) -> Result<Reader<FileSource>> {
-    reader(path, &ReadOptions::new())
+    open_with(path, &ReadOptions::new())
 }
 
 /// Opens a [`Reader`] over the file at `path`, read with positioned reads: the header
@@ -73,7 +73,7 @@ pub fn open(path: impl AsRef<Path>) -> Result<Reader<FileSource>> {
 ///
 /// ```no_run
 /// # fn main() -> Result<(), mldf::Error> {
-/// let reader = mldf::fs::reader("train.mldf", &mldf::ReadOptions::new())?;
+/// let reader = mldf::fs::open_with("train.mldf", &mldf::ReadOptions::new())?;
 /// let first = reader.value(0, 0)?;
 /// println!("{:?}", first.value());
 /// # Ok(()) }
@@ -81,16 +81,17 @@ pub fn open(path: impl AsRef<Path>) -> Result<Reader<FileSource>> {
 ///
 /// # Errors
 /// As [`Reader::open_with`]; I/O errors name the path.
-pub fn reader(path: impl AsRef<Path>, options: &ReadOptions) -> Result<Reader<FileSource>> {
+pub fn open_with(path: impl AsRef<Path>, options: &ReadOptions) -> Result<Reader<FileSource>> {
     let path = path.as_ref();
     let source = FileSource::open(path).map_err(IoError::at_path(path))?;
-    Reader::open_with(source, options).map_err(|e| {
-        e.map_kind(|kind| match kind {
-            crate::ErrorKind::Io(mut io) if io.path.is_none() => {
-                io.path = Some(path.to_path_buf());
-                crate::ErrorKind::Io(io)
-            }
-            other => other,
-        })
-    })
+    Reader::open_with(source, options).map_err(|e| e.with_path(path))
+}
+
+/// The earlier name of [`open_with`].
+///
+/// # Errors
+/// As [`open_with`].
+#[deprecated(note = "use fs::open_with")]
+pub fn reader(path: impl AsRef<Path>, options: &ReadOptions) -> Result<Reader<FileSource>> {
+    open_with(path, options)
 }

@@ -9,14 +9,23 @@
 /// makes opening O(F) and access free of CRC work; [`verify`](crate::verify) then checks
 /// the structure and every rule but no CRC beyond the header's.
 ///
+/// Each setter `foo(value) -> Self` has a getter `get_foo()`, the rule of every
+/// `ReadOptions` in the workspace (docs/architecture.md): the setter holds the option's
+/// name, so the getter is the one place a `get_` prefix is used. [`checksums`] sets two
+/// options, so [`get_checksums`] is true only when both are on.
+///
+/// [`checksums`]: ReadOptions::checksums
+/// [`get_checksums`]: ReadOptions::get_checksums
+///
 /// ```
 /// use mldf::ReadOptions;
 /// // What `binfmt inspect` uses: structure only.
 /// const STRUCTURE: ReadOptions = ReadOptions::new().checksums(false);
-/// assert!(!STRUCTURE.checks_items() && !STRUCTURE.checks_index());
+/// assert!(!STRUCTURE.get_item_checksums() && !STRUCTURE.get_index_checksum());
 /// // Check each item as it is read, but do not read the whole index at open.
 /// let lazy = ReadOptions::new().index_checksum(false);
-/// assert!(lazy.checks_items() && !lazy.checks_index());
+/// assert!(lazy.get_item_checksums() && !lazy.get_index_checksum());
+/// assert!(!lazy.get_checksums()); // both must be on
 /// assert_eq!(ReadOptions::default(), ReadOptions::new());
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -53,8 +62,11 @@ impl ReadOptions {
     ///
     /// ```
     /// let options = mldf::ReadOptions::new().memory_limit(1 << 20);
-    /// assert_eq!(options.max_memory(), 1 << 20);
-    /// assert_eq!(mldf::ReadOptions::new().max_memory(), mldf::ReadOptions::DEFAULT_MAX_MEMORY);
+    /// assert_eq!(options.get_memory_limit(), 1 << 20);
+    /// assert_eq!(
+    ///     mldf::ReadOptions::new().get_memory_limit(),
+    ///     mldf::ReadOptions::DEFAULT_MAX_MEMORY
+    /// );
     /// ```
     #[must_use]
     pub const fn memory_limit(mut self, bytes: u64) -> Self {
@@ -62,10 +74,18 @@ impl ReadOptions {
         self
     }
 
-    /// The most bytes a reader's cache may hold.
+    /// The value set by [`memory_limit`](ReadOptions::memory_limit): the most bytes a
+    /// reader's cache may hold.
+    #[must_use]
+    pub const fn get_memory_limit(&self) -> u64 {
+        self.max_memory
+    }
+
+    /// The earlier name of [`get_memory_limit`](ReadOptions::get_memory_limit).
+    #[deprecated(note = "use ReadOptions::get_memory_limit")]
     #[must_use]
     pub const fn max_memory(&self) -> u64 {
-        self.max_memory
+        self.get_memory_limit()
     }
 
     /// Both optional CRC checks, the index CRC and the item CRCs, on or off.
@@ -92,15 +112,46 @@ impl ReadOptions {
         self
     }
 
-    /// Whether the index CRC is checked.
+    /// True when [`checksums(true)`](ReadOptions::checksums) holds: both the index CRC
+    /// and the item CRCs are checked. False when either is off (see
+    /// [`get_index_checksum`](ReadOptions::get_index_checksum) and
+    /// [`get_item_checksums`](ReadOptions::get_item_checksums) for which).
+    ///
+    /// ```
+    /// use mldf::ReadOptions;
+    /// assert!(ReadOptions::new().get_checksums());
+    /// assert!(!ReadOptions::new().item_checksums(false).get_checksums());
+    /// ```
     #[must_use]
-    pub const fn checks_index(&self) -> bool {
+    pub const fn get_checksums(&self) -> bool {
+        self.index_checksum && self.item_checksums
+    }
+
+    /// The value set by [`index_checksum`](ReadOptions::index_checksum): whether the
+    /// index CRC is checked.
+    #[must_use]
+    pub const fn get_index_checksum(&self) -> bool {
         self.index_checksum
     }
 
-    /// Whether item CRCs are checked.
+    /// The value set by [`item_checksums`](ReadOptions::item_checksums): whether item
+    /// CRCs are checked.
+    #[must_use]
+    pub const fn get_item_checksums(&self) -> bool {
+        self.item_checksums
+    }
+
+    /// The earlier name of [`get_index_checksum`](ReadOptions::get_index_checksum).
+    #[deprecated(note = "use ReadOptions::get_index_checksum")]
+    #[must_use]
+    pub const fn checks_index(&self) -> bool {
+        self.get_index_checksum()
+    }
+
+    /// The earlier name of [`get_item_checksums`](ReadOptions::get_item_checksums).
+    #[deprecated(note = "use ReadOptions::get_item_checksums")]
     #[must_use]
     pub const fn checks_items(&self) -> bool {
-        self.item_checksums
+        self.get_item_checksums()
     }
 }

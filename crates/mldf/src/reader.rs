@@ -43,7 +43,7 @@ use crate::raw::AllocEntry;
 /// let schema = Schema::new().field("label", FieldType::Int).field("text", FieldType::TextRaw);
 /// let options = WriterOptions::new().num_samples(1); // canonical: the rows come first
 /// let mut writer = Writer::new(std::io::Cursor::new(Vec::new()), &schema, options)?;
-/// writer.push(&[Value::Int(7), Value::Text(Text::Utf8("hi"))])?;
+/// writer.add(&[Value::Int(7), Value::Text(Text::Utf8("hi"))])?;
 /// let file = writer.finish()?.into_inner(); // 2 MiB pages: the payload is far from the head
 ///
 /// let source = Counting::new(file);
@@ -84,7 +84,7 @@ impl<S: ByteSource> Reader<S> {
     /// As [`Reader::open`].
     pub fn open_with(source: S, options: &ReadOptions) -> Result<Self> {
         Reader::from_cache(
-            ReadCache::new(source).with_limit(options.max_memory()),
+            ReadCache::new(source).with_limit(options.get_memory_limit()),
             options,
         )
     }
@@ -100,7 +100,7 @@ impl<S: ByteSource> Reader<S> {
     /// # fn main() -> Result<(), mldf::Error> {
     /// let schema = Schema::new().field("n", FieldType::Int);
     /// let mut writer = Writer::new(std::io::Cursor::new(Vec::new()), &schema, WriterOptions::new().num_samples(1))?;
-    /// writer.push(&[Value::Int(5)])?;
+    /// writer.add(&[Value::Int(5)])?;
     /// let file = writer.finish()?.into_inner();
     /// let head = &file[..HEAD_SIZE as usize]; // what detection read
     /// let source = Counting::new(&file[..]);
@@ -269,7 +269,7 @@ impl<S: ByteSource> Reader<S> {
 /// # fn main() -> Result<(), mldf::Error> {
 /// let schema = Schema::new().field("n", FieldType::Int);
 /// let mut writer = Writer::new(std::io::Cursor::new(Vec::new()), &schema, WriterOptions::new())?;
-/// writer.push(&[Value::Int(1)])?;
+/// writer.add(&[Value::Int(1)])?;
 /// let file = writer.finish()?.into_inner();
 /// let reader = Reader::open(binfmt_core::source::SeekSource::new(std::io::Cursor::new(file)))?;
 /// let view: mldf::Dataset<'_, mldf::Held<'_, _>> = reader.view();

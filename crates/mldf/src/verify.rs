@@ -43,7 +43,7 @@ type Walk<'t, 's> = Tally<'s, dyn Sink<Error> + 't>;
 /// let schema = Schema::new().field("b", FieldType::Bytes);
 /// let options = WriterOptions::new().page_size(4096).checksums(true);
 /// let mut writer = Writer::new(std::io::Cursor::new(Vec::new()), &schema, options)?;
-/// writer.push(&[Value::Bytes(b"payload")])?;
+/// writer.add(&[Value::Bytes(b"payload")])?;
 /// let mut file = writer.finish()?.into_inner();
 /// assert!(mldf::verify(&file, &mldf::ReadOptions::new(), &mut Findings::new(10)).is_valid());
 ///
@@ -81,7 +81,7 @@ pub fn verify(data: &[u8], options: &ReadOptions, sink: &mut dyn Sink<Error>) ->
 /// let mut writer = Writer::new(std::io::Cursor::new(Vec::new()), &schema, options)?;
 /// let big = vec![7u8; 1 << 20];
 /// for _ in 0..4 {
-///     writer.push(&[Value::Bytes(&big)])?;
+///     writer.add(&[Value::Bytes(&big)])?;
 /// }
 /// let file = writer.finish()?.into_inner();
 /// let cache = ReadCache::new(Counting::new(&file[..]));
@@ -411,7 +411,7 @@ where
 {
     let checksummed = dataset.header().is_checksummed();
     if checksummed
-        && options.checks_index()
+        && options.get_index_checksum()
         && let Err(e) = dataset.check_index_crc()
     {
         tally.error(e)?;
@@ -422,7 +422,7 @@ where
         table_ok = false;
         tally.error(e)
     })?;
-    ControlFlow::Continue((table_ok, checksummed && options.checks_items()))
+    ControlFlow::Continue((table_ok, checksummed && options.get_item_checksums()))
 }
 
 /// The allocation entry of the payload at `ptr` (`size` bytes, `size` > 0), marked as

@@ -35,9 +35,9 @@ use crate::value::{Image, Text, Value};
 pub enum FileLayout {
     /// The sample count is known up front: the metadata table sits before the data region
     /// (descriptors, metadata, data, allocation table). `finish` fails unless exactly
-    /// this many samples were pushed.
+    /// this many samples were added.
     Canonical {
-        /// The number of samples that will be pushed.
+        /// The number of samples that will be added.
         num_samples: u64,
     },
     /// The sample count is learnt at the end: the metadata table follows the data
@@ -123,6 +123,13 @@ struct Prepared<'v> {
 /// Writes an MLDF file sample by sample, to any seekable output
 /// ([`Writer::new`]) or atomically to a path ([`Writer::create`]).
 ///
+/// The shape every binfmt writer has, for a streaming writer: samples are added with
+/// [`add`](Writer::add) and [`finish`](Writer::finish) ends the file. Payloads go to the
+/// output as they arrive, and the header, which points at tables known only at the end,
+/// is written last, at the start of the file: so the output must seek, and there is no
+/// `to_vec` or `write_to(impl Write)` (write to a `Cursor<Vec<u8>>` for bytes in memory;
+/// [`Writer::create`] spools a FIFO or device).
+///
 /// A writer over an output must start at an empty output: it writes from offset 0 and
 /// leaves the gaps between sections to be filled with zeros by the output (a file's
 /// holes, a `Cursor`'s zero-extension). The bytes depend only on the schema, the options
@@ -133,10 +140,10 @@ struct Prepared<'v> {
 /// # fn main() -> Result<(), mldf::Error> {
 /// let schema = Schema::new().field("id", FieldType::Int).nullable_field("blob", FieldType::Bytes);
 /// let mut writer = Writer::new(std::io::Cursor::new(Vec::new()), &schema, WriterOptions::new())?;
-/// writer.push(&[Value::Int(1), Value::Bytes(b"abc")])?;
-/// writer.push(&[Value::Int(2), Value::Null])?;
+/// writer.add(&[Value::Int(1), Value::Bytes(b"abc")])?;
+/// writer.add(&[Value::Int(2), Value::Null])?;
 /// // A refused sample writes nothing; the writer goes on.
-/// assert!(writer.push(&[Value::Null, Value::Null]).is_err());
+/// assert!(writer.add(&[Value::Null, Value::Null]).is_err());
 /// let file = writer.finish()?.into_inner();
 /// assert_eq!(mldf::Dataset::parse(&file)?.num_samples(), 2);
 /// # Ok(()) }
@@ -190,7 +197,7 @@ impl<W: Write + Seek> Writer<W> {
         Ok(Writer { out, state })
     }
 
-    /// The number of samples pushed so far.
+    /// The number of samples added so far.
     #[must_use]
     pub const fn samples(&self) -> u64 {
         self.state.samples
@@ -207,8 +214,17 @@ impl<W: Write + Seek> Writer<W> {
     /// [`ErrorKind::SampleCount`] (more samples than declared),
     /// [`ErrorKind::InvalidValue`], [`ErrorKind::Poisoned`] after an earlier I/O error,
     /// [`ErrorKind::Io`].
+    pub fn add(&mut self, values: &[Value<'_>]) -> Result<()> {
+        self.state.add(&mut self.out, values)
+    }
+
+    /// Renamed to [`Writer::add`].
+    ///
+    /// # Errors
+    /// As for [`Writer::add`].
+    #[deprecated(note = "renamed to Writer::add")]
     pub fn push(&mut self, values: &[Value<'_>]) -> Result<()> {
-        self.state.push(&mut self.out, values)
+        self.add(values)
     }
 
     /// Writes the metadata table, the allocation table, the checksums and the header,
@@ -240,7 +256,7 @@ impl Writer<FileOutput> {
     /// let path = dir.join("train.mldf");
     /// let schema = Schema::new().field("label", FieldType::Int);
     /// let mut writer = Writer::create(&path, &schema, WriterOptions::new().page_size(4096))?;
-    /// writer.push(&[Value::Int(3)])?;
+    /// writer.add(&[Value::Int(3)])?;
     /// let size = writer.finish()?;
     /// assert_eq!(size, std::fs::metadata(&path).map_err(binfmt_core::IoError::from)?.len());
     /// # std::fs::remove_dir_all(&dir).map_err(binfmt_core::IoError::from)?;
@@ -267,19 +283,28 @@ impl Writer<FileOutput> {
         Ok(Writer { out, state })
     }
 
-    /// The number of samples pushed so far.
+    /// The number of samples added so far.
     #[must_use]
     pub const fn samples(&self) -> u64 {
         self.state.samples
     }
 
-    /// Appends one sample (see [`Writer::push`]).
+    /// Appends one sample (see [`Writer::add`]).
     ///
     /// # Errors
-    /// As for [`Writer::push`].
-    pub fn push(&mut self, values: &[Value<'_>]) -> Result<()> {
+    /// As for [`Writer::add`].
+    pub fn add(&mut self, values: &[Value<'_>]) -> Result<()> {
         let Writer { out, state } = self;
-        state.push(&mut out.out, values).map_err(|e| out.error(e))
+        state.add(&mut out.out, values).map_err(|e| out.error(e))
+    }
+
+    /// Renamed to [`Writer::add`](Writer::<FileOutput>::add).
+    ///
+    /// # Errors
+    /// As for [`Writer::add`].
+    #[deprecated(note = "renamed to Writer::add")]
+    pub fn push(&mut self, values: &[Value<'_>]) -> Result<()> {
+        self.add(values)
     }
 
     /// Finishes the file, syncs it, moves it into place and returns its size in bytes.
@@ -308,13 +333,7 @@ impl Writer<FileOutput> {
 impl FileOutput {
     /// `e`, naming the path when it is an I/O error without one.
     fn error(&self, e: Error) -> Error {
-        e.map_kind(|kind| match kind {
-            ErrorKind::Io(mut io) if io.path.is_none() => {
-                io.path = Some(self.path.clone());
-                ErrorKind::Io(io)
-            }
-            other => other,
-        })
+        e.with_path(&self.path)
     }
 }
 
@@ -391,7 +410,7 @@ impl State {
         Ok(())
     }
 
-    fn push<W: Write + Seek + ?Sized>(&mut self, out: &mut W, values: &[Value<'_>]) -> Result<()> {
+    fn add<W: Write + Seek + ?Sized>(&mut self, out: &mut W, values: &[Value<'_>]) -> Result<()> {
         if self.poisoned {
             return Err(ErrorKind::Poisoned.unlocated());
         }

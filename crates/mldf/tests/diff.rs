@@ -6,9 +6,7 @@
 #![allow(
     clippy::unwrap_used,
     clippy::indexing_slicing,
-    clippy::panic,
-    clippy::cast_possible_truncation,
-    missing_docs
+    clippy::cast_possible_truncation
 )]
 
 use core::ops::ControlFlow;
@@ -22,7 +20,7 @@ use mldf::{
 fn write(schema: &Schema, options: WriterOptions, samples: &[Vec<Value<'_>>]) -> Vec<u8> {
     let mut w = Writer::new(Cursor::new(Vec::new()), schema, options).unwrap();
     for s in samples {
-        w.push(s).unwrap();
+        w.add(s).unwrap();
     }
     w.finish().unwrap().into_inner()
 }
@@ -335,7 +333,8 @@ fn payloads_without_their_allocation_entry_are_refused() {
         ErrorKind::MissingAllocEntry {
             sample: 1,
             field: 0,
-            ptr: 4097
+            ptr: 4097,
+            ..
         }
     ));
 }

@@ -2,7 +2,7 @@
 //! the record's table, not from our writer.
 // Every test writes or reads files with the `std` API.
 #![cfg(feature = "std")]
-#![allow(clippy::unwrap_used, clippy::indexing_slicing, missing_docs)]
+#![allow(clippy::unwrap_used, clippy::indexing_slicing)]
 
 use std::io::Cursor;
 
@@ -61,9 +61,9 @@ fn write(checksummed: bool) -> Vec<u8> {
         .num_samples(2)
         .checksums(checksummed);
     let mut w = Writer::new(Cursor::new(Vec::new()), &schema, options).unwrap();
-    w.push(&[Value::Int(7), Value::Text(Text::Utf8("hi"))])
+    w.add(&[Value::Int(7), Value::Text(Text::Utf8("hi"))])
         .unwrap();
-    w.push(&[Value::Int(-1), Value::Text(Text::Utf8("héllo"))])
+    w.add(&[Value::Int(-1), Value::Text(Text::Utf8("héllo"))])
         .unwrap();
     w.finish().unwrap().into_inner()
 }

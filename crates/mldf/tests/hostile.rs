@@ -1,12 +1,7 @@
 //! Inputs built to cost work or memory out of proportion to their size.
 // Every test writes or reads files with the `std` API.
 #![cfg(feature = "std")]
-#![allow(
-    clippy::unwrap_used,
-    clippy::indexing_slicing,
-    clippy::cast_possible_truncation,
-    missing_docs
-)]
+#![allow(clippy::cast_possible_truncation)]
 
 use std::io::Cursor;
 
@@ -30,7 +25,7 @@ fn shared_items_are_reported_not_rescanned() {
     )
     .unwrap();
     for _ in 0..n {
-        w.push(&[Value::Text(Text::Utf8(&text))]).unwrap();
+        w.add(&[Value::Text(Text::Utf8(&text))]).unwrap();
     }
     let mut bytes = w.finish().unwrap().into_inner();
     let ds = Dataset::parse(&bytes).unwrap();

@@ -3,20 +3,11 @@
 //! read and fully verified by it (tools/mldf/check_read.py, when BINFMT_PYTHON is set).
 // Every test writes or reads files with the `std` API.
 #![cfg(feature = "std")]
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::indexing_slicing,
-    clippy::panic,
-    clippy::cast_possible_truncation,
-    unreachable_pub,
-    missing_docs
-)]
+#![allow(clippy::unwrap_used, clippy::cast_possible_truncation, unreachable_pub)]
 
 mod common;
-#[path = "../../../tools/reference.rs"]
-mod reference;
 
+use binfmt_test_support::reference;
 use std::io::Cursor;
 use std::path::{Path, PathBuf};
 
@@ -163,7 +154,7 @@ fn our_files() -> Vec<(String, Vec<u8>)> {
     ] {
         let mut w = Writer::new(Cursor::new(Vec::new()), &schema, options).unwrap();
         for s in &samples {
-            w.push(s).unwrap();
+            w.add(s).unwrap();
         }
         out.push((name.to_string(), w.finish().unwrap().into_inner()));
     }
@@ -182,7 +173,7 @@ fn our_files() -> Vec<(String, Vec<u8>)> {
         }
         let mut w = Writer::new(Cursor::new(Vec::new()), &schema, options).unwrap();
         for i in 0..n {
-            w.push(&[Value::Int(i as i64)]).unwrap();
+            w.add(&[Value::Int(i as i64)]).unwrap();
         }
         out.push((name.to_string(), w.finish().unwrap().into_inner()));
     }

@@ -2,13 +2,7 @@
 //! corruption and truncation never panic, and whatever still verifies reads the same.
 // Every test writes or reads files with the `std` API.
 #![cfg(feature = "std")]
-#![allow(
-    clippy::unwrap_used,
-    clippy::indexing_slicing,
-    clippy::panic,
-    clippy::cast_possible_truncation,
-    missing_docs
-)]
+#![allow(clippy::unwrap_used, clippy::indexing_slicing)]
 
 use std::io::Cursor;
 
@@ -196,7 +190,7 @@ fn write(schema: &Schema, samples: &[Vec<Owned>], options: WriterOptions) -> Vec
     let mut w = Writer::new(Cursor::new(Vec::new()), schema, options).unwrap();
     for s in samples {
         let values: Vec<Value<'_>> = s.iter().map(Owned::value).collect();
-        w.push(&values).unwrap();
+        w.add(&values).unwrap();
     }
     w.finish().unwrap().into_inner()
 }

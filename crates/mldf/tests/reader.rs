@@ -2,14 +2,7 @@
 //! slice reader on every fixture, valid or not.
 // Every test writes or reads files with the `std` API.
 #![cfg(feature = "std")]
-#![allow(
-    clippy::unwrap_used,
-    clippy::indexing_slicing,
-    clippy::panic,
-    clippy::cast_possible_truncation,
-    unreachable_pub,
-    missing_docs
-)]
+#![allow(clippy::unwrap_used, clippy::cast_possible_truncation, unreachable_pub)]
 
 mod common;
 
@@ -29,7 +22,7 @@ fn fixtures() -> PathBuf {
 fn write(schema: &Schema, options: WriterOptions, samples: &[Vec<Value<'_>>]) -> Vec<u8> {
     let mut w = Writer::new(Cursor::new(Vec::new()), schema, options).unwrap();
     for s in samples {
-        w.push(s).unwrap();
+        w.add(s).unwrap();
     }
     w.finish().unwrap().into_inner()
 }
@@ -237,13 +230,13 @@ fn a_file_truncated_under_the_reader_is_an_error() {
     let path = dir.join("shrinks.mldf");
     let file = labelled(10, WriterOptions::new());
     std::fs::write(&path, &file).unwrap();
-    let reader = mldf::fs::reader(&path, &ReadOptions::new()).unwrap();
+    let reader = mldf::fs::open_with(&path, &ReadOptions::new()).unwrap();
     assert_eq!(reader.value(9, 0).unwrap().value(), Value::Int(9));
     std::fs::write(&path, &file[..100]).unwrap();
     let err = reader.value(9, 1).unwrap_err();
     assert!(matches!(err.kind(), ErrorKind::Io(_)), "{err}");
     // A missing file names its path.
-    let err = mldf::fs::reader(dir.join("absent.mldf"), &ReadOptions::new()).unwrap_err();
+    let err = mldf::fs::open_with(dir.join("absent.mldf"), &ReadOptions::new()).unwrap_err();
     assert!(err.to_string().contains("absent.mldf"), "{err}");
     std::fs::remove_dir_all(dir).unwrap();
 }

@@ -2,12 +2,7 @@
 //! the options, and the bound on repeated work.
 // Every test writes or reads files with the `std` API.
 #![cfg(feature = "std")]
-#![allow(
-    clippy::unwrap_used,
-    clippy::indexing_slicing,
-    clippy::panic,
-    missing_docs
-)]
+#![allow(clippy::unwrap_used)]
 
 use core::ops::ControlFlow;
 use std::io::Cursor;
@@ -85,7 +80,7 @@ fn every_problem_is_reported_and_the_sink_decides() {
     )
     .unwrap();
     for _ in 0..20 {
-        w.push(&[Value::Bytes(b"0123456789")]).unwrap();
+        w.add(&[Value::Bytes(b"0123456789")]).unwrap();
     }
     let mut file = w.finish().unwrap().into_inner();
     for i in 0..20 {

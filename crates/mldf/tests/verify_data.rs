@@ -2,72 +2,27 @@
 //! and holds only metadata.
 // Caches need the `std` API.
 #![cfg(feature = "std")]
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::indexing_slicing,
-    clippy::panic
-)]
+#![allow(clippy::unwrap_used)]
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use binfmt_core::cache::ReadCache;
 use binfmt_core::source::Counting;
 use binfmt_core::verify::Findings;
+use binfmt_test_support::agree::{self, Damage, Positions};
+use binfmt_test_support::fixtures::{files_with, fixtures_dir, read_all};
+use binfmt_test_support::verify_pair;
 use mldf::{FieldType, ReadOptions, Schema, Value, Writer, WriterOptions};
 
-fn files(dir: &Path, out: &mut Vec<PathBuf>) {
-    for entry in std::fs::read_dir(dir).unwrap() {
-        let path = entry.unwrap().path();
-        if path.is_dir() {
-            files(&path, out);
-        } else if path.extension().is_some_and(|e| e == "mldf") {
-            out.push(path);
-        }
-    }
-}
-
-/// The findings and summary of both verifies, as text.
-fn both(data: &[u8], options: &ReadOptions) -> (String, String) {
-    let mut slice = Findings::new(1000);
-    let a = mldf::verify(data, options, &mut slice);
-    let source = Counting::new(data);
-    let cache = ReadCache::new(&source);
-    let mut ranged = Findings::new(1000);
-    let b = mldf::verify_data(&cache, options, &mut ranged);
-    (
-        format!("{a:?} {:?} {:?}", slice.errors(), slice.warnings()),
-        format!("{b:?} {:?} {:?}", ranged.errors(), ranged.warnings()),
-    )
-}
-
-/// Variants of a file: itself, truncated, with bytes appended, and with single bytes
-/// changed all along it.
-fn variants(data: &[u8]) -> Vec<Vec<u8>> {
-    let mut out = vec![data.to_vec(), Vec::new()];
-    for cut in [
-        1,
-        8,
-        100,
-        4096,
-        data.len() / 2,
-        data.len().saturating_sub(1),
-    ] {
-        out.push(data[..cut.min(data.len())].to_vec());
-    }
-    let mut longer = data.to_vec();
-    longer.extend_from_slice(&[0; 16]);
-    out.push(longer);
-    let step = (data.len() / 300).max(1);
-    for at in (0..data.len()).step_by(step) {
-        for value in [0u8, 0xff, 3] {
-            let mut v = data.to_vec();
-            v[at] = value;
-            out.push(v);
-        }
-    }
-    out
-}
+/// Truncated (a page in, too), with bytes appended, and with single bytes changed all
+/// along the file.
+const DAMAGE: Damage<'static> = Damage {
+    cuts: &[1, 8, 100, 4096],
+    tails: &[&[0; 16]],
+    doubled: false,
+    at: Positions::Spread(300),
+    values: &[0, 0xff, 3],
+};
 
 /// A checksummed file with items of every kind the rules read.
 fn built(samples: usize, item: usize) -> Vec<u8> {
@@ -93,7 +48,7 @@ fn built_with(samples: usize, item: usize, changed: usize) -> Vec<u8> {
             (&bytes, "héllo")
         };
         writer
-            .push(&[
+            .add(&[
                 Value::Bytes(b),
                 Value::Json("{\"a\": 1}"),
                 Value::Text(mldf::Text::Utf8(text)),
@@ -106,24 +61,12 @@ fn built_with(samples: usize, item: usize, changed: usize) -> Vec<u8> {
 
 #[test]
 fn every_fixture_gives_the_same_findings_over_a_cache() {
-    let mut paths = Vec::new();
-    files(
-        &Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures"),
-        &mut paths,
-    );
+    let paths = files_with(&fixtures_dir("mldf"), &["mldf"]);
     assert!(paths.len() > 40, "{}", paths.len());
-    let mut all: Vec<Vec<u8>> = paths.iter().map(|p| std::fs::read(p).unwrap()).collect();
-    all.push(built(5, 100));
-    let mut checked = 0;
-    for (i, data) in all.iter().enumerate() {
-        for v in variants(data) {
-            for options in [ReadOptions::new(), ReadOptions::new().checksums(false)] {
-                let (slice, ranged) = both(&v, &options);
-                assert_eq!(slice, ranged, "{i}");
-                checked += 1;
-            }
-        }
-    }
+    let mut all = read_all(&paths);
+    all.push(("built(5, 100)".into(), built(5, 100)));
+    let options = [ReadOptions::new(), ReadOptions::new().checksums(false)];
+    let checked = agree::assert_all_agree(&all, &DAMAGE, &options, verify_pair!(mldf));
     assert!(checked > 1000);
 }
 
@@ -165,7 +108,7 @@ fn write_two_large_datasets() {
                 i64::try_from(i).unwrap()
             };
             writer
-                .push(&[
+                .add(&[
                     Value::Int(label),
                     Value::Bytes(&bytes),
                     Value::Text(mldf::Text::Utf8("some text")),
@@ -207,14 +150,10 @@ where
 
 #[test]
 fn diff_over_caches_is_diff_over_slices() {
-    let mut paths = Vec::new();
-    files(
-        &Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures"),
-        &mut paths,
-    );
-    let mut all: Vec<Vec<u8>> = paths.iter().map(|p| std::fs::read(p).unwrap()).collect();
+    let paths = files_with(&fixtures_dir("mldf"), &["mldf"]);
+    let mut all: Vec<Vec<u8>> = read_all(&paths).into_iter().map(|(_, d)| d).collect();
     let base = built(5, 100);
-    all.extend(variants(&base).into_iter().step_by(7));
+    all.extend(agree::variants(&base, &DAMAGE).into_iter().step_by(7));
     let mut compared = 0;
     let changed = [built_with(5, 100, 2), built_with(7, 100, 0)];
     let pairs = [

@@ -5,11 +5,9 @@
 #![cfg(feature = "std")]
 #![allow(
     clippy::unwrap_used,
-    clippy::indexing_slicing,
     clippy::panic,
     clippy::cast_possible_truncation,
-    unreachable_pub,
-    missing_docs
+    unreachable_pub
 )]
 
 use std::path::{Path, PathBuf};
@@ -39,7 +37,7 @@ fn all_fixtures() -> Vec<PathBuf> {
 fn write(schema: &Schema, options: WriterOptions, samples: &[Vec<Value<'_>>]) -> Vec<u8> {
     let mut w = Writer::new(std::io::Cursor::new(Vec::new()), schema, options).unwrap();
     for s in samples {
-        w.push(s).unwrap();
+        w.add(s).unwrap();
     }
     w.finish().unwrap().into_inner()
 }

@@ -1,12 +1,7 @@
 //! Writer behaviour: validation before any byte, refused samples, atomic files, layouts.
 // Every test writes or reads files with the `std` API.
 #![cfg(feature = "std")]
-#![allow(
-    clippy::unwrap_used,
-    clippy::indexing_slicing,
-    clippy::panic,
-    missing_docs
-)]
+#![allow(clippy::unwrap_used, clippy::panic)]
 
 use std::io::Cursor;
 use std::path::PathBuf;
@@ -34,7 +29,7 @@ fn bytes_schema() -> Schema {
 fn write(schema: &Schema, options: WriterOptions, samples: &[Vec<Value<'_>>]) -> Vec<u8> {
     let mut w = Writer::new(Cursor::new(Vec::new()), schema, options).unwrap();
     for s in samples {
-        w.push(s).unwrap();
+        w.add(s).unwrap();
     }
     w.finish().unwrap().into_inner()
 }
@@ -51,24 +46,24 @@ fn a_refused_sample_writes_nothing() {
     let schema = bytes_schema();
     let good = vec![Value::Int(1), Value::Bytes(b"abc"), Value::Json("{}")];
     let mut w = Writer::new(Cursor::new(Vec::new()), &schema, WriterOptions::new()).unwrap();
-    w.push(&good).unwrap();
+    w.add(&good).unwrap();
     let bad = w
-        .push(&[Value::Int(2), Value::Bytes(b"zzz"), Value::Json("{oops}")])
+        .add(&[Value::Int(2), Value::Bytes(b"zzz"), Value::Json("{oops}")])
         .unwrap_err();
     assert!(matches!(problem(bad), ValueProblem::NotJson { at: 1, .. }));
     let missing = w
-        .push(&[Value::Null, Value::Null, Value::Json("1")])
+        .add(&[Value::Null, Value::Null, Value::Json("1")])
         .unwrap_err();
     assert_eq!(problem(missing), ValueProblem::Missing);
     assert!(matches!(
-        w.push(&[Value::Int(1)]).unwrap_err().kind(),
+        w.add(&[Value::Int(1)]).unwrap_err().kind(),
         ErrorKind::ValueCount {
             expected: 3,
             got: 1,
             ..
         }
     ));
-    w.push(&good).unwrap();
+    w.add(&good).unwrap();
     let with_refusals = w.finish().unwrap().into_inner();
     assert_eq!(
         with_refusals,
@@ -127,12 +122,13 @@ fn canonical_layout_needs_the_declared_count() {
         WriterOptions::new().num_samples(1),
     )
     .unwrap();
-    w.push(&[Value::Int(1)]).unwrap();
+    w.add(&[Value::Int(1)]).unwrap();
     assert!(matches!(
-        w.push(&[Value::Int(2)]).unwrap_err().kind(),
+        w.add(&[Value::Int(2)]).unwrap_err().kind(),
         ErrorKind::SampleCount {
             expected: 1,
-            got: 2
+            got: 2,
+            ..
         }
     ));
     w.finish().unwrap();
@@ -146,7 +142,8 @@ fn canonical_layout_needs_the_declared_count() {
         w.finish().unwrap_err().kind(),
         ErrorKind::SampleCount {
             expected: 2,
-            got: 0
+            got: 0,
+            ..
         }
     ));
     let none = Schema::new();
@@ -162,7 +159,7 @@ fn canonical_layout_needs_the_declared_count() {
     ));
     let mut w = Writer::new(Cursor::new(Vec::new()), &none, WriterOptions::new()).unwrap();
     assert!(matches!(
-        w.push(&[]).unwrap_err().kind(),
+        w.add(&[]).unwrap_err().kind(),
         ErrorKind::SamplesWithoutFields
     ));
 }
@@ -188,7 +185,11 @@ fn schemas_are_checked_before_anything_is_written() {
                 .field("é", FieldType::Int)
                 .field("é", FieldType::Bytes)
         ),
-        ErrorKind::NameTaken { field: 1, first: 0 }
+        ErrorKind::NameTaken {
+            field: 1,
+            first: 0,
+            ..
+        }
     ));
     // Unique by bytes: NFC and NFD spellings are two names.
     Schema::new()
@@ -202,7 +203,7 @@ fn schemas_are_checked_before_anything_is_written() {
         .unwrap();
     assert!(matches!(
         check(Schema::new().nullable_field("n", FieldType::Float)),
-        ErrorKind::NullableScalar { field: 0 }
+        ErrorKind::NullableScalar { field: 0, .. }
     ));
     assert!(matches!(
         check(Schema::new().field("v", FieldType::Other(TypeId(22)))),
@@ -228,7 +229,10 @@ fn schemas_are_checked_before_anything_is_written() {
     .unwrap_err();
     assert!(matches!(
         err.kind(),
-        ErrorKind::InvalidPageSize { page_size: 3000 }
+        ErrorKind::InvalidPageSize {
+            page_size: 3000,
+            ..
+        }
     ));
     assert_eq!((err.offset(), err.fault()), (None, mldf::Fault::Caller));
     assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0);
@@ -261,12 +265,12 @@ fn values_are_checked_against_their_fields() {
     let txt = Value::Text(Text::Utf8("ok"));
     let arr = Value::Ndarray(&[1, 0, 2, 0]);
     let jpeg3 = tiny_jpeg(3);
-    let mut try_img = |img: Value<'_>| problem(w.push(&[img, pcm, txt, arr]).unwrap_err());
+    let mut try_img = |img: Value<'_>| problem(w.add(&[img, pcm, txt, arr]).unwrap_err());
     let jpeg5 = tiny_jpeg(5);
-    assert_eq!(
+    assert!(matches!(
         try_img(Value::Image(Image::jpeg(&jpeg5))),
-        ValueProblem::JpegComponents { components: 5 }
-    );
+        ValueProblem::JpegComponents { components: 5, .. }
+    ));
     assert!(matches!(
         try_img(Value::Image(Image::png(&wide_png))),
         ValueProblem::ImageTooLarge { width: 65536, .. }
@@ -279,17 +283,17 @@ fn values_are_checked_against_their_fields() {
         try_img(Value::Image(Image::raw(2, 2, 3, &[0; 11]))),
         ValueProblem::RawImageSize { .. }
     ));
-    assert_eq!(
+    assert!(matches!(
         try_img(Value::Image(Image::raw(1, 1, 2, &[0; 2]))),
-        ValueProblem::RawImageChannels { channels: 2 }
-    );
+        ValueProblem::RawImageChannels { channels: 2, .. }
+    ));
     assert!(matches!(
         try_img(Value::Int(3)),
         ValueProblem::WrongType { got: "int", .. }
     ));
     let img = Value::Image(Image::jpeg(&jpeg3));
     let mut try_rest = |pcm: Value<'_>, txt: Value<'_>, arr: Value<'_>| {
-        problem(w.push(&[img, pcm, txt, arr]).unwrap_err())
+        problem(w.add(&[img, pcm, txt, arr]).unwrap_err())
     };
     assert!(matches!(
         try_rest(Value::Audio(Audio::pcm(8000, 1, 16, &[0, 0, 0])), txt, arr),
@@ -316,11 +320,12 @@ fn values_are_checked_against_their_fields() {
         try_rest(pcm, txt, Value::Ndarray(&[1, 2])),
         ValueProblem::NdarraySize {
             size: 2,
-            expected: 4
+            expected: 4,
+            ..
         }
     ));
-    w.push(&[img, pcm, txt, arr]).unwrap();
-    w.push(&[
+    w.add(&[img, pcm, txt, arr]).unwrap();
+    w.add(&[
         Value::Image(Image::jpeg(&[])),
         pcm,
         Value::Text(Text::Utf8("")),
@@ -352,7 +357,7 @@ fn file_writer_is_atomic() {
     let schema = bytes_schema();
     {
         let mut w = Writer::create(&target, &schema, WriterOptions::new()).unwrap();
-        w.push(&[Value::Int(1), Value::Null, Value::Json("2")])
+        w.add(&[Value::Int(1), Value::Null, Value::Json("2")])
             .unwrap();
         // Dropped without finish.
     }
@@ -365,7 +370,7 @@ fn file_writer_is_atomic() {
     assert_eq!(std::fs::read(&target).unwrap(), b"previous contents");
     assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 1);
     let mut w = Writer::create(&target, &schema, WriterOptions::new().checksums(true)).unwrap();
-    w.push(&[Value::Int(1), Value::Bytes(b"abc"), Value::Json("2")])
+    w.add(&[Value::Int(1), Value::Bytes(b"abc"), Value::Json("2")])
         .unwrap();
     assert_eq!(w.samples(), 1);
     let size = w.finish().unwrap();

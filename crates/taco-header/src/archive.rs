@@ -8,7 +8,7 @@ use binfmt_core::bytes;
 use binfmt_core::data::Data;
 
 use crate::central::{CentralEntries, local_fixed};
-use crate::directory::{Directory, TAIL_LEN};
+use crate::directory::{Directory, TAIL_SIZE};
 use crate::entries::Entries;
 use crate::error::{Error, Result};
 use crate::header::{self, Header};
@@ -24,7 +24,11 @@ use crate::walk;
 ///
 /// [`Reader::open`]: crate::Reader::open
 /// [`read_header`]: crate::read_header
-pub const HEAD_LEN: u64 = 256;
+pub const HEAD_SIZE: u64 = 256;
+
+/// The earlier name of [`HEAD_SIZE`].
+#[deprecated(note = "use HEAD_SIZE")]
+pub const HEAD_LEN: u64 = HEAD_SIZE;
 
 /// A parsed TACO archive: its header, the position and bytes of its central directory,
 /// and a checked first central-directory entry (`TACO_HEADER`, pointing at offset 0).
@@ -40,10 +44,10 @@ pub const HEAD_LEN: u64 = 256;
 /// the rest; [`verify`](crate::verify()) checks everything.
 ///
 /// ```
-/// use taco_header::{Archive, ArchiveBuilder, Entries, Entry};
-/// let mut builder = ArchiveBuilder::new(Entries::from_slice(&[Entry::new(157, 13)])?);
-/// builder.add_bytes("COLLECTION.json", b"{}".to_vec());
-/// let bytes = builder.to_vec()?; // or a file: taco_header::fs::read / fs::map
+/// use taco_header::{Archive, Entries, Entry, Writer};
+/// let mut writer = Writer::new(Entries::from_slice(&[Entry::new(157, 13)])?);
+/// writer.add_bytes("COLLECTION.json", b"{}".to_vec());
+/// let bytes = writer.to_vec()?; // or a file: taco_header::fs::read / fs::map
 ///
 /// let archive = Archive::parse(&bytes)?;
 /// assert_eq!(archive.header().count(), 1);
@@ -60,10 +64,10 @@ pub const HEAD_LEN: u64 = 256;
 /// # #[cfg(feature = "std")] {
 /// use binfmt_core::cache::ReadCache;
 /// use binfmt_core::source::Counting;
-/// use taco_header::{Archive, ArchiveBuilder, Entries};
-/// let mut builder = ArchiveBuilder::new(Entries::new());
-/// builder.add_bytes("COLLECTION.json", b"{}".to_vec());
-/// let bytes = builder.to_vec()?;
+/// use taco_header::{Archive, Entries, Writer};
+/// let mut writer = Writer::new(Entries::new());
+/// writer.add_bytes("COLLECTION.json", b"{}".to_vec());
+/// let bytes = writer.to_vec()?;
 ///
 /// let source = Counting::new(&bytes[..]); // stands for a remote object
 /// let cache = ReadCache::new(&source);
@@ -146,11 +150,7 @@ where
         let (directory, tail) = walk::find_directory(data)?;
         let central_directory = walk::central_directory(data, &directory, &tail)?;
         let first = walk::header_entry(central_directory, &directory)?;
-        header::crc_rule(
-            header.raw(),
-            Some(first.crc32()),
-            options.checks_checksums(),
-        )?;
+        header::crc_rule(header.raw(), Some(first.crc32()), options.get_checksums())?;
         Ok(Archive {
             data,
             header,
@@ -321,7 +321,7 @@ where
 
 /// The bytes the header is parsed from: all of the data when it is in memory (as
 /// [`Header::parse_with`] takes a whole archive); the first bytes of a stream; otherwise
-/// the first [`HEAD_LEN`] bytes, requested in one batch with the tail, which the walk
+/// the first [`HEAD_SIZE`] bytes, requested in one batch with the tail, which the walk
 /// reads next.
 fn first_bytes<'d, D: Data<'d>>(data: D) -> Result<&'d [u8]>
 where
@@ -331,11 +331,11 @@ where
         return Ok(all);
     }
     if data.is_stream() {
-        return Ok(data.head(HEAD_LEN)?);
+        return Ok(data.head(HEAD_SIZE)?);
     }
     let size = data.size()?;
-    let head = HEAD_LEN.min(size);
-    data.hint(&[0..head, size.saturating_sub(TAIL_LEN)..size])?;
+    let head = HEAD_SIZE.min(size);
+    data.hint(&[0..head, size.saturating_sub(TAIL_SIZE)..size])?;
     Ok(data.bytes(0, head, "TACO header")?)
 }
 

@@ -34,27 +34,31 @@ const MARKER32: u64 = 0xFFFF_FFFF;
 /// The 16-bit entry-count marker.
 const MARKER16: u64 = 0xFFFF;
 
-/// Options for [`ArchiveBuilder`].
+/// Options for [`Writer`].
 ///
 /// ```
-/// use taco_header::{CreateOptions, DosDateTime};
-/// let options = CreateOptions::new()
+/// use taco_header::{DosDateTime, WriterOptions};
+/// let options = WriterOptions::new()
 ///     .modified(DosDateTime::new(2025, 1, 2, 3, 4, 6).unwrap())
 ///     .verbatim_names(true);
 /// # let _ = options;
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
-pub struct CreateOptions {
+pub struct WriterOptions {
     modified: DosDateTime,
     verbatim_names: bool,
 }
 
-impl CreateOptions {
+/// The old name of [`WriterOptions`], kept for one release.
+#[deprecated(note = "renamed to WriterOptions")]
+pub type CreateOptions = WriterOptions;
+
+impl WriterOptions {
     /// Timestamps 1980-01-01 00:00:00; names that could escape an extraction directory
     /// refused.
     #[must_use]
     pub const fn new() -> Self {
-        CreateOptions {
+        WriterOptions {
             modified: DosDateTime::EPOCH,
             verbatim_names: false,
         }
@@ -90,25 +94,32 @@ struct Pending {
     source: Source,
 }
 
-/// Builds a TACO archive: in memory ([`to_vec`](ArchiveBuilder::to_vec)), to a
-/// `Write + Seek` output ([`write_to`](ArchiveBuilder::write_to)), or to a path
-/// ([`write_to_path`](ArchiveBuilder::write_to_path)).
+/// Builds a TACO archive: members are added with [`add_bytes`](Writer::add_bytes) or
+/// [`add_file`](Writer::add_file), then the archive is written in memory
+/// ([`finish`](Writer::finish), [`to_vec`](Writer::to_vec)), to any `Write`
+/// ([`write_to`](Writer::write_to)), to a `Write + Seek` in one pass over the files
+/// ([`write_to_seekable`](Writer::write_to_seekable)), or to a path
+/// ([`write_to_path`](Writer::write_to_path)).
 ///
 /// ```
-/// use taco_header::{ArchiveBuilder, Entries, Entry};
-/// let mut builder = ArchiveBuilder::new(Entries::from_slice(&[Entry::new(200, 5)])?);
-/// builder.add_bytes("COLLECTION.json", b"{}".to_vec());
-/// let bytes = builder.to_vec()?;
+/// use taco_header::{Entries, Entry, Writer};
+/// let mut writer = Writer::new(Entries::from_slice(&[Entry::new(200, 5)])?);
+/// writer.add_bytes("COLLECTION.json", b"{}".to_vec());
+/// let bytes = writer.finish()?;
 /// let header = taco_header::Header::parse(&bytes)?;
 /// assert_eq!(header.entries().as_slice(), &[Entry::new(200, 5)]);
 /// # Ok::<(), taco_header::Error>(())
 /// ```
 #[derive(Debug, Clone, Default)]
-pub struct ArchiveBuilder {
+pub struct Writer {
     entries: Entries,
     members: Vec<Pending>,
-    options: CreateOptions,
+    options: WriterOptions,
 }
+
+/// The old name of [`Writer`], kept for one release.
+#[deprecated(note = "renamed to Writer")]
+pub type ArchiveBuilder = Writer;
 
 /// A member after validation: its name, source and size are settled.
 struct Planned<'a> {
@@ -118,20 +129,20 @@ struct Planned<'a> {
     crc32: Option<u32>,
 }
 
-impl ArchiveBuilder {
-    /// A builder whose header holds `entries` and which has no members yet. An archive
+impl Writer {
+    /// A writer whose header holds `entries` and which has no members yet. An archive
     /// holding only the header is valid.
     #[must_use]
     pub fn new(entries: Entries) -> Self {
-        ArchiveBuilder {
+        Writer {
             entries,
             members: Vec::new(),
-            options: CreateOptions::new(),
+            options: WriterOptions::new(),
         }
     }
 
     /// Sets the options.
-    pub fn options(&mut self, options: CreateOptions) -> &mut Self {
+    pub fn options(&mut self, options: WriterOptions) -> &mut Self {
         self.options = options;
         self
     }
@@ -156,6 +167,15 @@ impl ArchiveBuilder {
         self
     }
 
+    /// Ends the writer and returns the archive: [`Writer::to_vec`] for the last time,
+    /// the one `finish` every binfmt writer has.
+    ///
+    /// # Errors
+    /// As [`Writer::to_vec`].
+    pub fn finish(self) -> Result<Vec<u8>> {
+        self.to_vec()
+    }
+
     /// The archive, in memory.
     ///
     /// # Errors
@@ -163,7 +183,8 @@ impl ArchiveBuilder {
     /// and, for files, [`ErrorKind::NotAFile`] before anything is built;
     /// [`ErrorKind::Io`] and [`ErrorKind::SourceChanged`] while files are read.
     pub fn to_vec(&self) -> Result<Vec<u8>> {
-        let plan = self.plan()?;
+        // Memory can be patched: each file is read once, its CRC-32 written afterwards.
+        let plan = self.plan(false)?;
         let mut out = Counted {
             out: Vec::new(),
             position: 0,
@@ -172,20 +193,46 @@ impl ArchiveBuilder {
         Ok(out.out)
     }
 
-    /// Writes the archive to `out`, which must be positioned at its start (ZIP offsets
-    /// count from there), and returns its size in bytes.
+    /// Writes the archive to `out` and returns its size in bytes. ZIP offsets count
+    /// from the first byte written.
     ///
-    /// `out` must seek because a file member's CRC-32 is known only once it has been
-    /// copied, and is then written into its local header (TACO archives have no data
-    /// descriptors, as tacozip writes none); [`Output`](binfmt_core::output::Output)
+    /// A local header holds its member's CRC-32 and TACO archives have no data
+    /// descriptors (tacozip writes none), so without seeking back the CRC-32 of a file
+    /// member must be known before the file is copied: every file is read once for its
+    /// CRC-32 before the first byte is written, then again while it is copied (and must
+    /// give the same CRC-32). [`Writer::write_to_seekable`] reads each file once.
+    ///
+    /// # Errors
+    /// As [`Writer::to_vec`], before anything is written; I/O errors on `out`, and
+    /// [`ErrorKind::Io`] (`InvalidData`, naming the file) when a file's contents changed
+    /// between the two reads. On error `out` holds a partial archive.
+    #[cfg(feature = "std")]
+    pub fn write_to<W: std::io::Write>(&self, mut out: W) -> Result<u64> {
+        let plan = self.plan(true)?;
+        let mut out = Counted {
+            out: io::Plain {
+                inner: std::io::BufWriter::with_capacity(1 << 16, &mut out),
+            },
+            position: 0,
+        };
+        write_archive(&mut out, &plan, &self.entries, &self.options)?;
+        out.out.flush()?;
+        Ok(out.position)
+    }
+
+    /// Writes the archive to `out`, which must be positioned at its start (ZIP offsets
+    /// count from there), reading each file once, and returns its size in bytes.
+    ///
+    /// A file member's CRC-32 is known only once it has been copied; it is then written
+    /// into its local header by seeking back. [`Output`](binfmt_core::output::Output)
     /// with `seekable(true)` gives a stream a spool.
     ///
     /// # Errors
-    /// As [`ArchiveBuilder::to_vec`], and I/O errors on `out`; on error `out` holds a
-    /// partial archive.
+    /// As [`Writer::to_vec`], and I/O errors on `out`; on error `out` holds a partial
+    /// archive.
     #[cfg(feature = "std")]
-    pub fn write_to<W: std::io::Write + std::io::Seek>(&self, mut out: W) -> Result<u64> {
-        let plan = self.plan()?;
+    pub fn write_to_seekable<W: std::io::Write + std::io::Seek>(&self, mut out: W) -> Result<u64> {
+        let plan = self.plan(false)?;
         let start = out.stream_position().map_err(binfmt_core::IoError::from)?;
         let mut out = Counted {
             out: io::Stream {
@@ -202,21 +249,22 @@ impl ArchiveBuilder {
     /// Writes the archive to `path`, replacing any file there as `std::fs::write` does,
     /// under the workspace's output rules (`binfmt_core::output`): into a temporary
     /// file beside it, synced and renamed over it when complete (a FIFO or device is
-    /// written into instead), never over one of the member files. Returns the archive's
+    /// written into instead, through a spool), never over one of the member files.
+    /// Each file is read once ([`Writer::write_to_seekable`]). Returns the archive's
     /// size in bytes.
     ///
     /// Nothing is created when validation fails, and `path` is untouched when writing
     /// fails.
     ///
     /// # Errors
-    /// As [`ArchiveBuilder::write_to`], I/O errors naming `path`, and `InvalidInput` when
-    /// `path` is one of the member files or a directory.
+    /// As [`Writer::write_to_seekable`], I/O errors naming `path`, and `InvalidInput`
+    /// when `path` is one of the member files or a directory.
     #[cfg(feature = "std")]
     pub fn write_to_path(&self, path: impl AsRef<Path>) -> Result<u64> {
         use binfmt_core::output::{Output, OutputOptions};
         let path = path.as_ref();
         // Check before the output exists, so that nothing is created for a bad request.
-        self.plan()?;
+        self.plan(false)?;
         let inputs = self.members.iter().filter_map(|m| match &m.source {
             Source::File(p) => Some(p.as_path()),
             Source::Bytes(_) => None,
@@ -227,14 +275,19 @@ impl ArchiveBuilder {
             .inputs(inputs);
         let mut out = Output::create(path, &options).map_err(crate::error::io_at(path))?;
         let written = self
-            .write_to(&mut out)
+            .write_to_seekable(&mut out)
             .map_err(crate::error::with_path(path))?;
         out.commit().map_err(crate::error::io_at(path))?;
         Ok(written)
     }
 
-    /// Checks names and sources and settles sizes, before anything is written.
-    fn plan(&self) -> Result<Vec<Planned<'_>>> {
+    /// Checks names and sources and settles sizes, before anything is written; with
+    /// `crc_files`, reads every file for its CRC-32 too (for outputs that cannot seek).
+    #[cfg_attr(
+        not(feature = "std"),
+        expect(unused_variables, reason = "without `std` there are no file members")
+    )]
+    fn plan(&self, crc_files: bool) -> Result<Vec<Planned<'_>>> {
         let mut names = BTreeSet::new();
         let mut plan = Vec::with_capacity(self.members.len());
         for member in &self.members {
@@ -248,7 +301,15 @@ impl ArchiveBuilder {
             let (size, crc32) = match &member.source {
                 Source::Bytes(data) => (bytes::to_u64(data.len()), Some(crate::crc::crc32(data))),
                 #[cfg(feature = "std")]
-                Source::File(path) => (io::planned_size(path)?, None),
+                Source::File(path) => {
+                    let size = io::planned_size(path)?;
+                    let crc32 = if crc_files {
+                        Some(io::copy_file(path, size, &mut |_| Ok(()))?)
+                    } else {
+                        None
+                    };
+                    (size, crc32)
+                }
             };
             plan.push(Planned {
                 name: &member.name,
@@ -307,7 +368,7 @@ fn check_name(name: &str, verbatim: bool) -> Result<()> {
     Ok(())
 }
 
-/// Where the archive's bytes go: memory, or (with `std`) a `Write + Seek`.
+/// Where the archive's bytes go: memory, or (with `std`) a `Write` or a `Write + Seek`.
 trait Sink {
     /// Appends `bytes`.
     fn write_all(&mut self, bytes: &[u8]) -> Result<()>;
@@ -362,7 +423,7 @@ fn write_archive<S: Sink>(
     out: &mut Counted<S>,
     plan: &[Planned<'_>],
     entries: &Entries,
-    options: &CreateOptions,
+    options: &WriterOptions,
 ) -> Result<u64> {
     let header = entries.to_header_bytes_with(
         &HeaderOptions::new()
@@ -403,7 +464,7 @@ struct Written<'a> {
 fn write_member<'a, S: Sink>(
     out: &mut Counted<S>,
     member: &Planned<'a>,
-    options: &CreateOptions,
+    options: &WriterOptions,
 ) -> Result<Written<'a>> {
     let local_header_offset = out.position;
     let zip64 = member.size >= MARKER32;
@@ -437,10 +498,19 @@ fn write_member<'a, S: Sink>(
         Source::File(source) => {
             let crc32 = out.out.copy_file(source, member.size)?;
             out.position = out.position.saturating_add(member.size);
-            // The CRC is known only now: patch it into the local header.
-            let at = local_header_offset.saturating_add(field_offset!(raw::LocalHeader, crc32));
-            out.out
-                .patch(at, out.position, U32::new(crc32).as_bytes())?;
+            match member.crc32 {
+                // Read when planned, for an output that cannot seek: the header already
+                // says it, and the copy must agree.
+                Some(planned) if planned != crc32 => return Err(io::changed(source)),
+                Some(_) => {}
+                // The CRC is known only now: patch it into the local header.
+                None => {
+                    let at =
+                        local_header_offset.saturating_add(field_offset!(raw::LocalHeader, crc32));
+                    out.out
+                        .patch(at, out.position, U32::new(crc32).as_bytes())?;
+                }
+            }
             crc32
         }
     };
@@ -456,7 +526,7 @@ fn write_member<'a, S: Sink>(
 fn write_central_entry<S: Sink>(
     out: &mut Counted<S>,
     member: &Written<'_>,
-    options: &CreateOptions,
+    options: &WriterOptions,
 ) -> Result<()> {
     // At most three values: sizes and offset.
     let mut zip64 = [0u64; 3];
@@ -603,7 +673,7 @@ fn low32(v: u64) -> u32 {
     u32::try_from(v).unwrap_or(u32::MAX)
 }
 
-/// Files and `Write + Seek` outputs.
+/// Files, `Write` and `Write + Seek` outputs.
 #[cfg(feature = "std")]
 mod io {
     use std::fs::{self, File};
@@ -666,6 +736,42 @@ mod io {
             .unlocated());
         }
         Ok(hasher.finalize())
+    }
+
+    /// The error for a file whose contents changed between the read that computed its
+    /// CRC-32 and the copy (same size, other bytes).
+    pub(super) fn changed(path: &Path) -> crate::Error {
+        io_at(path)(std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            "the file changed while it was being archived (its CRC-32 differs from the first read)",
+        ))
+    }
+
+    /// A `Write`, buffered. It cannot patch: the CRC-32s of its file members are
+    /// computed before they are copied.
+    pub(super) struct Plain<'w, W: Write> {
+        pub(super) inner: BufWriter<&'w mut W>,
+    }
+
+    impl<W: Write> Plain<'_, W> {
+        pub(super) fn flush(&mut self) -> Result<()> {
+            Ok(self.inner.flush().map_err(IoError::from)?)
+        }
+    }
+
+    impl<W: Write> Sink for Plain<'_, W> {
+        fn write_all(&mut self, bytes: &[u8]) -> Result<()> {
+            Ok(self.inner.write_all(bytes).map_err(IoError::from)?)
+        }
+
+        fn patch(&mut self, _at: u64, _end: u64, _bytes: &[u8]) -> Result<()> {
+            // Not reached: `write_to` plans with every CRC-32 known.
+            Err(IoError::from(std::io::Error::new(
+                std::io::ErrorKind::Unsupported,
+                "this output cannot seek back",
+            ))
+            .into())
+        }
     }
 
     /// A `Write + Seek`, buffered, with the offset at which the archive starts in it.

@@ -31,7 +31,11 @@ const ZIP64_RECORD_MIN: u64 = bytes::to_u64(raw::ZIP64_END_SIZE) - ZIP64_SIZE_CO
 /// read: the EOCD with the longest comment, the ZIP64 locator before it, and the fixed
 /// ZIP64 record before that (where every writer puts it). A reader by range fetches
 /// this many bytes from the end in one request.
-pub const TAIL_LEN: u64 = END_LEN + 0xFFFF + LOCATOR_LEN + bytes::to_u64(raw::ZIP64_END_SIZE);
+pub const TAIL_SIZE: u64 = END_LEN + 0xFFFF + LOCATOR_LEN + bytes::to_u64(raw::ZIP64_END_SIZE);
+
+/// The earlier name of [`TAIL_SIZE`].
+#[deprecated(note = "use TAIL_SIZE")]
+pub const TAIL_LEN: u64 = TAIL_SIZE;
 
 /// The end-of-central-directory record and, if present, the ZIP64 locator before it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -43,7 +47,7 @@ pub struct EndRecords {
 
 impl EndRecords {
     /// Finds the end records in `tail`, the last bytes of a file of `file_len` bytes
-    /// (the whole file, or at least its last [`TAIL_LEN`] bytes).
+    /// (the whole file, or at least its last [`TAIL_SIZE`] bytes).
     ///
     /// # Errors
     /// [`ErrorKind::NoEndOfCentralDirectory`] when no record ends the file exactly;
@@ -52,8 +56,9 @@ impl EndRecords {
     pub fn find(tail: &[u8], file_len: u64) -> Result<Self> {
         let tail_start = file_len
             .checked_sub(bytes::to_u64(tail.len()))
-            .ok_or(binfmt_core::Error::overflow("end of the archive", file_len))?;
-        let end_pos = find_end(tail).ok_or(ErrorKind::NoEndOfCentralDirectory.at(file_len))?;
+            .ok_or_else(|| binfmt_core::Error::overflow("end of the archive", file_len))?;
+        let end_pos =
+            find_end(tail).ok_or_else(|| ErrorKind::NoEndOfCentralDirectory.at(file_len))?;
         let end: &raw::End = bytes::read(tail, end_pos, "end-of-central-directory record")?;
         let end_offset = tail_start.saturating_add(end_pos);
 

@@ -96,12 +96,12 @@ impl Entries {
     /// # Errors
     /// [`ErrorKind::TooManyEntries`] when seven are already there.
     pub fn push(&mut self, entry: Entry) -> Result<()> {
-        let slot = self.slots.get_mut(usize::from(self.len)).ok_or(
+        let slot = self.slots.get_mut(usize::from(self.len)).ok_or_else(|| {
             ErrorKind::TooManyEntries {
                 count: MAX_ENTRIES.saturating_add(1),
             }
-            .unlocated(),
-        )?;
+            .unlocated()
+        })?;
         *slot = entry;
         self.len = self.len.saturating_add(1);
         Ok(())

@@ -12,7 +12,7 @@
 //! let mut bytes = taco_header::Entries::new().to_header_bytes();
 //! bytes[41] = 9; // the entry count
 //! let err = Header::parse(&bytes).unwrap_err();
-//! assert!(matches!(err.kind(), ErrorKind::CountTooLarge { count: 9 }));
+//! assert!(matches!(err.kind(), ErrorKind::CountTooLarge { count: 9, .. }));
 //! assert_eq!(err.offset(), Some(41));
 //! assert_eq!(err.fault(), Fault::Input);
 //! assert_eq!(err.to_string(), "byte 41: the header claims 9 entries; at most 7 fit");
@@ -28,6 +28,9 @@ use alloc::string::String;
 use std::path::PathBuf;
 
 /// What went wrong while parsing, verifying, creating or updating a TACO archive.
+///
+/// Struct variants are `#[non_exhaustive]`: match them with `..`, as fields may be added.
+/// [`Kind::name`](binfmt_core::Kind::name) gives each variant's stable name.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum ErrorKind {
@@ -39,12 +42,14 @@ pub enum ErrorKind {
     // --- The 157-byte header -------------------------------------------------------
     /// The first member is not named `TACO_HEADER`.
     #[error("the first member is named {found}, not TACO_HEADER; this is not a TACO archive")]
+    #[non_exhaustive]
     WrongName {
         /// The bytes found where the name should be.
         found: Found,
     },
     /// The header's name length field is not 11.
     #[error("the header's name length is {found}, expected 11")]
+    #[non_exhaustive]
     NameLength {
         /// The value found.
         found: u16,
@@ -53,18 +58,21 @@ pub enum ErrorKind {
     #[error(
         "the header has a {len}-byte extra field; a TACO header has none, so the payload would not be at byte 41"
     )]
+    #[non_exhaustive]
     ExtraField {
         /// The extra field length found.
         len: u16,
     },
     /// The header member is compressed; a TACO header is stored.
     #[error("the header uses compression method {method}; a TACO header must be stored (method 0)")]
+    #[non_exhaustive]
     Compressed {
         /// The method found.
         method: u16,
     },
     /// The header's compressed or uncompressed size is not 116.
     #[error("the header's {field} is {found}, expected 116")]
+    #[non_exhaustive]
     PayloadSize {
         /// `"compressed size"` or `"uncompressed size"`.
         field: &'static str,
@@ -73,6 +81,7 @@ pub enum ErrorKind {
     },
     /// The header is flagged as encrypted.
     #[error("the header is flagged as encrypted (flags {flags:#06x}); a TACO header is plain")]
+    #[non_exhaustive]
     Encrypted {
         /// The flags found.
         flags: u16,
@@ -82,18 +91,21 @@ pub enum ErrorKind {
     #[error(
         "the header is flagged as having a data descriptor (flags {flags:#06x}); a TACO header carries its CRC and sizes itself"
     )]
+    #[non_exhaustive]
     DataDescriptor {
         /// The flags found.
         flags: u16,
     },
     /// The header's entry count is above 7.
     #[error("the header claims {count} entries; at most 7 fit")]
+    #[non_exhaustive]
     CountTooLarge {
         /// The count found.
         count: u8,
     },
     /// The three padding bytes after the count are not zero.
     #[error("the header's padding bytes are {found}, expected zeros")]
+    #[non_exhaustive]
     NonZeroPadding {
         /// The bytes found.
         found: Found,
@@ -103,6 +115,7 @@ pub enum ErrorKind {
     #[error(
         "the header's CRC-32 is {stored:#010x} but its payload hashes to {computed:#010x}; the header is corrupt"
     )]
+    #[non_exhaustive]
     CrcMismatch {
         /// The CRC stored in the header.
         stored: u32,
@@ -115,6 +128,7 @@ pub enum ErrorKind {
     #[error(
         "torn update: the header's CRC-32 is {local:#010x} but the central directory's copy is {central:#010x}; {state}. An update was interrupted: run it again to repair the archive"
     )]
+    #[non_exhaustive]
     TornUpdate {
         /// The CRC in the header (local file header).
         local: u32,
@@ -141,6 +155,7 @@ pub enum ErrorKind {
     #[error(
         "the ZIP64 end record declares {size} bytes after its first 12, fewer than the 44 it needs or more than fit before the locator"
     )]
+    #[non_exhaustive]
     Zip64RecordSize {
         /// The declared size.
         size: u64,
@@ -150,6 +165,7 @@ pub enum ErrorKind {
     MultiDisk,
     /// A field of the end record contradicts the ZIP64 record.
     #[error("the end-of-central-directory {field} is {end}, but the ZIP64 record says {zip64}")]
+    #[non_exhaustive]
     EndMismatch {
         /// The field.
         field: &'static str,
@@ -162,6 +178,7 @@ pub enum ErrorKind {
     #[error(
         "the central directory at {cd_offset} of {cd_size} bytes must end at {expected_end}, where the end records start"
     )]
+    #[non_exhaustive]
     CentralDirectoryBounds {
         /// Declared central-directory offset.
         cd_offset: u64,
@@ -174,6 +191,7 @@ pub enum ErrorKind {
     #[error(
         "the central directory holds {found} entries in its declared size, but {declared} are declared"
     )]
+    #[non_exhaustive]
     EntryCount {
         /// Declared number of entries.
         declared: u64,
@@ -195,6 +213,7 @@ pub enum ErrorKind {
     #[error(
         "the TACO_HEADER central-directory entry points at a local header at {local_header_offset}, not at 0"
     )]
+    #[non_exhaustive]
     HeaderNotAtStart {
         /// The local-header offset it holds.
         local_header_offset: u64,
@@ -203,6 +222,7 @@ pub enum ErrorKind {
     #[error(
         "the {field} of member {index} is {central} in the central directory but {local} in its local header"
     )]
+    #[non_exhaustive]
     LocalMismatch {
         /// The member's position in the central directory.
         index: u64,
@@ -217,6 +237,7 @@ pub enum ErrorKind {
     #[error(
         "member {index} has a different name in its local header than in the central directory"
     )]
+    #[non_exhaustive]
     LocalNameMismatch {
         /// The member's position in the central directory.
         index: u64,
@@ -225,6 +246,7 @@ pub enum ErrorKind {
     #[error(
         "the data of member {index} ends at {end}, past {limit} where the central directory starts"
     )]
+    #[non_exhaustive]
     MemberBounds {
         /// The member's position in the central directory.
         index: u64,
@@ -239,6 +261,7 @@ pub enum ErrorKind {
     #[error(
         "member {index} overlaps member {other}: their local headers and data share bytes, which no ZIP writer produces"
     )]
+    #[non_exhaustive]
     OverlappingMember {
         /// The member whose record starts later (or the later entry, for the same start).
         index: u64,
@@ -249,6 +272,7 @@ pub enum ErrorKind {
     #[error(
         "member {index} has the same name as member {first}; readers would see only one of them"
     )]
+    #[non_exhaustive]
     DuplicateMember {
         /// The later entry's position in the central directory.
         index: u64,
@@ -257,6 +281,7 @@ pub enum ErrorKind {
     },
     /// A stored member's data does not match its CRC-32.
     #[error("member {index}'s data hashes to {computed:#010x}, but its CRC-32 is {stored:#010x}")]
+    #[non_exhaustive]
     MemberCrc {
         /// The member's position in the central directory.
         index: u64,
@@ -272,6 +297,7 @@ pub enum ErrorKind {
     #[error(
         "member {index}'s CRC-32 was not checked: its data comes before data already hashed, and without the `alloc` feature verify hashes each byte once"
     )]
+    #[non_exhaustive]
     CrcNotChecked {
         /// The member's position in the central directory.
         index: u64,
@@ -280,6 +306,7 @@ pub enum ErrorKind {
     // --- What the caller asked for ---------------------------------------------------
     /// More than 7 entries were given.
     #[error("{count} entries given; a TACO header holds at most 7")]
+    #[non_exhaustive]
     TooManyEntries {
         /// How many were given.
         count: usize,
@@ -287,6 +314,7 @@ pub enum ErrorKind {
     /// Two members have the same name.
     #[cfg(feature = "alloc")]
     #[error("member name {name:?} is given twice; ZIP readers would see only one of them")]
+    #[non_exhaustive]
     DuplicateName {
         /// The name.
         name: String,
@@ -298,6 +326,7 @@ pub enum ErrorKind {
     /// or that ZIP cannot store.
     #[cfg(feature = "alloc")]
     #[error("member name {name:?} is not allowed: {reason}")]
+    #[non_exhaustive]
     BadName {
         /// The name.
         name: String,
@@ -307,6 +336,7 @@ pub enum ErrorKind {
     /// A source is not a regular file.
     #[cfg(feature = "std")]
     #[error("{}: not a regular file", path.display())]
+    #[non_exhaustive]
     NotAFile {
         /// The source path.
         path: PathBuf,
@@ -314,6 +344,7 @@ pub enum ErrorKind {
     /// A source file changed size while it was being archived.
     #[cfg(feature = "std")]
     #[error("{}: the file changed while it was being archived ({expected} bytes expected, {found} read)", path.display())]
+    #[non_exhaustive]
     SourceChanged {
         /// The source path.
         path: PathBuf,
@@ -405,6 +436,70 @@ impl Kind for ErrorKind {
         }
     }
 
+    #[deny(clippy::wildcard_enum_match_arm)]
+    fn name(&self) -> &'static str {
+        match self {
+            ErrorKind::Layout(layout) => layout.name(),
+            ErrorKind::WrongName { .. } => "WrongName",
+            ErrorKind::NameLength { .. } => "NameLength",
+            ErrorKind::ExtraField { .. } => "ExtraField",
+            ErrorKind::Compressed { .. } => "Compressed",
+            ErrorKind::PayloadSize { .. } => "PayloadSize",
+            ErrorKind::Encrypted { .. } => "Encrypted",
+            ErrorKind::DataDescriptor { .. } => "DataDescriptor",
+            ErrorKind::CountTooLarge { .. } => "CountTooLarge",
+            ErrorKind::NonZeroPadding { .. } => "NonZeroPadding",
+            ErrorKind::CrcMismatch { .. } => "CrcMismatch",
+            ErrorKind::TornUpdate { .. } => "TornUpdate",
+            ErrorKind::NoEndOfCentralDirectory => "NoEndOfCentralDirectory",
+            ErrorKind::MissingZip64 => "MissingZip64",
+            ErrorKind::Zip64RecordSize { .. } => "Zip64RecordSize",
+            ErrorKind::MultiDisk => "MultiDisk",
+            ErrorKind::EndMismatch { .. } => "EndMismatch",
+            ErrorKind::CentralDirectoryBounds { .. } => "CentralDirectoryBounds",
+            ErrorKind::EntryCount { .. } => "EntryCount",
+            ErrorKind::Zip64ExtraMissing => "Zip64ExtraMissing",
+            ErrorKind::MalformedExtra => "MalformedExtra",
+            ErrorKind::HeaderNotFirst => "HeaderNotFirst",
+            ErrorKind::HeaderNotAtStart { .. } => "HeaderNotAtStart",
+            ErrorKind::LocalMismatch { .. } => "LocalMismatch",
+            ErrorKind::LocalNameMismatch { .. } => "LocalNameMismatch",
+            ErrorKind::MemberBounds { .. } => "MemberBounds",
+            ErrorKind::OverlappingMember { .. } => "OverlappingMember",
+            ErrorKind::DuplicateMember { .. } => "DuplicateMember",
+            ErrorKind::MemberCrc { .. } => "MemberCrc",
+            ErrorKind::CrcNotChecked { .. } => "CrcNotChecked",
+            ErrorKind::TooManyEntries { .. } => "TooManyEntries",
+            #[cfg(feature = "alloc")]
+            ErrorKind::DuplicateName { .. } => "DuplicateName",
+            ErrorKind::ReservedName => "ReservedName",
+            #[cfg(feature = "alloc")]
+            ErrorKind::BadName { .. } => "BadName",
+            #[cfg(feature = "std")]
+            ErrorKind::NotAFile { .. } => "NotAFile",
+            #[cfg(feature = "std")]
+            ErrorKind::SourceChanged { .. } => "SourceChanged",
+            #[cfg(feature = "std")]
+            ErrorKind::Io(_) => "Io",
+        }
+    }
+
+    #[cfg(feature = "std")]
+    fn io_error(&self) -> Option<&binfmt_core::IoError> {
+        match self {
+            ErrorKind::Io(e) => Some(e),
+            _ => None,
+        }
+    }
+
+    #[cfg(feature = "std")]
+    fn io_error_mut(&mut self) -> Option<&mut binfmt_core::IoError> {
+        match self {
+            ErrorKind::Io(e) => Some(e),
+            _ => None,
+        }
+    }
+
     #[cfg(feature = "std")]
     fn into_io_error(self) -> Result<std::io::Error, Self> {
         match self {
@@ -420,24 +515,28 @@ impl binfmt_core::IoKind for ErrorKind {}
 
 /// An error of this crate: an [`ErrorKind`] and, for problems in the input, the byte
 /// offset at which it was found.
+///
+/// With the `alloc` feature (on by default, through `std`) an `Error` is one pointer
+/// (8 bytes on 64-bit targets), and so is a `Result<(), Error>`: the offset and the kind
+/// share one allocation, made on the error path only ([`binfmt_core::Error`], "Size").
+/// Without `alloc` they are inline: 72 bytes on 64-bit targets.
 pub type Error = binfmt_core::Error<ErrorKind>;
+
+// The size the docs above promise: errors must stay cheap to move, whatever the kinds
+// grow to hold.
+#[cfg(feature = "alloc")]
+const _: () = assert!(
+    size_of::<Error>() == size_of::<usize>() && size_of::<Result<()>>() == size_of::<usize>()
+);
 
 /// Shorthand for results of this crate.
 pub type Result<T, E = Error> = core::result::Result<T, E>;
 
-/// Adds `path` to an I/O error that has none, so that messages name the file.
+/// Adds `path` to an I/O error that has none, so that messages name the file
+/// ([`Error::with_path`](binfmt_core::Error::with_path), as a closure for `map_err`).
 #[cfg(feature = "std")]
 pub(crate) fn with_path(path: &std::path::Path) -> impl Fn(Error) -> Error + '_ {
-    move |e| match e.offset() {
-        Some(_) => e,
-        None => e.map_kind(|kind| match kind {
-            ErrorKind::Io(io) if io.path.is_none() => ErrorKind::Io(binfmt_core::IoError::new(
-                Some(path.to_path_buf()),
-                io.source,
-            )),
-            other => other,
-        }),
-    }
+    move |e| e.with_path(path)
 }
 
 /// An I/O error about `path`, for `map_err`.

@@ -67,14 +67,29 @@ pub fn map(path: impl AsRef<Path>) -> Result<binfmt_core::mmap::Mmap> {
 }
 
 /// A [`Reader`] over the file at `path`, read with positioned reads (`pread`): its first
-/// 256 bytes are read and the header is checked.
+/// 256 bytes are read and the header is checked. [`open_with`] with the default
+/// [`ReadOptions`].
+///
+/// ```no_run
+/// let reader = taco_header::fs::open("data.taco")?;
+/// println!("{:?}", reader.entries());
+/// # Ok::<(), taco_header::Error>(())
+/// ```
 ///
 /// # Errors
 /// As [`Reader::open`], I/O errors naming the path.
 pub fn open(path: impl AsRef<Path>) -> Result<Reader<FileSource>> {
+    open_with(path, &ReadOptions::new())
+}
+
+/// [`open`] with `options`.
+///
+/// # Errors
+/// As [`Reader::open_with`], I/O errors naming the path.
+pub fn open_with(path: impl AsRef<Path>, options: &ReadOptions) -> Result<Reader<FileSource>> {
     let path = path.as_ref();
     let source = FileSource::open(path).map_err(io_at(path))?;
-    Reader::open(source).map_err(with_path(path))
+    Reader::open_with(source, options).map_err(with_path(path))
 }
 
 /// The entries of the header of the archive at `path`, fully checked. Only the start of
@@ -120,11 +135,11 @@ impl Default for UpdateOptions {
 /// [protocol above](self#the-in-place-update-and-its-crash-consistency-protocol).
 ///
 /// ```
-/// use taco_header::{ArchiveBuilder, Entries, Entry};
+/// use taco_header::{Entries, Entry, Writer};
 /// # let dir = std::env::temp_dir().join(format!("taco-update-doc-{}", std::process::id()));
 /// # std::fs::create_dir_all(&dir).unwrap();
 /// let path = dir.join("example.taco");
-/// ArchiveBuilder::new(Entries::new()).write_to_path(&path)?;
+/// Writer::new(Entries::new()).write_to_path(&path)?;
 /// let entries = Entries::from_slice(&[Entry::new(1, 2)])?;
 /// taco_header::fs::update(&path, &entries)?;
 /// assert_eq!(taco_header::fs::read_entries(&path)?, entries);
@@ -281,7 +296,7 @@ mod tests {
     use binfmt_core::source::Counting;
 
     use super::*;
-    use crate::{ArchiveBuilder, Entry};
+    use crate::{Entry, Writer};
 
     fn replaced(test: &str) -> (std::path::PathBuf, std::path::PathBuf, Vec<u8>, Vec<u8>) {
         let dir =
@@ -289,7 +304,7 @@ mod tests {
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
         let build = |n: u64| {
-            let mut b = ArchiveBuilder::new(Entries::from_slice(&[Entry::new(n, n)]).unwrap());
+            let mut b = Writer::new(Entries::from_slice(&[Entry::new(n, n)]).unwrap());
             b.add_bytes("a.bin", std::vec![7u8; 100]);
             b.to_vec().unwrap()
         };
@@ -357,7 +372,7 @@ mod tests {
     #[test]
     fn update_reads_the_same_few_ranges_whatever_the_member_count() {
         for members in [2u32, 30_000] {
-            let mut b = ArchiveBuilder::new(Entries::new());
+            let mut b = Writer::new(Entries::new());
             for i in 0..members {
                 b.add_bytes(std::format!("member/{i:05}"), i.to_le_bytes().to_vec());
             }
@@ -374,7 +389,7 @@ mod tests {
             let expected = if members == 2 { 2 } else { 4 };
             assert_eq!(stats.requests, expected, "{members} members");
             assert!(
-                stats.bytes <= 157 + crate::TAIL_LEN + 46 + 57,
+                stats.bytes <= 157 + crate::TAIL_SIZE + 46 + 57,
                 "{members} members"
             );
         }

@@ -288,12 +288,12 @@ impl<'a> Header<'a> {
         // The fast path compares whole little-endian words against the bytes that never
         // vary; only when it fails do the rules run one by one to say which failed.
         if let Some(b) = bytes.first_chunk::<HEADER_SIZE>() {
-            let fields = if options.is_lenient() {
+            let fields = if options.get_lenient() {
                 lenient_ok(b)
             } else {
                 strict_ok(b)
             };
-            let ok = fields && (!options.checks_checksums() || crc_ok(b));
+            let ok = fields && (!options.get_checksums() || crc_ok(b));
             if ok && let Ok(raw) = raw::Header::ref_from_bytes(b) {
                 return Ok(Header { raw });
             }
@@ -317,13 +317,13 @@ impl<'a> Header<'a> {
     pub(crate) fn check_in_order(bytes: &'a [u8], options: &ReadOptions) -> Result<()> {
         let raw = identify(bytes)?;
         for (strict_only, rule) in RULES {
-            if (!strict_only || !options.is_lenient())
+            if (!strict_only || !options.get_lenient())
                 && let Some(e) = rule(raw)
             {
                 return Err(e);
             }
         }
-        crc_rule(raw, None, options.checks_checksums())
+        crc_rule(raw, None, options.get_checksums())
     }
 
     /// A view of a header whose rules have been checked.

@@ -31,9 +31,11 @@ pub mod fs;
 #[cfg(feature = "std")]
 mod reader;
 
-pub use archive::{Archive, HEAD_LEN, Members};
+#[allow(deprecated)] // the earlier names, re-exported for one release
+pub use archive::{Archive, HEAD_LEN, HEAD_SIZE, Members};
 pub use central::{CentralEntries, CentralEntry, LocalEntry};
-pub use directory::{Directory, EndRecords, TAIL_LEN};
+#[allow(deprecated)]
+pub use directory::{Directory, EndRecords, TAIL_LEN, TAIL_SIZE};
 pub use entries::{Entries, Entry};
 pub use error::{Error, ErrorKind, Result, TornState};
 pub use header::{Header, HeaderOptions};
@@ -42,11 +44,15 @@ pub use options::ReadOptions;
 pub use patch::{Patch, update_in_memory};
 pub use raw::{HEADER_SIZE, MAGIC, MAX_ENTRIES, PAYLOAD_SIZE, VERSION};
 pub use time::DosDateTime;
-pub use verify::{VERIFY_PIECE, verify, verify_data};
+#[allow(deprecated)]
+pub use verify::{PIECE_SIZE, VERIFY_PIECE, verify, verify_data};
 
 #[cfg(feature = "alloc")]
-#[cfg_attr(docsrs, doc(cfg(feature = "alloc")))]
+#[allow(deprecated)]
 pub use create::{ArchiveBuilder, CreateOptions};
+#[cfg(feature = "alloc")]
+#[cfg_attr(docsrs, doc(cfg(feature = "alloc")))]
+pub use create::{Writer, WriterOptions};
 #[cfg(feature = "std")]
 #[cfg_attr(docsrs, doc(cfg(feature = "std")))]
 pub use reader::{CentralDirectory, MemberList, Reader, read_header, read_header_with};

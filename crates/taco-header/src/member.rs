@@ -71,14 +71,14 @@ impl<'a> Member<'a> {
     /// could change what a terminal shows escaped (see [`EscapedName`]).
     ///
     /// ```
-    /// # use taco_header::{ArchiveBuilder, Archive, CreateOptions, Entries};
-    /// let mut builder = ArchiveBuilder::new(Entries::new());
-    /// builder.options(CreateOptions::new().verbatim_names(true));
-    /// builder.add_bytes("red\u{1b}[31m.txt", b"x".to_vec());
-    /// let bytes = builder.to_vec()?;
+    /// # use taco_header::{Archive, Entries, Writer, WriterOptions};
+    /// let mut writer = Writer::new(Entries::new());
+    /// writer.options(WriterOptions::new().verbatim_names(true));
+    /// writer.add_bytes("red\u{1b}[31m.txt", b"x".to_vec());
+    /// let bytes = writer.to_vec()?;
     /// let archive = Archive::parse(&bytes)?;
     /// let member = archive.members().nth(1).unwrap()?;
-    /// assert_eq!(member.name_escaped().to_string(), r"red\u{1b}[31m.txt");
+    /// assert_eq!(member.name_escaped().to_string(), r"red\e[31m.txt");
     /// # Ok::<(), taco_header::Error>(())
     /// ```
     #[must_use]
@@ -142,40 +142,19 @@ impl<'a> Member<'a> {
     }
 }
 
-/// A member name, displayed so that it cannot act on a terminal: printable characters
-/// as they are; backslash as `\\`; control characters (C0, DEL, C1, so every escape
-/// sequence) and the Unicode controls that reorder displayed text (bidirectional
-/// embeddings, overrides, isolates and marks) as `\u{…}`; bytes that are not UTF-8 as
-/// `\xNN`. Different names always display differently.
+/// A member name, displayed so that it cannot act on a terminal, with the workspace's one
+/// escaper ([`binfmt_core::text::EscapedBytes`]), so that a name prints the same here as in
+/// `binfmt` and every other crate: printable characters as they are; backslash as `\\`;
+/// `\n`, `\r`, `\t`, `\e` for ESC; other control characters (C0, DEL, C1, so every escape
+/// sequence) and the Unicode format characters that reorder or hide displayed text
+/// (bidirectional embeddings, overrides, isolates and marks, zero-width characters) as
+/// `\u{…}`; bytes that are not UTF-8 as `\xNN`. Different names always display differently.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub struct EscapedName<'a>(&'a [u8]);
 
-impl EscapedName<'_> {
-    /// True for a character that must not reach a terminal as it is.
-    fn needs_escape(c: char) -> bool {
-        c.is_control()
-            || matches!(c, '\u{061c}' | '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
-    }
-}
-
 impl fmt::Display for EscapedName<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        use fmt::Write as _;
-        for chunk in self.0.utf8_chunks() {
-            for c in chunk.valid().chars() {
-                if c == '\\' {
-                    f.write_str("\\\\")?;
-                } else if EscapedName::needs_escape(c) {
-                    write!(f, "{}", c.escape_unicode())?;
-                } else {
-                    f.write_char(c)?;
-                }
-            }
-            for b in chunk.invalid() {
-                write!(f, "\\x{b:02x}")?;
-            }
-        }
-        Ok(())
+        fmt::Display::fmt(&binfmt_core::text::EscapedBytes::new(self.0), f)
     }
 }
 
@@ -198,14 +177,15 @@ mod tests {
     fn names_cannot_reach_the_terminal_raw() {
         assert_eq!(escaped(b"DATA/plain.txt"), "DATA/plain.txt");
         assert_eq!(escaped("ñandú_日本".as_bytes()), "ñandú_日本");
-        assert_eq!(escaped(b"\x1b]0;title\x07x"), r"\u{1b}]0;title\u{7}x");
+        assert_eq!(escaped(b"\x1b]0;title\x07x"), r"\e]0;title\u{7}x");
         assert_eq!(escaped("a\u{9b}b".as_bytes()), r"a\u{9b}b");
         assert_eq!(escaped("gnp.\u{202e}exe".as_bytes()), r"gnp.\u{202e}exe");
-        assert_eq!(escaped(b"bad\xff\xfe"), r"bad\xff\xfe");
         assert_eq!(
-            escaped(b"new\nline\ttab\x7f"),
-            r"new\u{a}line\u{9}tab\u{7f}"
+            escaped("zero\u{200b}width".as_bytes()),
+            r"zero\u{200b}width"
         );
+        assert_eq!(escaped(b"bad\xff\xfe"), r"bad\xff\xfe");
+        assert_eq!(escaped(b"new\nline\ttab\x7f"), r"new\nline\ttab\u{7f}");
         // The escapes are unambiguous: a literal backslash is doubled.
         assert_eq!(escaped(br"a\xff"), r"a\\xff");
         assert_ne!(escaped(br"a\xff"), escaped(b"a\xff"));

@@ -19,6 +19,10 @@
 ///   `verify` reports them at [`Severity::Warning`](crate::Severity::Warning)). The ZIP
 ///   structure around the header is checked either way.
 ///
+/// Each setter `foo(value) -> Self` has a getter `get_foo()`, the rule of every
+/// `ReadOptions` in the workspace (docs/architecture.md): the setter holds the option's
+/// name, so the getter is the one place a `get_` prefix is used.
+///
 /// tacozip's own `parse_header`, exactly: `ReadOptions::new().lenient(true).checksums(false)`.
 ///
 /// ```
@@ -61,16 +65,40 @@ impl ReadOptions {
         self
     }
 
-    /// True when CRC-32s are computed.
+    /// The value set by [`checksums`](ReadOptions::checksums): true when CRC-32s are
+    /// computed.
+    ///
+    /// ```
+    /// assert!(taco_header::ReadOptions::new().get_checksums());
+    /// ```
     #[must_use]
-    pub const fn checks_checksums(&self) -> bool {
+    pub const fn get_checksums(&self) -> bool {
         self.checksums
     }
 
-    /// True when the header need only pass tacozip's checks.
+    /// The value set by [`lenient`](ReadOptions::lenient): true when the header need only
+    /// pass tacozip's checks.
+    ///
+    /// ```
+    /// assert!(taco_header::ReadOptions::new().lenient(true).get_lenient());
+    /// ```
+    #[must_use]
+    pub const fn get_lenient(&self) -> bool {
+        self.lenient
+    }
+
+    /// The earlier name of [`get_checksums`](ReadOptions::get_checksums).
+    #[deprecated(note = "use ReadOptions::get_checksums")]
+    #[must_use]
+    pub const fn checks_checksums(&self) -> bool {
+        self.get_checksums()
+    }
+
+    /// The earlier name of [`get_lenient`](ReadOptions::get_lenient).
+    #[deprecated(note = "use ReadOptions::get_lenient")]
     #[must_use]
     pub const fn is_lenient(&self) -> bool {
-        self.lenient
+        self.get_lenient()
     }
 }
 

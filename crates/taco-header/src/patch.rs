@@ -89,8 +89,8 @@ impl Patch {
 /// As [`Archive::parse_with`] without checksums; `data` is unchanged on error.
 ///
 /// ```
-/// use taco_header::{Archive, ArchiveBuilder, Entries, Entry};
-/// let mut data = ArchiveBuilder::new(Entries::new()).to_vec()?;
+/// use taco_header::{Archive, Entries, Entry, Writer};
+/// let mut data = Writer::new(Entries::new()).to_vec()?;
 /// taco_header::update_in_memory(&mut data, &Entries::from_slice(&[Entry::new(1, 2)])?)?;
 /// assert_eq!(Archive::parse(&data)?.header().entry(0), Some(Entry::new(1, 2)));
 /// # Ok::<(), taco_header::Error>(())

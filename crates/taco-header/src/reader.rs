@@ -8,7 +8,7 @@ use binfmt_core::IoError;
 use binfmt_core::cache::ReadCache;
 use binfmt_core::source::ByteSource;
 
-use crate::archive::{self, Archive, HEAD_LEN};
+use crate::archive::{self, Archive, HEAD_SIZE};
 use crate::central::CentralEntries;
 use crate::directory::Directory;
 use crate::entries::{Entries, Entry};
@@ -31,19 +31,19 @@ use crate::raw;
 ///
 /// | step | method | requests |
 /// |---|---|---|
-/// | the header | [`Reader::open`] | 1: the first 256 bytes ([`HEAD_LEN`]), as tacoreader's range GET |
-/// | the central directory | [`Reader::view`], [`Reader::central_directory`] (first call) | 1: the last [`TAIL_LEN`] bytes, which hold the end records and the ZIP64 record; +1 for the central directory when it does not fit in them |
+/// | the header | [`Reader::open`] | 1: the first 256 bytes ([`HEAD_SIZE`]), as tacoreader's range GET |
+/// | the central directory | [`Reader::view`], [`Reader::central_directory`] (first call) | 1: the last [`TAIL_SIZE`] bytes, which hold the end records and the ZIP64 record; +1 for the central directory when it does not fit in them |
 /// | data offsets | [`Reader::members`] | the above once, +1 batch for the local headers (hinted together, nearby ones coalesced into one range) |
 /// | data | [`Reader::read_data`], [`Reader::read_entry`] | 1 each |
 ///
-/// [`TAIL_LEN`]: crate::TAIL_LEN
+/// [`TAIL_SIZE`]: crate::TAIL_SIZE
 ///
 /// ```
 /// use binfmt_core::source::Counting;
-/// use taco_header::{ArchiveBuilder, Entries, Entry, Reader};
-/// let mut builder = ArchiveBuilder::new(Entries::from_slice(&[Entry::new(201, 2)])?);
-/// builder.add_bytes("COLLECTION.json", b"{}".to_vec());
-/// let bytes = builder.to_vec()?;
+/// use taco_header::{Entries, Entry, Reader, Writer};
+/// let mut writer = Writer::new(Entries::from_slice(&[Entry::new(201, 2)])?);
+/// writer.add_bytes("COLLECTION.json", b"{}".to_vec());
+/// let bytes = writer.to_vec()?;
 ///
 /// let source = Counting::new(&bytes[..]); // stands for a remote object
 /// let reader = Reader::open(&source)?;
@@ -83,7 +83,7 @@ struct Shape {
 }
 
 impl<S: ByteSource> Reader<S> {
-    /// Reads the first [`HEAD_LEN`] bytes of `source` (one request) and checks the header
+    /// Reads the first [`HEAD_SIZE`] bytes of `source` (one request) and checks the header
     /// in them as [`Header::parse`] does.
     ///
     /// # Errors
@@ -97,12 +97,12 @@ impl<S: ByteSource> Reader<S> {
     /// # Errors
     /// As [`Header::parse_with`]; I/O errors of the source.
     pub fn open_with(source: S, options: &ReadOptions) -> Result<Self> {
-        let head = source.read_head(HEAD_LEN).map_err(IoError::from)?;
+        let head = source.read_head(HEAD_SIZE).map_err(IoError::from)?;
         let header = *Header::parse_with(&head, options)?.raw();
         // The first bytes serve the view too: never read again.
         let head = head.into_owned();
         Ok(Reader {
-            cache: ReadCache::with_head(source, &head, HEAD_LEN),
+            cache: ReadCache::with_head(source, &head, HEAD_SIZE),
             options: *options,
             header,
             shape: OnceCell::new(),
@@ -110,7 +110,7 @@ impl<S: ByteSource> Reader<S> {
     }
 
     /// The view: the first call reads the end records and the central directory (one
-    /// request, two when the directory does not lie in the last [`TAIL_LEN`] bytes) and
+    /// request, two when the directory does not lie in the last [`TAIL_SIZE`] bytes) and
     /// checks its first entry as [`Archive::parse_with`] does, with the header's CRC
     /// against the central copy; later calls rebuild it from the cached bytes, without
     /// I/O and without checking again.
@@ -118,7 +118,7 @@ impl<S: ByteSource> Reader<S> {
     /// # Errors
     /// As [`Archive::parse_with`] for the directory; I/O errors of the source.
     ///
-    /// [`TAIL_LEN`]: crate::TAIL_LEN
+    /// [`TAIL_SIZE`]: crate::TAIL_SIZE
     pub fn view(&self) -> Result<Archive<'_, &ReadCache<S>>> {
         let data = &self.cache;
         let header = Header::from_raw(&self.header);
@@ -221,14 +221,14 @@ impl<S: ByteSource> Reader<S> {
     }
 }
 
-/// The header's entries from the first [`HEAD_LEN`] bytes of `source`: one request,
+/// The header's entries from the first [`HEAD_SIZE`] bytes of `source`: one request,
 /// nothing else read. Every check of [`Header::parse`].
 ///
 /// ```
 /// use binfmt_core::source::Counting;
-/// use taco_header::{ArchiveBuilder, Entries, Entry};
+/// use taco_header::{Entries, Entry, Writer};
 /// let entries = Entries::from_slice(&[Entry::new(157, 13)])?;
-/// let bytes = ArchiveBuilder::new(entries).to_vec()?;
+/// let bytes = Writer::new(entries).to_vec()?;
 /// let source = Counting::new(&bytes[..]);
 /// assert_eq!(taco_header::read_header(&source)?, entries);
 /// assert_eq!(source.stats().requests, 1);
@@ -250,7 +250,7 @@ pub fn read_header_with<S: ByteSource + ?Sized>(
     source: &S,
     options: &ReadOptions,
 ) -> Result<Entries> {
-    let head = source.read_head(HEAD_LEN).map_err(IoError::from)?;
+    let head = source.read_head(HEAD_SIZE).map_err(IoError::from)?;
     Ok(Header::parse_with(&head, options)?.entries())
 }
 

@@ -37,10 +37,10 @@ type Findings<'t, 's> = Tally<'s, dyn Sink<Error> + 't>;
 ///
 /// ```
 /// use binfmt_core::verify::Findings;
-/// use taco_header::{ArchiveBuilder, Entries, ReadOptions};
-/// let mut builder = ArchiveBuilder::new(Entries::new());
-/// builder.add_bytes("a.txt", b"hello".to_vec());
-/// let mut bytes = builder.to_vec()?;
+/// use taco_header::{Entries, ReadOptions, Writer};
+/// let mut writer = Writer::new(Entries::new());
+/// writer.add_bytes("a.txt", b"hello".to_vec());
+/// let mut bytes = writer.to_vec()?;
 /// let at = bytes.windows(5).position(|w| w == b"hello").unwrap();
 /// bytes[at] = b'j'; // damage the member's data
 ///
@@ -64,7 +64,7 @@ pub fn verify(data: &[u8], options: &ReadOptions, sink: &mut dyn Sink<Error>) ->
 /// Over a cache the metadata (the header, the end records, the central directory and
 /// the local headers, hinted in one batch) is read by ranges and kept; the member data
 /// hashed for the CRC checks is read with [`Data::payload`] in pieces of at most
-/// [`VERIFY_PIECE`] bytes, announced first with [`Data::prefetch`] in the order they are hashed,
+/// [`PIECE_SIZE`] bytes, announced first with [`Data::prefetch`] in the order they are hashed,
 /// and not kept: memory does not grow with the members' sizes. An I/O error while
 /// reading is reported as an error.
 ///
@@ -73,11 +73,11 @@ pub fn verify(data: &[u8], options: &ReadOptions, sink: &mut dyn Sink<Error>) ->
 /// use binfmt_core::cache::ReadCache;
 /// use binfmt_core::source::Counting;
 /// use binfmt_core::verify::Findings;
-/// use taco_header::{ArchiveBuilder, Entries, ReadOptions};
+/// use taco_header::{Entries, ReadOptions, Writer};
 ///
-/// let mut builder = ArchiveBuilder::new(Entries::new());
-/// builder.add_bytes("big", vec![7u8; 1 << 20]);
-/// let bytes = builder.to_vec()?;
+/// let mut writer = Writer::new(Entries::new());
+/// writer.add_bytes("big", vec![7u8; 1 << 20]);
+/// let bytes = writer.to_vec()?;
 /// let cache = ReadCache::new(Counting::new(&bytes[..]));
 /// let mut findings = Findings::new(10);
 /// let summary = taco_header::verify_data(&cache, &ReadOptions::new(), &mut findings);
@@ -101,7 +101,11 @@ where
 }
 
 /// The most member bytes [`verify_data`] reads at once over a cache: 8 MiB.
-pub const VERIFY_PIECE: u64 = 8 << 20;
+pub const PIECE_SIZE: u64 = 8 << 20;
+
+/// The earlier name of [`PIECE_SIZE`].
+#[deprecated(note = "use PIECE_SIZE")]
+pub const VERIFY_PIECE: u64 = PIECE_SIZE;
 
 fn walk_archive<'d, D: Data<'d>>(
     data: D,
@@ -111,7 +115,7 @@ fn walk_archive<'d, D: Data<'d>>(
 where
     Error: From<D::Error>,
 {
-    let checksums = options.checks_checksums();
+    let checksums = options.get_checksums();
     // The header: nothing else makes sense unless it is a TACO header at all.
     let head = match data.whole() {
         Some(all) => all,
@@ -126,7 +130,7 @@ where
     };
     for (strict_only, rule) in RULES {
         if let Some(e) = rule(raw) {
-            if strict_only && options.is_lenient() {
+            if strict_only && options.get_lenient() {
                 tally.warning(e)?;
             } else {
                 tally.error(e)?;
@@ -329,9 +333,9 @@ impl Span {
     #[cfg(feature = "alloc")]
     fn pieces(&self) -> impl Iterator<Item = core::ops::Range<u64>> + use<> {
         let (start, end) = (self.data, self.data.saturating_add(self.size));
-        (0..self.size.div_ceil(VERIFY_PIECE)).map(move |i| {
-            let from = start.saturating_add(i.saturating_mul(VERIFY_PIECE));
-            from..from.saturating_add(VERIFY_PIECE).min(end)
+        (0..self.size.div_ceil(PIECE_SIZE)).map(move |i| {
+            let from = start.saturating_add(i.saturating_mul(PIECE_SIZE));
+            from..from.saturating_add(PIECE_SIZE).min(end)
         })
     }
 
@@ -621,15 +625,15 @@ mod tests {
     use binfmt_core::verify::Findings;
 
     use super::*;
-    use crate::{Archive, ArchiveBuilder, Entries};
+    use crate::{Archive, Entries, Writer};
 
     /// An archive whose central directory has `copies` entries for its one member, each
     /// an exact copy (the most entries a classic end record can count is 65,535).
     #[allow(clippy::unwrap_used)]
     pub(crate) fn many_entries_for_one_member(size: usize, copies: usize) -> Vec<u8> {
-        let mut builder = ArchiveBuilder::new(Entries::new());
-        builder.add_bytes("big", std::vec![7u8; size]);
-        let bytes = builder.to_vec().unwrap();
+        let mut writer = Writer::new(Entries::new());
+        writer.add_bytes("big", std::vec![7u8; size]);
+        let bytes = writer.to_vec().unwrap();
         let archive = Archive::parse(&bytes).unwrap();
         let dir = *archive.directory();
         let cd_start = usize::try_from(dir.cd_offset).unwrap();

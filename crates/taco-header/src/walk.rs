@@ -23,7 +23,7 @@ use binfmt_core::data::Data;
 use binfmt_core::{Kind, bytes};
 
 use crate::central::{CentralEntries, CentralEntry};
-use crate::directory::{Directory, EndRecords, TAIL_LEN};
+use crate::directory::{Directory, EndRecords, TAIL_SIZE};
 use crate::error::{Error, ErrorKind, Result};
 use crate::raw;
 
@@ -60,7 +60,7 @@ impl<'d> Window<'d> {
 }
 
 /// The end of the archive: all of it when it is in memory (the walk then finds
-/// everything in it without reading), otherwise its last [`TAIL_LEN`] bytes (one
+/// everything in it without reading), otherwise its last [`TAIL_SIZE`] bytes (one
 /// request, or none when they were hinted with an earlier batch).
 pub(crate) fn tail<'d, D: Data<'d>>(data: D) -> Result<Window<'d>>
 where
@@ -68,13 +68,13 @@ where
 {
     let (start, bytes) = match data.whole() {
         Some(all) => (0, all),
-        None => data.tail(TAIL_LEN)?,
+        None => data.tail(TAIL_SIZE)?,
     };
     Ok(Window { start, bytes })
 }
 
 /// Step 1: the end records, the ZIP64 record if the locator names one, and so where the
-/// central directory is. One read (the tail, [`TAIL_LEN`] bytes), plus one for a ZIP64
+/// central directory is. One read (the tail, [`TAIL_SIZE`] bytes), plus one for a ZIP64
 /// record that is not in the tail (only when extensible data follows its fixed part).
 pub(crate) fn find_directory<'d, D: Data<'d>>(data: D) -> Result<(Directory, Window<'d>)>
 where
@@ -169,7 +169,7 @@ pub(crate) fn header_entry<'a>(cd: &'a [u8], directory: &Directory) -> Result<Ce
     }
     let first = CentralEntries::new(cd, directory.cd_offset, directory.entries)
         .next()
-        .unwrap_or(Err(ErrorKind::HeaderNotFirst.at(directory.cd_offset)))?;
+        .unwrap_or_else(|| Err(ErrorKind::HeaderNotFirst.at(directory.cd_offset)))?;
     check_header_entry(&first)?;
     Ok(first)
 }

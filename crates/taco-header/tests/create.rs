@@ -1,23 +1,15 @@
 //! Archives we create, and headers we update, are read by the reference: tacozip 0.13.0's
 //! `read_header` and Python `zipfile`'s `testzip()` (when `BINFMT_PYTHON` is set).
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing,
-    clippy::cast_possible_truncation
-)]
+#![allow(clippy::unwrap_used, clippy::indexing_slicing)]
 
-#[path = "../../../tools/reference.rs"]
-mod reference;
-
+use binfmt_test_support::reference;
 use std::ffi::OsStr;
 use std::fs;
 use std::path::{Path, PathBuf};
 
 use binfmt_core::verify::Findings;
 use serde_json::Value;
-use taco_header::{Archive, ArchiveBuilder, CreateOptions, Entries, Entry, ErrorKind, ReadOptions};
+use taco_header::{Archive, Entries, Entry, ErrorKind, ReadOptions, Writer, WriterOptions};
 
 fn scratch(test: &str) -> PathBuf {
     let dir =
@@ -47,7 +39,7 @@ fn three() -> Entries {
 /// The archives this test writes: name → (entries, member names).
 fn write_archives(dir: &Path) -> Vec<(PathBuf, Entries, Vec<String>)> {
     let mut out = Vec::new();
-    let mut add = |name: &str, entries: Entries, builder: &mut ArchiveBuilder, members: &[&str]| {
+    let mut add = |name: &str, entries: Entries, builder: &mut Writer, members: &[&str]| {
         let path = dir.join(name);
         builder.write_to_path(&path).unwrap();
         let mut names = vec!["TACO_HEADER".to_string()];
@@ -58,7 +50,7 @@ fn write_archives(dir: &Path) -> Vec<(PathBuf, Entries, Vec<String>)> {
     add(
         "header_only.taco",
         Entries::new(),
-        &mut ArchiveBuilder::new(Entries::new()),
+        &mut Writer::new(Entries::new()),
         &[],
     );
 
@@ -68,7 +60,7 @@ fn write_archives(dir: &Path) -> Vec<(PathBuf, Entries, Vec<String>)> {
         (0..=255u8).cycle().take(70_000).collect::<Vec<_>>(),
     )
     .unwrap();
-    let mut b = ArchiveBuilder::new(three());
+    let mut b = Writer::new(three());
     b.add_file("METADATA/level0.parquet", &source)
         .add_bytes("empty.bin", Vec::new())
         .add_bytes("DATA/ñandú_日本.txt", "ñandú 日本\n".as_bytes().to_vec());
@@ -85,7 +77,7 @@ fn write_archives(dir: &Path) -> Vec<(PathBuf, Entries, Vec<String>)> {
 
     let seven: Vec<Entry> = (0..7u64).map(|k| Entry::new(u64::MAX - k, k)).collect();
     let seven = Entries::from_slice(&seven).unwrap();
-    let mut b = ArchiveBuilder::new(seven);
+    let mut b = Writer::new(seven);
     b.add_bytes("a", b"x".to_vec());
     add("seven.taco", seven, &mut b, &["a"]);
     out
@@ -119,6 +111,72 @@ fn created_archives_are_valid_and_deterministic() {
     assert_eq!(fs::read_dir(&dir).unwrap().count(), 4);
 }
 
+/// A `Write` that cannot seek: `write_to` must not need to.
+struct Unseekable(Vec<u8>);
+
+impl std::io::Write for Unseekable {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.write(buf)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+#[test]
+fn every_output_method_writes_the_same_bytes() {
+    let dir = scratch("outputs");
+    let source = dir.join("source.bin");
+    fs::write(
+        &source,
+        (0..=255u8).cycle().take(70_000).collect::<Vec<_>>(),
+    )
+    .unwrap();
+    let mut w = Writer::new(three());
+    w.add_file("a/file.bin", &source)
+        .add_bytes("b.txt", b"bytes".to_vec())
+        .add_file("c/again.bin", &source);
+    let in_memory = w.to_vec().unwrap();
+    assert_valid(&in_memory);
+
+    // Write only: the files' CRC-32s are read before the first byte is written.
+    let mut plain = Unseekable(Vec::new());
+    assert_eq!(w.write_to(&mut plain).unwrap(), in_memory.len() as u64);
+    assert_eq!(plain.0, in_memory);
+
+    // Seekable, after a prefix: offsets count from where the archive starts.
+    let mut cursor = std::io::Cursor::new(b"prefix".to_vec());
+    cursor.set_position(6);
+    assert_eq!(
+        w.write_to_seekable(&mut cursor).unwrap(),
+        in_memory.len() as u64
+    );
+    assert_eq!(&cursor.get_ref()[6..], &in_memory[..]);
+
+    let path = dir.join("out.taco");
+    assert_eq!(w.write_to_path(&path).unwrap(), in_memory.len() as u64);
+    assert_eq!(fs::read(&path).unwrap(), in_memory);
+    assert_eq!(w.finish().unwrap(), in_memory);
+}
+
+#[test]
+fn write_to_refuses_a_file_that_changes_size_before_writing() {
+    let dir = scratch("changed");
+    let source = dir.join("gone.bin");
+    fs::write(&source, b"data").unwrap();
+    let mut w = Writer::new(Entries::new());
+    w.add_file("gone.bin", &source);
+    fs::remove_file(&source).unwrap();
+    let mut plain = Unseekable(Vec::new());
+    let e = w.write_to(&mut plain).unwrap_err();
+    assert!(matches!(e.kind(), ErrorKind::Io(_)), "{e}");
+    assert!(
+        plain.0.is_empty(),
+        "nothing is written when a file is missing"
+    );
+}
+
 #[test]
 fn non_ascii_names_get_the_utf8_flag() {
     let dir = scratch("utf8");
@@ -137,11 +195,11 @@ fn bad_requests_are_refused_before_anything_is_written() {
     let dir = scratch("refused");
     let target = dir.join("out.taco");
     fs::write(&target, b"previous contents").unwrap();
-    type Case = (ArchiveBuilder, fn(&ErrorKind) -> bool);
+    type Case = (Writer, fn(&ErrorKind) -> bool);
     let cases: Vec<Case> = vec![
         (
             {
-                let mut b = ArchiveBuilder::new(Entries::new());
+                let mut b = Writer::new(Entries::new());
                 b.add_bytes("a", vec![1]).add_bytes("a", vec![2]);
                 b
             },
@@ -149,7 +207,7 @@ fn bad_requests_are_refused_before_anything_is_written() {
         ),
         (
             {
-                let mut b = ArchiveBuilder::new(Entries::new());
+                let mut b = Writer::new(Entries::new());
                 b.add_bytes("TACO_HEADER", vec![1]);
                 b
             },
@@ -157,7 +215,7 @@ fn bad_requests_are_refused_before_anything_is_written() {
         ),
         (
             {
-                let mut b = ArchiveBuilder::new(Entries::new());
+                let mut b = Writer::new(Entries::new());
                 b.add_bytes("../evil.txt", vec![1]);
                 b
             },
@@ -165,7 +223,7 @@ fn bad_requests_are_refused_before_anything_is_written() {
         ),
         (
             {
-                let mut b = ArchiveBuilder::new(Entries::new());
+                let mut b = Writer::new(Entries::new());
                 b.add_bytes("ok", vec![1])
                     .add_file("missing", dir.join("no-such-file"));
                 b
@@ -174,7 +232,7 @@ fn bad_requests_are_refused_before_anything_is_written() {
         ),
         (
             {
-                let mut b = ArchiveBuilder::new(Entries::new());
+                let mut b = Writer::new(Entries::new());
                 b.add_file("dir", &dir);
                 b
             },
@@ -192,8 +250,8 @@ fn bad_requests_are_refused_before_anything_is_written() {
         );
     }
     // Verbatim names are the caller's choice.
-    let mut b = ArchiveBuilder::new(Entries::new());
-    b.options(CreateOptions::new().verbatim_names(true))
+    let mut b = Writer::new(Entries::new());
+    b.options(WriterOptions::new().verbatim_names(true))
         .add_bytes("../evil.txt", vec![1]);
     b.write_to_path(&target).unwrap();
 }
@@ -219,7 +277,7 @@ fn the_reference_reads_our_zip64_by_count() {
 /// Writes and checks an archive that needs ZIP64 for its 70 001 members, updates its
 /// header, and returns its path and the new entries.
 fn zip64_by_count_updated(test: &str) -> (PathBuf, Entries) {
-    let mut b = ArchiveBuilder::new(three());
+    let mut b = Writer::new(three());
     for i in 0..70_000u32 {
         b.add_bytes(format!("m/{i:06}"), (i % 10_000).to_le_bytes().to_vec());
     }
@@ -347,7 +405,7 @@ fn zip64_by_size() {
         .set_len((1 << 32) + 1)
         .unwrap();
     let path = dir.join("big.taco");
-    let mut b = ArchiveBuilder::new(three());
+    let mut b = Writer::new(three());
     b.add_file("big.bin", &source)
         .add_bytes("after", b"tail".to_vec());
     b.write_to_path(&path).unwrap();

@@ -4,21 +4,19 @@
 //! names), never from member data that looks like a central directory.
 #![allow(
     clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
     clippy::indexing_slicing,
     clippy::cast_possible_truncation
 )]
 
 use binfmt_core::verify::Findings;
-use taco_header::{Archive, ArchiveBuilder, Entries, Entry, ReadOptions};
+use taco_header::{Archive, Entries, Entry, ReadOptions, Writer};
 
 fn entries() -> Entries {
     Entries::from_slice(&[Entry::new(157, 13)]).unwrap()
 }
 
 fn build(member: &[u8]) -> Vec<u8> {
-    let mut b = ArchiveBuilder::new(entries());
+    let mut b = Writer::new(entries());
     b.add_bytes("a.bin", member.to_vec())
         .add_bytes("z.bin", vec![5u8; 40]);
     b.to_vec().unwrap()

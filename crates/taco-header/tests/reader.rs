@@ -3,17 +3,14 @@
 //! agreement of the ranged and in-memory listings.
 #![allow(
     clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
     clippy::indexing_slicing,
-    clippy::cast_possible_truncation,
-    clippy::std_instead_of_core
+    clippy::cast_possible_truncation
 )]
 
 use binfmt_core::le::{U16, U32, U64};
 use binfmt_core::source::{ByteSource, Counting, FileSource, SeekSource, Stats};
 use binfmt_core::zerocopy::{FromBytes, IntoBytes};
-use taco_header::{Archive, ArchiveBuilder, Entries, Entry, HEAD_LEN, Member, Reader, raw};
+use taco_header::{Archive, Entries, Entry, HEAD_SIZE, Member, Reader, Writer, raw};
 
 fn entries() -> Entries {
     Entries::from_slice(&[Entry::new(157, 13), Entry::new(1000, 1000)]).unwrap()
@@ -22,7 +19,7 @@ fn entries() -> Entries {
 /// An archive of `n` small members, as tacozip's writers make (ZIP64 by count from
 /// 65,535 entries on).
 fn archive(n: u32) -> Vec<u8> {
-    let mut b = ArchiveBuilder::new(entries());
+    let mut b = Writer::new(entries());
     for i in 0..n {
         b.add_bytes(format!("m/{i:06}"), (i % 10_000).to_le_bytes().to_vec());
     }
@@ -113,7 +110,7 @@ fn the_header_is_one_request_of_at_most_256_bytes() {
     for bytes in [archive(3), archive(70_000)] {
         let plan = measure(&bytes);
         assert_eq!(plan.open.requests, 1);
-        assert!(plan.open.bytes <= HEAD_LEN && HEAD_LEN == 256);
+        assert!(plan.open.bytes <= HEAD_SIZE && HEAD_SIZE == 256);
     }
     // A source shorter than 256 bytes: the 157-byte header alone, as a range response.
     let header = entries().to_header_bytes();
@@ -165,7 +162,7 @@ fn seventy_thousand_members_list_in_two_more_requests() {
 
 #[test]
 fn large_members_cost_one_range_each_in_one_call() {
-    let mut b = ArchiveBuilder::new(Entries::new());
+    let mut b = Writer::new(Entries::new());
     for i in 0..4u8 {
         b.add_bytes(format!("big{i}"), vec![i; 100_000]);
     }

@@ -1,11 +1,5 @@
 //! Archives made by the reference (tacozip 0.13.0) parse to what the reference reports.
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing,
-    clippy::cast_possible_truncation
-)]
+#![allow(clippy::unwrap_used, clippy::cast_possible_truncation)]
 
 use std::fs;
 use std::path::{Path, PathBuf};

@@ -4,8 +4,6 @@
 //! checked.
 #![allow(
     clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
     clippy::indexing_slicing,
     clippy::cast_possible_truncation,
     clippy::std_instead_of_core
@@ -15,9 +13,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use binfmt_core::verify::Findings;
-use taco_header::{
-    Archive, ArchiveBuilder, Entries, Entry, ErrorKind, Header, ReadOptions, TornState,
-};
+use taco_header::{Archive, Entries, Entry, ErrorKind, Header, ReadOptions, TornState, Writer};
 
 fn scratch(test: &str) -> PathBuf {
     let dir =
@@ -36,7 +32,7 @@ fn new() -> Entries {
 }
 
 fn archive() -> Vec<u8> {
-    let mut b = ArchiveBuilder::new(old());
+    let mut b = Writer::new(old());
     b.add_bytes("a.parquet", vec![1u8; 300])
         .add_bytes("COLLECTION.json", b"{}".to_vec());
     b.to_vec().unwrap()
@@ -194,7 +190,7 @@ fn nothing_is_written_before_everything_is_checked() {
 /// A 179-byte archive whose central directory (the header's entry, 57 bytes) is the last
 /// 57 bytes of the header's payload, followed by the end record.
 fn directory_inside_the_header() -> Vec<u8> {
-    let plain = ArchiveBuilder::new(Entries::new()).to_vec().unwrap();
+    let plain = Writer::new(Entries::new()).to_vec().unwrap();
     let cd = Archive::parse(&plain).unwrap().directory().cd_offset as usize;
     let mut bytes = plain[..157].to_vec();
     bytes[100..157].copy_from_slice(&plain[cd..cd + 57]);
@@ -209,7 +205,8 @@ fn directory_inside_the_header() -> Vec<u8> {
             ErrorKind::MemberBounds {
                 index: 0,
                 end: 157,
-                limit: 100
+                limit: 100,
+                ..
             }
         ),
         "{err:?}"
@@ -221,7 +218,7 @@ fn directory_inside_the_header() -> Vec<u8> {
 fn update_works_when_the_directory_is_beyond_the_tail() {
     // A central directory beyond the 64 KiB tail: the update reads its first entry on its
     // own (a unit test of `fs` counts the reads).
-    let mut b = ArchiveBuilder::new(old());
+    let mut b = Writer::new(old());
     for i in 0..3000u32 {
         b.add_bytes(format!("member/{i:05}"), i.to_le_bytes().to_vec());
     }

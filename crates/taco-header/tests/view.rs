@@ -2,15 +2,7 @@
 //! `&ReadCache<Counting<&[u8]>>` gives the same answers from every accessor (and the same
 //! first error for damaged and hostile inputs), and the request plan over a cache.
 #![cfg(feature = "std")]
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing,
-    clippy::cast_possible_truncation,
-    clippy::std_instead_of_core,
-    missing_docs
-)]
+#![allow(clippy::unwrap_used, clippy::panic, clippy::std_instead_of_core)]
 
 use std::borrow::Cow;
 use std::io;
@@ -21,9 +13,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use binfmt_core::cache::ReadCache;
 use binfmt_core::data::Data;
 use binfmt_core::source::{ByteSource, Counting};
-use taco_header::{
-    Archive, ArchiveBuilder, Entries, Entry, Error, HEAD_LEN, Member, ReadOptions, Reader,
-};
+use taco_header::{Archive, Entries, Entry, Error, HEAD_SIZE, Member, ReadOptions, Reader, Writer};
 
 fn fixtures() -> Vec<(String, Vec<u8>)> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
@@ -273,7 +263,7 @@ impl<S: ByteSource> ByteSource for Calls<S> {
 
 /// An archive of `n` small members.
 fn archive(n: u32) -> Vec<u8> {
-    let mut b = ArchiveBuilder::new(Entries::from_slice(&[Entry::new(157, 13)]).unwrap());
+    let mut b = Writer::new(Entries::from_slice(&[Entry::new(157, 13)]).unwrap());
     for i in 0..n {
         b.add_bytes(format!("m/{i:06}"), (i % 10_000).to_le_bytes().to_vec());
     }
@@ -287,7 +277,7 @@ fn the_header_alone_is_one_request_of_at_most_256_bytes() {
         let entries = taco_header::read_header(&source).unwrap();
         assert_eq!(entries.as_slice(), &[Entry::new(157, 13)]);
         assert_eq!(source.stats().requests, 1);
-        assert!(source.stats().bytes <= HEAD_LEN);
+        assert!(source.stats().bytes <= HEAD_SIZE);
     }
 }
 
@@ -323,7 +313,7 @@ fn a_listing_over_a_cache_is_at_most_two_dependent_round_trips_then_one_batch() 
 
 #[test]
 fn large_members_cost_one_range_each_in_one_batch() {
-    let mut b = ArchiveBuilder::new(Entries::new());
+    let mut b = Writer::new(Entries::new());
     for i in 0..4u8 {
         b.add_bytes(format!("big{i}"), vec![i; 100_000]);
     }

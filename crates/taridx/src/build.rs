@@ -89,7 +89,7 @@ impl BuildOptions {
     }
 }
 
-/// What one call of [`IndexBuilder::add_shard`] did.
+/// What one call of [`Writer::add`] did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub struct ShardStats {
@@ -132,8 +132,13 @@ struct Decoded {
 
 /// Indexes the shards of a fold, one after the other, into an [`IndexFile`].
 ///
+/// The shape every binfmt writer has: shards are added with [`add`](Writer::add), and
+/// [`finish`](Writer::finish) returns a [`Finished`]: the index, which has the output
+/// methods (`to_vec`, `write_to` for any `Write`, `write_to_path`), and the report of
+/// what was indexed.
+///
 /// ```
-/// use taridx::{BuildOptions, IndexBuilder, Index};
+/// use taridx::{BuildOptions, Index, Writer};
 /// # fn tar(members: &[(&str, &[u8])]) -> Vec<u8> {
 /// #     let mut out = Vec::new();
 /// #     for (name, data) in members {
@@ -155,17 +160,17 @@ struct Decoded {
 /// #     out
 /// # }
 /// let shard = tar(&[("a.jpg", b"JPEG"), ("a.cls", b"7")]);
-/// let mut builder = IndexBuilder::new(BuildOptions::strict());
-/// builder.add_shard("train_0000.tar", &shard)?;
-/// let (file, report) = builder.finish();
-/// assert!(report.warnings.is_empty());
-/// let bytes = file.to_vec()?;
+/// let mut writer = Writer::new(BuildOptions::strict());
+/// writer.add("train_0000.tar", &shard)?;
+/// let finished = writer.finish()?;
+/// assert!(finished.report.warnings.is_empty());
+/// let bytes = finished.index.to_vec()?;
 /// let index = Index::parse(&bytes)?;
 /// assert_eq!((index.n_rows(), index.n_stems()), (2, 1));
 /// # Ok::<(), taridx::Error>(())
 /// ```
 #[derive(Debug, Clone)]
-pub struct IndexBuilder {
+pub struct Writer {
     options: BuildOptions,
     report: Report,
     rows: Vec<RowData>,
@@ -182,11 +187,26 @@ pub struct IndexBuilder {
     hasher: fn(&str) -> u64,
 }
 
-impl IndexBuilder {
-    /// An empty builder.
+/// The old name of [`Writer`], kept for one release. (Its `finish` now returns a
+/// `Result<Finished>`.)
+#[deprecated(note = "renamed to Writer")]
+pub type IndexBuilder = Writer;
+
+/// What [`Writer::finish`] returns: the index and the report.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct Finished {
+    /// The index, ready to be written (`to_vec`, `write_to`, `write_to_path`).
+    pub index: IndexFile,
+    /// What was indexed, skipped and warned about.
+    pub report: Report,
+}
+
+impl Writer {
+    /// An empty writer.
     #[must_use]
     pub fn new(options: BuildOptions) -> Self {
-        IndexBuilder {
+        Writer {
             options,
             report: Report::new(options.max_diagnostics),
             rows: Vec::new(),
@@ -204,12 +224,12 @@ impl IndexBuilder {
         }
     }
 
-    /// A builder with another stem hash, to exercise many-way collisions in tests.
+    /// A writer with another stem hash, to exercise many-way collisions in tests.
     #[cfg(test)]
     fn with_hasher(options: BuildOptions, hasher: fn(&str) -> u64) -> Self {
-        IndexBuilder {
+        Writer {
             hasher,
-            ..IndexBuilder::new(options)
+            ..Writer::new(options)
         }
     }
 
@@ -227,7 +247,7 @@ impl IndexBuilder {
 
     /// Indexes the next shard of the fold: `name` is for reports, `data` its bytes.
     ///
-    /// Only headers are read; payloads are skipped by arithmetic. On error the builder
+    /// Only headers are read; payloads are skipped by arithmetic. On error the writer
     /// is left with the rows of the shard's members before the error: discard it.
     ///
     /// # Errors
@@ -237,13 +257,22 @@ impl IndexBuilder {
     /// [`ErrorKind::TooManyShards`], [`ErrorKind::TooManyExtensions`]. glzn mode:
     /// [`ErrorKind::TarNumber`] for a size field that is not plain octal,
     /// [`ErrorKind::FidOverflow`].
-    pub fn add_shard(&mut self, name: impl Into<String>, data: &[u8]) -> Result<ShardStats> {
+    pub fn add(&mut self, name: impl Into<String>, data: &[u8]) -> Result<ShardStats> {
         let position = self.report.shards.len();
         self.report.shards.push(name.into());
         match self.options.mode {
             Mode::Strict => self.add_strict(position, data),
             Mode::Glzn => self.add_glzn(position, data),
         }
+    }
+
+    /// Renamed to [`Writer::add`].
+    ///
+    /// # Errors
+    /// As [`Writer::add`].
+    #[deprecated(note = "renamed to Writer::add")]
+    pub fn add_shard(&mut self, name: impl Into<String>, data: &[u8]) -> Result<ShardStats> {
+        self.add(name, data)
     }
 
     fn add_strict(&mut self, position: usize, data: &[u8]) -> Result<ShardStats> {
@@ -540,8 +569,11 @@ impl IndexBuilder {
     }
 
     /// The index and the report. Duplicate (stem, extension) pairs are found here.
-    #[must_use]
-    pub fn finish(mut self) -> (IndexFile, Report) {
+    ///
+    /// # Errors
+    /// None today (every row was checked when its shard was added); the `Result` is the
+    /// `finish` every binfmt writer has.
+    pub fn finish(mut self) -> Result<Finished> {
         if self.maybe_duplicates {
             let mut keys: Vec<(u64, u32, u16, usize)> = self
                 .rows
@@ -586,7 +618,10 @@ impl IndexBuilder {
         let n_stems = to_u64(self.stems.len());
         let contiguous = self.runs == n_stems;
         let file = IndexFile::from_parts(self.exts, self.crash, self.rows, n_stems, contiguous);
-        (file, self.report)
+        Ok(Finished {
+            index: file,
+            report: self.report,
+        })
     }
 }
 
@@ -662,7 +697,7 @@ mod tests {
 
     #[test]
     fn many_way_collisions_get_crash_ids_in_first_seen_order() {
-        let mut b = IndexBuilder::with_hasher(BuildOptions::strict(), short_hash);
+        let mut b = Writer::with_hasher(BuildOptions::strict(), short_hash);
         let stems: Vec<String> = (0..40).map(|i| alloc::format!("s{i}")).collect();
         for (i, stem) in stems.iter().enumerate() {
             let offset = u64::try_from(i).unwrap() * 1024;
@@ -671,7 +706,7 @@ mod tests {
             b.add_row(0, offset + 512, 1, stem, "cls").unwrap();
         }
         b.add_row(0, 1 << 20, 1, "s0", "png").unwrap();
-        let (file, _) = b.finish();
+        let file = b.finish().unwrap().index;
         assert_eq!(file.n_stems(), 40);
         assert!(!file.is_contiguous());
         // With at most 16 hash values, every stem beyond the first of its value is a crash

@@ -59,6 +59,9 @@ impl fmt::Display for TarPart {
 /// feature we do not read, the caller (rows and texts given to the writer, positional
 /// access without contiguous rows), a limit of the format (ids of 16 or 32 bits), or the
 /// operating system ([`ErrorKind::Io`]).
+///
+/// Struct variants are `#[non_exhaustive]`: match them with `..`, as fields may be added.
+/// [`Kind::name`](binfmt_core::Kind::name) gives each variant's stable name.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum ErrorKind {
@@ -70,6 +73,7 @@ pub enum ErrorKind {
     #[error(
         "the row size (rec_size) is {found}, but .taridx v1 rows are 32 bytes; the file is corrupt or not a v1 index (a lenient read ignores this field)"
     )]
+    #[non_exhaustive]
     RecordSize {
         /// The stored row size.
         found: u16,
@@ -78,6 +82,7 @@ pub enum ErrorKind {
     #[error(
         "the header size (hdr_size) is {found}, but .taridx v1 headers are 64 bytes; the file is corrupt or not a v1 index (a lenient read ignores this field)"
     )]
+    #[non_exhaustive]
     HeaderSize {
         /// The stored header size.
         found: u16,
@@ -86,6 +91,7 @@ pub enum ErrorKind {
     #[error(
         "the crash block offset (off_crash) {value} must lie between 64 and the rows offset {off_arr} (file length {file_len}); the header is corrupt"
     )]
+    #[non_exhaustive]
     CrashOffset {
         /// The stored crash block offset.
         value: u64,
@@ -98,6 +104,7 @@ pub enum ErrorKind {
     #[error(
         "the rows offset (off_arr) {value} lies past the end of the file ({file_len} bytes); the file is truncated or the header is corrupt"
     )]
+    #[non_exhaustive]
     RowsOffset {
         /// The stored rows offset.
         value: u64,
@@ -109,6 +116,7 @@ pub enum ErrorKind {
         "the header declares {n_rows} rows (n_rows) ({} bytes), but {available} bytes follow the rows offset {off_arr}; the file is truncated or has trailing bytes",
         n_rows.saturating_mul(32)
     )]
+    #[non_exhaustive]
     RowBytes {
         /// The stored row count.
         n_rows: u64,
@@ -119,6 +127,7 @@ pub enum ErrorKind {
     },
     /// A text block is not valid UTF-8 (the offset is the first invalid byte's).
     #[error("the {block} is not valid UTF-8")]
+    #[non_exhaustive]
     BlockText {
         /// The block.
         block: Block,
@@ -127,6 +136,7 @@ pub enum ErrorKind {
     #[error(
         "the header declares {declared} entries in the {block}, which holds {found} (entries are separated by '\\n')"
     )]
+    #[non_exhaustive]
     BlockCount {
         /// The block.
         block: Block,
@@ -137,6 +147,7 @@ pub enum ErrorKind {
     },
     /// A row's extension id is not below `n_ext` (the offset is the row's `extid` field).
     #[error("row {row} has extension id {extid}, but the index has {n_ext} extensions")]
+    #[non_exhaustive]
     ExtId {
         /// The row number (0-based).
         row: u64,
@@ -147,6 +158,7 @@ pub enum ErrorKind {
     },
     /// A row's crash id is above `n_crash` (the offset is the row's `crashid` field).
     #[error("row {row} has crash id {crashid}, but the index has {n_crash} crash stems")]
+    #[non_exhaustive]
     CrashId {
         /// The row number (0-based).
         row: u64,
@@ -159,6 +171,7 @@ pub enum ErrorKind {
     #[error(
         "the header declares {declared} stems (n_stems), but the rows hold {found} distinct (keyhash, crashid) pairs"
     )]
+    #[non_exhaustive]
     StemCount {
         /// The count in the header.
         declared: u64,
@@ -171,6 +184,7 @@ pub enum ErrorKind {
         if *declared { "" } else { "not " },
         if *declared { "not" } else { "contiguous" }
     )]
+    #[non_exhaustive]
     Flags {
         /// The stored bit.
         declared: bool,
@@ -179,6 +193,7 @@ pub enum ErrorKind {
     #[error(
         "the index is format version {found}, newer than {known}: what later minor versions added is ignored"
     )]
+    #[non_exhaustive]
     NewerMinor {
         /// The version in the file.
         found: Version,
@@ -189,6 +204,7 @@ pub enum ErrorKind {
     #[error(
         "reserved header bits are set (flags {flags:#04x}, reserved bytes {nonzero} of 7 non-zero); readers ignore them"
     )]
+    #[non_exhaustive]
     Reserved {
         /// The flags byte.
         flags: u8,
@@ -197,6 +213,7 @@ pub enum ErrorKind {
     },
     /// More rows than the in-memory lookup structures can address (u32 row numbers).
     #[error("{n_rows} rows exceed the 4,294,967,295 rows a stem map can address")]
+    #[non_exhaustive]
     TooManyRows {
         /// The row count.
         n_rows: u64,
@@ -209,6 +226,7 @@ pub enum ErrorKind {
 
     /// Fewer than 512 bytes remain where a member's tar header should be.
     #[error("truncated tar header in shard {shard} ({available} of 512 bytes)")]
+    #[non_exhaustive]
     TarHeaderTruncated {
         /// The shard id.
         shard: u16,
@@ -219,6 +237,7 @@ pub enum ErrorKind {
     #[error(
         "tar header checksum mismatch in shard {shard} (stored {stored}, computed {unsigned} unsigned / {signed} signed); the shard is corrupt"
     )]
+    #[non_exhaustive]
     TarChecksum {
         /// The shard id.
         shard: u16,
@@ -231,6 +250,7 @@ pub enum ErrorKind {
     },
     /// A numeric tar header field is neither octal nor base-256, or does not fit 64 bits.
     #[error("the {field} field of a tar header in shard {shard} is not a valid number")]
+    #[non_exhaustive]
     TarNumber {
         /// The shard id.
         shard: u16,
@@ -239,6 +259,7 @@ pub enum ErrorKind {
     },
     /// A base-256 size field is negative.
     #[error("the {field} field of a tar header in shard {shard} is negative")]
+    #[non_exhaustive]
     TarNegative {
         /// The shard id.
         shard: u16,
@@ -250,6 +271,7 @@ pub enum ErrorKind {
     #[error(
         "the {part} of an entry in shard {shard} ends at byte {end}, past the end of the shard ({len} bytes); the shard is truncated"
     )]
+    #[non_exhaustive]
     TarTruncated {
         /// The shard id.
         shard: u16,
@@ -262,6 +284,7 @@ pub enum ErrorKind {
     },
     /// A pax extended header is malformed (the offset is the record's).
     #[error("malformed pax extended header in shard {shard}: {reason}")]
+    #[non_exhaustive]
     Pax {
         /// The shard id.
         shard: u16,
@@ -272,6 +295,7 @@ pub enum ErrorKind {
     #[error(
         "a member name in shard {shard} is not valid UTF-8; index with lossy names to replace invalid bytes with U+FFFD as glzn does"
     )]
+    #[non_exhaustive]
     NameUtf8 {
         /// The shard id.
         shard: u16,
@@ -280,6 +304,7 @@ pub enum ErrorKind {
     #[error(
         "a member's stem or extension in shard {shard} contains a newline, which a .taridx text block cannot hold; rename the member"
     )]
+    #[non_exhaustive]
     Newline {
         /// The shard id.
         shard: u16,
@@ -288,6 +313,7 @@ pub enum ErrorKind {
     #[error(
         "shard {shard} is compressed ({compression}): decompress it first; a .taridx indexes plain tar shards, whose members it reads in place"
     )]
+    #[non_exhaustive]
     Compressed {
         /// The shard id.
         shard: u16,
@@ -298,30 +324,35 @@ pub enum ErrorKind {
     #[error(
         "{count} shards given, but a .taridx shard id is 16 bits (at most 65,536 shards); split the fold"
     )]
+    #[non_exhaustive]
     TooManyShards {
         /// The number of shards.
         count: usize,
     },
     /// More extensions than a 16-bit extension id can number.
     #[error("a 65,537th distinct extension in shard {shard}; a .taridx extension id is 16 bits")]
+    #[non_exhaustive]
     TooManyExtensions {
         /// The shard id.
         shard: u16,
     },
     /// More crash stems than a 32-bit crash id can number.
     #[error("shard {shard}: more crash stems than a 32-bit crash id can number")]
+    #[non_exhaustive]
     TooManyCrashStems {
         /// The shard id.
         shard: u16,
     },
     /// glzn-compat mode: the next shard's id (last row's shard id + 1) exceeds 65,535.
     #[error("shard {shard}: glzn's shard id (last row's id + 1) exceeds 65,535")]
+    #[non_exhaustive]
     FidOverflow {
         /// The shard's position in the fold.
         shard: usize,
     },
     /// A row given to the writer (or to `rows` of a built index) is inconsistent.
     #[error("row {row}: {reason}")]
+    #[non_exhaustive]
     InvalidRow {
         /// The row number.
         row: u64,
@@ -330,6 +361,7 @@ pub enum ErrorKind {
     },
     /// A string given to the writer cannot be stored in a text block.
     #[error("{block} entry {entry}: {reason}")]
+    #[non_exhaustive]
     InvalidText {
         /// The block.
         block: Block,
@@ -340,6 +372,7 @@ pub enum ErrorKind {
     },
     /// A shard id in a row has no shard.
     #[error("row {row} refers to shard {fid}, but only {shards} shards were given")]
+    #[non_exhaustive]
     NoShard {
         /// The row number.
         row: u64,
@@ -357,6 +390,21 @@ pub enum ErrorKind {
 }
 
 impl ErrorKind {
+    /// [`ErrorKind::NoShard`]: row `row` refers to shard `fid`, but only `shards` were
+    /// given. For code that resolves shard ids itself (a binding that reads members by
+    /// hand): the variant is `#[non_exhaustive]`, so outside this crate it cannot be built
+    /// with a struct expression.
+    ///
+    /// ```
+    /// use taridx::ErrorKind;
+    /// let e = ErrorKind::no_shard(7, 3, 2);
+    /// assert_eq!(e.to_string(), "row 7 refers to shard 3, but only 2 shards were given");
+    /// ```
+    #[must_use]
+    pub fn no_shard(row: u64, fid: u16, shards: usize) -> Self {
+        ErrorKind::NoShard { row, fid, shards }
+    }
+
     /// The shard an error is about, for errors found while reading a tar shard.
     #[must_use]
     pub fn shard(&self) -> Option<u16> {
@@ -417,6 +465,62 @@ impl Kind for ErrorKind {
         }
     }
 
+    #[deny(clippy::wildcard_enum_match_arm)]
+    fn name(&self) -> &'static str {
+        match self {
+            ErrorKind::Layout(layout) => layout.name(),
+            ErrorKind::RecordSize { .. } => "RecordSize",
+            ErrorKind::HeaderSize { .. } => "HeaderSize",
+            ErrorKind::CrashOffset { .. } => "CrashOffset",
+            ErrorKind::RowsOffset { .. } => "RowsOffset",
+            ErrorKind::RowBytes { .. } => "RowBytes",
+            ErrorKind::BlockText { .. } => "BlockText",
+            ErrorKind::BlockCount { .. } => "BlockCount",
+            ErrorKind::ExtId { .. } => "ExtId",
+            ErrorKind::CrashId { .. } => "CrashId",
+            ErrorKind::StemCount { .. } => "StemCount",
+            ErrorKind::Flags { .. } => "Flags",
+            ErrorKind::NewerMinor { .. } => "NewerMinor",
+            ErrorKind::Reserved { .. } => "Reserved",
+            ErrorKind::TooManyRows { .. } => "TooManyRows",
+            ErrorKind::NotContiguous => "NotContiguous",
+            ErrorKind::TarHeaderTruncated { .. } => "TarHeaderTruncated",
+            ErrorKind::TarChecksum { .. } => "TarChecksum",
+            ErrorKind::TarNumber { .. } => "TarNumber",
+            ErrorKind::TarNegative { .. } => "TarNegative",
+            ErrorKind::TarTruncated { .. } => "TarTruncated",
+            ErrorKind::Pax { .. } => "Pax",
+            ErrorKind::NameUtf8 { .. } => "NameUtf8",
+            ErrorKind::Newline { .. } => "Newline",
+            ErrorKind::Compressed { .. } => "Compressed",
+            ErrorKind::TooManyShards { .. } => "TooManyShards",
+            ErrorKind::TooManyExtensions { .. } => "TooManyExtensions",
+            ErrorKind::TooManyCrashStems { .. } => "TooManyCrashStems",
+            ErrorKind::FidOverflow { .. } => "FidOverflow",
+            ErrorKind::InvalidRow { .. } => "InvalidRow",
+            ErrorKind::InvalidText { .. } => "InvalidText",
+            ErrorKind::NoShard { .. } => "NoShard",
+            #[cfg(feature = "std")]
+            ErrorKind::Io(_) => "Io",
+        }
+    }
+
+    #[cfg(feature = "std")]
+    fn io_error(&self) -> Option<&binfmt_core::IoError> {
+        match self {
+            ErrorKind::Io(e) => Some(e),
+            _ => None,
+        }
+    }
+
+    #[cfg(feature = "std")]
+    fn io_error_mut(&mut self) -> Option<&mut binfmt_core::IoError> {
+        match self {
+            ErrorKind::Io(e) => Some(e),
+            _ => None,
+        }
+    }
+
     #[cfg(feature = "std")]
     fn into_io_error(self) -> core::result::Result<std::io::Error, Self> {
         match self {
@@ -432,7 +536,19 @@ impl FormatKind for ErrorKind {}
 impl binfmt_core::IoKind for ErrorKind {}
 
 /// An error of this crate: an [`ErrorKind`] and the byte offset it was found at, if any.
+///
+/// With the `alloc` feature (on by default, through `std`) an `Error` is one pointer
+/// (8 bytes on 64-bit targets), and so is a `Result<(), Error>`: the offset and the kind
+/// share one allocation, made on the error path only ([`binfmt_core::Error`], "Size").
+/// Without `alloc` they are inline: 72 bytes on 64-bit targets.
 pub type Error = binfmt_core::Error<ErrorKind>;
+
+// The size the docs above promise: errors must stay cheap to move, whatever the kinds
+// grow to hold.
+#[cfg(feature = "alloc")]
+const _: () = assert!(
+    size_of::<Error>() == size_of::<usize>() && size_of::<Result<()>>() == size_of::<usize>()
+);
 
 /// Shorthand for results whose error is this crate's [`Error`].
 pub type Result<T, E = Error> = core::result::Result<T, E>;

@@ -64,7 +64,7 @@ pub fn read(path: impl AsRef<Path>) -> Result<Vec<u8>> {
 
 /// Memory-maps a file read-only (an index or a shard), so that only the pages that are
 /// used are read: the caller promises that the file is not truncated meanwhile (see
-/// `binfmt_core::mmap`; [`open_reader`] reads with `pread` instead).
+/// `binfmt_core::mmap`; [`open`] reads with `pread` instead).
 ///
 /// # Errors
 /// [`ErrorKind::Io`](crate::ErrorKind::Io) naming the file.
@@ -75,13 +75,44 @@ pub fn map(path: impl AsRef<Path>) -> Result<binfmt_core::mmap::Mmap> {
     Ok(binfmt_core::mmap::Mmap::open(path).map_err(IoError::at_path(path))?)
 }
 
-/// A [`Reader`] over an index file and its shard files (positioned reads, no maps): the
-/// index is read whole, each member with one read of its header blocks and payload.
+/// The [`Reader`] of an index file and the shards next to it (the index
+/// `DIR/FOLD.taridx`, its shards `DIR/FOLD_*.tar`, see [`shards_of_index`]), with every
+/// check: [`open_with`] with the default [`ReadOptions`]. The index is read once, whole;
+/// each member with one positioned read.
+///
+/// ```no_run
+/// let reader = taridx::fs::open("data/train.taridx")?;
+/// for member in reader.sample("sample000001")? {
+///     println!("{} bytes", member.payload().len());
+/// }
+/// # Ok::<(), taridx::Error>(())
+/// ```
+///
+/// # Errors
+/// As [`open_with`].
+pub fn open(index: impl AsRef<Path>) -> Result<Reader<FileSource>> {
+    open_with(index, &ReadOptions::new())
+}
+
+/// [`open`] with `options`: the index at `index` and the shards next to it.
+///
+/// # Errors
+/// As [`shards_of_index`] and [`open_with_shards`].
+pub fn open_with(index: impl AsRef<Path>, options: &ReadOptions) -> Result<Reader<FileSource>> {
+    let index = index.as_ref();
+    let shards = shards_of_index(index)?;
+    open_with_shards(index, &shards, options)
+}
+
+/// A [`Reader`] over an index file and the shard files given, in the index's shard
+/// order (positioned reads, no maps): the index is read whole, each member with one
+/// read of its header blocks and payload. For shards that are not next to the index,
+/// or not named after its fold; [`open_with`] finds them when they are.
 ///
 /// # Errors
 /// [`ErrorKind::Io`](crate::ErrorKind::Io) naming the file that failed; the index's
 /// parse errors (see [`Reader::open_with`]).
-pub fn open_reader(
+pub fn open_with_shards(
     index: impl AsRef<Path>,
     shards: &[PathBuf],
     options: &ReadOptions,
@@ -95,25 +126,17 @@ pub fn open_reader(
     Reader::open_with(&source, shards, options)
 }
 
-/// The [`Reader`] of an index file and the shards next to it (the index
-/// `DIR/FOLD.taridx`, its shards `DIR/FOLD_*.tar`, see [`shards_of_index`]), with every
-/// check: [`open_reader`] with the fold's shards and the default options. The index is
-/// read once, whole; each member with one positioned read.
-///
-/// ```no_run
-/// let reader = taridx::fs::open("data/train.taridx")?;
-/// for member in reader.sample("sample000001")? {
-///     println!("{} bytes", member.payload().len());
-/// }
-/// # Ok::<(), taridx::Error>(())
-/// ```
+/// The earlier name of [`open_with_shards`].
 ///
 /// # Errors
-/// As [`shards_of_index`] and [`open_reader`].
-pub fn open(index: impl AsRef<Path>) -> Result<Reader<FileSource>> {
-    let index = index.as_ref();
-    let shards = shards_of_index(index)?;
-    open_reader(index, &shards, &ReadOptions::new())
+/// As [`open_with_shards`].
+#[deprecated(note = "use fs::open_with_shards (or fs::open_with for the shards next to the index)")]
+pub fn open_reader(
+    index: impl AsRef<Path>,
+    shards: &[PathBuf],
+    options: &ReadOptions,
+) -> Result<Reader<FileSource>> {
+    open_with_shards(index, shards, options)
 }
 
 /// Indexes the given shards in order, each memory-mapped so that only the pages
@@ -121,13 +144,11 @@ pub fn open(index: impl AsRef<Path>) -> Result<Reader<FileSource>> {
 ///
 /// # Errors
 /// [`ErrorKind::Io`](crate::ErrorKind::Io), and the indexer's errors (see
-/// [`IndexBuilder::add_shard`](crate::IndexBuilder::add_shard)).
+/// [`Writer::add`](crate::Writer::add)). The index and the report are
+/// [`Writer::finish`](crate::Writer::finish)'s.
 #[cfg(feature = "mmap")]
 #[cfg_attr(docsrs, doc(cfg(feature = "mmap")))]
-pub fn index_shards(
-    shards: &[PathBuf],
-    options: crate::BuildOptions,
-) -> Result<(crate::IndexFile, crate::Report)> {
+pub fn index_shards(shards: &[PathBuf], options: crate::BuildOptions) -> Result<crate::Finished> {
     if shards.len() > 1 << 16 && options.mode() == crate::Mode::Strict {
         return Err(binfmt_core::Kind::unlocated(
             crate::ErrorKind::TooManyShards {
@@ -135,16 +156,16 @@ pub fn index_shards(
             },
         ));
     }
-    let mut builder = crate::IndexBuilder::new(options);
+    let mut writer = crate::Writer::new(options);
     for path in shards {
         let data = map(path)?;
         let name = path.file_name().map_or_else(
             || path.display().to_string(),
             |n| n.to_string_lossy().into_owned(),
         );
-        builder.add_shard(name, &data)?;
+        writer.add(name, &data)?;
     }
-    Ok(builder.finish())
+    writer.finish()
 }
 
 /// Copies an entry's payload from its shard file to `out`, reading only the payload.
@@ -163,7 +184,7 @@ pub fn copy_payload(shard: impl AsRef<Path>, entry: &Entry, out: &mut impl Write
     let len = file.metadata().map_err(IoError::at_path(shard))?.len();
     let start = entry
         .payload_offset()
-        .ok_or(binfmt_core::Error::overflow("member payload", entry.offset))?;
+        .ok_or_else(|| binfmt_core::Error::overflow("member payload", entry.offset))?;
     binfmt_core::bytes::checked_range(start, entry.size, len, "member payload")?;
     file.seek(SeekFrom::Start(start))
         .map_err(IoError::at_path(shard))?;

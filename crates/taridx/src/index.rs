@@ -26,9 +26,11 @@ pub(crate) const HEADER_LEN: u64 = to_u64(HEADER_SIZE);
 pub(crate) const ROW_LEN: u64 = to_u64(ROW_SIZE);
 /// One tar block (a header, or the unit data is padded to) as `u64`.
 pub(crate) const BLOCK: u64 = to_u64(TAR_HEADER_SIZE);
-/// The first read of a parse over a cache: the header and, for indexes this small, all
-/// of it (and the length, when the head comes back short).
-pub(crate) const HEAD_GUESS: u64 = 64 << 10;
+/// How many bytes a view over a cache ([`Index::parse_data`] over a
+/// [`ReadCache`](binfmt_core::cache::ReadCache), and [`verify_data`](crate::verify_data))
+/// asks for first: the header and, for indexes this small, all of it (and the length,
+/// when the head comes back short).
+pub const HEAD_SIZE: u64 = 64 << 10;
 
 /// A parsed .taridx file, borrowing its bytes from `D`: a slice or a memory map (the
 /// default, zero-copy), or a [`ReadCache`](binfmt_core::cache::ReadCache) over a file or
@@ -148,7 +150,7 @@ impl Entry {
     pub fn payload<'s>(&self, shard: &'s [u8]) -> Result<&'s [u8]> {
         let start = self
             .payload_offset()
-            .ok_or(binfmt_core::Error::overflow("member payload", self.offset))?;
+            .ok_or_else(|| binfmt_core::Error::overflow("member payload", self.offset))?;
         Ok(bytes::slice(shard, start, self.size, "member payload")?)
     }
 
@@ -259,9 +261,9 @@ where
     /// As [`Index::parse_with`]; [`ErrorKind::Io`] from a cache's source (a cache's
     /// limit is an `Io` error of kind `OutOfMemory`).
     pub fn parse_data(data: D, options: &ReadOptions) -> Result<Self> {
-        let head = data.head(HEAD_GUESS)?;
+        let head = data.head(HEAD_SIZE)?;
         let (header, compatibility) = header_rule(head)?;
-        if options.checks_header_sizes() {
+        if options.get_header_sizes() {
             rec_size_rule(header)?;
             hdr_size_rule(header)?;
         }
@@ -519,7 +521,7 @@ impl<'d, D: Data<'d>> Index<'d, D> {
     }
 
     fn checked(&self, i: u64, raw: &raw::Row) -> Result<Entry> {
-        if self.options.checks_row_ids() {
+        if self.options.get_row_ids() {
             row_rule(self, i, raw)?;
         }
         Ok(Entry::decode(i, raw))
@@ -743,7 +745,7 @@ pub(crate) fn warnings(
         }
         .at(FLAGS_AT)
     });
-    let ignored = !options.checks_header_sizes();
+    let ignored = !options.get_header_sizes();
     let rec = ignored.then(|| rec_size_rule(header).err()).flatten();
     let hdr = ignored.then(|| hdr_size_rule(header).err()).flatten();
     newer.into_iter().chain(reserved).chain(rec).chain(hdr)

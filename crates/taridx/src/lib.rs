@@ -58,7 +58,7 @@ pub use binfmt_core::{
     source::{ByteSource, Counting, FileSource, SeekSource, StreamSource},
 };
 pub use error::{Block, Error, ErrorKind, Result, TarPart};
-pub use index::{Entry, Index, Texts};
+pub use index::{Entry, HEAD_SIZE, Index, Texts};
 #[cfg(feature = "alloc")]
 pub use key::extension;
 pub use key::{basename, keyhash, split_name, stem};
@@ -67,8 +67,11 @@ pub use raw::{FLAG_CONTIGUOUS, HEADER_SIZE, MAGIC, ROW_SIZE, VERSION};
 pub use text::Escaped;
 
 #[cfg(feature = "alloc")]
+#[allow(deprecated)]
+pub use build::IndexBuilder;
+#[cfg(feature = "alloc")]
 #[cfg_attr(docsrs, doc(cfg(feature = "alloc")))]
-pub use build::{BuildOptions, IndexBuilder, Mode, ShardStats, shard_suffix};
+pub use build::{BuildOptions, Finished, Mode, ShardStats, Writer, shard_suffix};
 #[cfg(feature = "alloc")]
 #[cfg_attr(docsrs, doc(cfg(feature = "alloc")))]
 pub use lookup::{Sample, StemMap, extension_ids};

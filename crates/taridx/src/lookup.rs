@@ -205,7 +205,7 @@ impl Keys {
         };
         let mut starts: Vec<u32> = Vec::with_capacity(hint);
         let (n_ext, n_crash) = (index.n_ext(), index.n_crash());
-        let strict = index.options().checks_row_ids();
+        let strict = index.options().get_row_ids();
         let mut current: Option<(u64, u32)> = None;
         let mut pending = [(0u64, 0u32); BATCH];
         let mut n_pending = 0;
@@ -255,7 +255,7 @@ impl Keys {
         n: u32,
     ) -> Result<(Table, Vec<u32>, u64)> {
         let (n_ext, n_crash) = (index.n_ext(), index.n_crash());
-        let strict = index.options().checks_row_ids();
+        let strict = index.options().get_row_ids();
 
         // Pass 1: runs of equal (keyhash, crashid), in row order.
         let mut in_order: Vec<Run> = Vec::new();

@@ -35,7 +35,7 @@ use crate::tar::{self, Member, Name};
 /// the indexer writes), O(rows log rows) otherwise; 8 bytes per row.
 ///
 /// ```
-/// use taridx::{BuildOptions, Index, IndexBuilder, StemMap, Verifier};
+/// use taridx::{BuildOptions, Index, StemMap, Verifier, Writer};
 /// # fn tar(members: &[(&str, &[u8])]) -> Vec<u8> {
 /// #     let mut out = Vec::new();
 /// #     for (name, data) in members {
@@ -57,9 +57,9 @@ use crate::tar::{self, Member, Name};
 /// #     out
 /// # }
 /// let shard = tar(&[("a.jpg", b"JPEG"), ("a.cls", b"7")]);
-/// let mut builder = IndexBuilder::new(BuildOptions::strict());
-/// builder.add_shard("train_0000.tar", &shard)?;
-/// let bytes = builder.finish().0.to_vec()?;
+/// let mut writer = Writer::new(BuildOptions::strict());
+/// writer.add("train_0000.tar", &shard)?;
+/// let bytes = writer.finish()?.index.to_vec()?;
 /// let index = Index::parse(&bytes)?;
 /// let map = StemMap::build(&index)?;
 /// let verifier = Verifier::new(&index);

@@ -43,7 +43,7 @@ use crate::options::ReadOptions;
 ///
 /// ```
 /// use binfmt_core::source::Counting;
-/// use taridx::{BuildOptions, IndexBuilder, Reader};
+/// use taridx::{BuildOptions, Reader, Writer};
 /// # fn tar(members: &[(&str, &[u8])]) -> Vec<u8> {
 /// #     let mut out = Vec::new();
 /// #     for (name, data) in members {
@@ -65,9 +65,9 @@ use crate::options::ReadOptions;
 /// #     out
 /// # }
 /// let shard = tar(&[("a.jpg", b"JPEG"), ("a.cls", b"7"), ("b.jpg", b"PNG?")]);
-/// let mut builder = IndexBuilder::new(BuildOptions::strict());
-/// builder.add_shard("train_0000.tar", &shard)?;
-/// let index = builder.finish().0.to_vec()?;
+/// let mut writer = Writer::new(BuildOptions::strict());
+/// writer.add("train_0000.tar", &shard)?;
+/// let index = writer.finish()?.index.to_vec()?;
 ///
 /// let (index, shard) = (Counting::new(&index[..]), Counting::new(&shard[..]));
 /// let reader = Reader::open(&index, vec![&shard])?;
@@ -233,7 +233,7 @@ impl<S: ByteSource> Reader<S> {
     ///
     /// ```
     /// # use binfmt_core::source::Counting;
-    /// # use taridx::{BuildOptions, IndexBuilder, Reader};
+    /// # use taridx::{BuildOptions, Reader, Writer};
     /// # fn tar(members: &[(&str, &[u8])]) -> Vec<u8> {
     /// #     let mut out = Vec::new();
     /// #     for (name, data) in members {
@@ -255,9 +255,9 @@ impl<S: ByteSource> Reader<S> {
     /// #     out
     /// # }
     /// let shard = tar(&[("a.jpg", b"JPEG"), ("a.cls", b"7"), ("b.jpg", b"PNG?")]);
-    /// let mut builder = IndexBuilder::new(BuildOptions::strict());
-    /// builder.add_shard("train_0000.tar", &shard)?;
-    /// let index = builder.finish().0.to_vec()?;
+    /// let mut writer = Writer::new(BuildOptions::strict());
+    /// writer.add("train_0000.tar", &shard)?;
+    /// let index = writer.finish()?.index.to_vec()?;
     /// let shard = Counting::new(&shard[..]);
     /// let reader = Reader::open(&index[..], vec![&shard])?;
     /// let batch = reader.get_many(&["b", "nope", "a"])?;

@@ -22,7 +22,7 @@ use crate::text::Escaped;
 /// ```
 /// use taridx::NameExcerpt;
 /// let name = NameExcerpt::new("evil\x1b]0;pwned\x07.jpg".as_bytes());
-/// assert_eq!(name.to_string(), r"evil\u{1b}]0;pwned\u{7}.jpg");
+/// assert_eq!(name.to_string(), r"evil\e]0;pwned\u{7}.jpg");
 /// assert_eq!(name.as_str(), "evil\x1b]0;pwned\x07.jpg");
 /// let long = NameExcerpt::new(&[b'a'; 1000]);
 /// assert!(long.is_cut() && long.len() == 1000 && long.as_str().len() == NameExcerpt::MAX_LEN);
@@ -162,7 +162,8 @@ impl fmt::Display for SkipReason {
             SkipReason::NotRegular { typeflag } => write!(
                 f,
                 "typeflag '{}' is not a regular file",
-                char::from(typeflag).escape_default()
+                // A byte from the file: shown as the one escaper shows a one-byte name.
+                binfmt_core::text::EscapedBytes::new(&[typeflag])
             ),
             SkipReason::EmptyStem => f.write_str("empty stem (dotfile or trailing slash)"),
             SkipReason::NoExtension => f.write_str("no extension"),

@@ -115,14 +115,14 @@ impl<'a> Name<'a> {
 }
 
 impl fmt::Display for Name<'_> {
-    /// The full name, escaped: control characters as `\u{1b}`, invalid UTF-8 as `\xff`
+    /// The full name, escaped: control characters as `\e` or `\u{9b}`, invalid UTF-8 as `\xff`
     /// (see [`Escaped`](crate::Escaped)).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if !self.prefix.is_empty() {
-            fmt::Display::fmt(&EscapedBytes(self.prefix), f)?;
+            fmt::Display::fmt(&EscapedBytes::new(self.prefix), f)?;
             f.write_str("/")?;
         }
-        fmt::Display::fmt(&EscapedBytes(self.name), f)
+        fmt::Display::fmt(&EscapedBytes::new(self.name), f)
     }
 }
 

@@ -9,7 +9,7 @@ use binfmt_core::data::Data;
 use binfmt_core::verify::{Sink, Summary, Tally};
 
 use crate::error::{Block, Error};
-use crate::index::{self, HEAD_GUESS, HEADER_LEN, Index, ROW_LEN};
+use crate::index::{self, HEAD_SIZE, HEADER_LEN, Index, ROW_LEN};
 use crate::options::ReadOptions;
 use crate::raw;
 
@@ -109,7 +109,7 @@ fn header_rules<S: Sink<Error> + ?Sized>(
     options: &ReadOptions,
     tally: &mut Tally<'_, S>,
 ) -> ControlFlow<()> {
-    if options.checks_header_sizes() {
+    if options.get_header_sizes() {
         report(tally, index::rec_size_rule(header))?;
         report(tally, index::hdr_size_rule(header))?;
     }
@@ -175,14 +175,14 @@ fn walk<S: Sink<Error> + ?Sized>(
     if bad {
         for (i, r) in (0u64..).zip(rows) {
             if let Err(e) = index::row_rule(&index, i, r) {
-                if options.checks_row_ids() {
+                if options.get_row_ids() {
                     tally.error(e)?;
                 } else {
                     tally.warning(e)?;
                 }
             }
         }
-        if options.checks_row_ids() {
+        if options.get_row_ids() {
             // The deep checks would only repeat the damage in other words.
             return ControlFlow::Continue(());
         }
@@ -201,7 +201,7 @@ fn walk_ranged<'d, D: Data<'d>, S: Sink<Error> + ?Sized>(
 where
     Error: From<D::Error>,
 {
-    let Some(head) = tally.check(data.head(HEAD_GUESS).map_err(Error::from)) else {
+    let Some(head) = tally.check(data.head(HEAD_SIZE).map_err(Error::from)) else {
         return ControlFlow::Break(());
     };
     let Some((header, compatibility)) = tally.check(index::header_rule(head)) else {
@@ -242,7 +242,7 @@ where
     if bad {
         for_rows(data, off_arr, n_rows, tally, |tally, (i, r)| {
             if let Err(e) = index::row_rule(&index, i, r) {
-                if options.checks_row_ids() {
+                if options.get_row_ids() {
                     tally.error(e)?;
                 } else {
                     tally.warning(e)?;
@@ -250,7 +250,7 @@ where
             }
             ControlFlow::Continue(())
         })?;
-        if options.checks_row_ids() {
+        if options.get_row_ids() {
             return ControlFlow::Continue(());
         }
     }

@@ -44,7 +44,7 @@ impl RowData {
 
 /// A complete, valid index in memory, ready to be written.
 ///
-/// Built by [`IndexBuilder`](crate::IndexBuilder) from tar shards, or by
+/// Built by [`Writer`](crate::Writer) from tar shards, or by
 /// [`IndexFile::new`] from rows of your own. Everything is validated when the value is
 /// made, so writing cannot fail for a reason of ours (only the writer's I/O can), and the
 /// bytes are a pure function of the contents (deterministic).

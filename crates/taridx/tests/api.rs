@@ -2,12 +2,7 @@
 //! positional access, and property tests: round trips, and no panic on any bytes.
 // Integration tests use the `std` API (builder, files, sources).
 #![cfg(feature = "std")]
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::indexing_slicing,
-    clippy::panic
-)]
+#![allow(clippy::unwrap_used, clippy::indexing_slicing)]
 
 use std::path::Path;
 
@@ -16,8 +11,8 @@ use binfmt_core::verify::Findings;
 use proptest::prelude::*;
 use taridx::tar::Walker;
 use taridx::{
-    Block, BuildOptions, Error, ErrorKind, Fault, Index, IndexBuilder, IndexFile, ReadOptions,
-    RowData, StemMap, Verifier, keyhash, verify,
+    Block, BuildOptions, Error, ErrorKind, Fault, Index, IndexFile, ReadOptions, RowData, StemMap,
+    Verifier, Writer, keyhash, verify,
 };
 
 /// The kind of the error of `result`.
@@ -91,7 +86,7 @@ fn every_header_check_has_its_own_error() {
     patch(&mut b, 12, &33u16.to_le_bytes());
     assert!(matches!(
         kind(Index::parse(&b)),
-        ErrorKind::RecordSize { found: 33 }
+        ErrorKind::RecordSize { found: 33, .. }
     ));
     let index = Index::parse_with(&b, &lenient()).unwrap();
     assert_eq!(index.warnings().count(), 1, "what the lenient read ignored");
@@ -99,7 +94,7 @@ fn every_header_check_has_its_own_error() {
     let mut b = good.clone();
     patch(&mut b, 14, &65u16.to_le_bytes());
     let e = Index::parse(&b).unwrap_err();
-    assert!(matches!(e.kind(), ErrorKind::HeaderSize { found: 65 }));
+    assert!(matches!(e.kind(), ErrorKind::HeaderSize { found: 65, .. }));
     assert_eq!(e.offset(), Some(14));
 
     let mut b = good.clone();
@@ -144,7 +139,8 @@ fn every_header_check_has_its_own_error() {
     assert!(matches!(
         e.kind(),
         ErrorKind::BlockText {
-            block: Block::Extensions
+            block: Block::Extensions,
+            ..
         }
     ));
     assert_eq!(e.offset(), Some(66));
@@ -157,7 +153,8 @@ fn every_header_check_has_its_own_error() {
         ErrorKind::BlockCount {
             block: Block::Extensions,
             declared: 4,
-            found: 3
+            found: 3,
+            ..
         }
     ));
     assert_eq!(e.offset(), Some(32));
@@ -168,7 +165,8 @@ fn every_header_check_has_its_own_error() {
         ErrorKind::BlockCount {
             block: Block::CrashStems,
             declared: 0,
-            found: 1
+            found: 1,
+            ..
         }
     ));
 }
@@ -247,6 +245,7 @@ fn row_ids_are_checked_whenever_rows_are_decoded() {
             row: 5,
             extid: 3,
             n_ext: 3,
+            ..
         }
     ));
     assert_eq!(e.offset(), Some(u64::try_from(row5 + 18).unwrap()));
@@ -275,7 +274,7 @@ fn deep_checks_recompute_stem_count_and_flag() {
     let (errors, _) = findings(&b, &ReadOptions::new());
     assert!(matches!(
         errors[..],
-        [ref e] if matches!(e.kind(), ErrorKind::StemCount { declared: 8, found: 7 }) && e.offset() == Some(16)
+        [ref e] if matches!(e.kind(), ErrorKind::StemCount { declared: 8, found: 7, .. }) && e.offset() == Some(16)
     ));
     let index = Index::parse(&b).unwrap();
     let map = StemMap::build(&index).unwrap();
@@ -286,7 +285,7 @@ fn deep_checks_recompute_stem_count_and_flag() {
     let (errors, _) = findings(&b, &ReadOptions::new());
     assert!(matches!(
         errors[..],
-        [ref e] if matches!(e.kind(), ErrorKind::Flags { declared: false })
+        [ref e] if matches!(e.kind(), ErrorKind::Flags { declared: false, .. })
     ));
     let index = Index::parse(&b).unwrap();
     assert!(StemMap::build(&index).unwrap().is_contiguous());
@@ -384,9 +383,9 @@ fn verification_rejects_an_absent_stem_that_collides() {
     // Index shard 0 of `clean` alone: 95285a4520319586 is indexed, 1aefceb10cb92620 is
     // not, and both have the same XXH64.
     let shard = golden("clean_0000.tar");
-    let mut b = IndexBuilder::new(BuildOptions::strict());
-    b.add_shard("clean_0000.tar", &shard).unwrap();
-    let bytes = b.finish().0.to_vec().unwrap();
+    let mut b = Writer::new(BuildOptions::strict());
+    b.add("clean_0000.tar", &shard).unwrap();
+    let bytes = b.finish().unwrap().index.to_vec().unwrap();
     let index = Index::parse(&bytes).unwrap();
     let map = StemMap::build(&index).unwrap();
     let absent: Vec<_> = map.lookup("1aefceb10cb92620").collect();
@@ -451,7 +450,9 @@ fn positional_access_needs_contiguous_rows() {
 #[test]
 fn io_errors_convert_to_std() {
     use binfmt_core::Kind;
-    let e: std::io::Error = ErrorKind::RecordSize { found: 1 }.at(12).into();
+    let mut b = clean();
+    patch(&mut b, 12, &1u16.to_le_bytes());
+    let e: std::io::Error = Index::parse(&b).unwrap_err().into();
     assert_eq!(e.kind(), std::io::ErrorKind::InvalidData);
     assert!(e.to_string().starts_with("byte 12: the row size"));
     let e: std::io::Error = ErrorKind::NotContiguous.unlocated().into();
@@ -549,9 +550,9 @@ proptest! {
             if event.is_err() { break; }
         }
         for options in [BuildOptions::strict(), BuildOptions::glzn()] {
-            let mut b = IndexBuilder::new(options);
-            if b.add_shard("x.tar", &bytes).is_ok() {
-                let bytes = b.finish().0.to_vec().unwrap();
+            let mut b = Writer::new(options);
+            if b.add("x.tar", &bytes).is_ok() {
+                let bytes = b.finish().unwrap().index.to_vec().unwrap();
                 Index::parse(&bytes).unwrap();
             }
         }

@@ -3,12 +3,7 @@
 //! damaged bytes), and the cache's request plan is measured with `Counting`.
 // Integration tests use the `std` API (builder, files, sources).
 #![cfg(feature = "std")]
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::indexing_slicing,
-    clippy::panic
-)]
+#![allow(clippy::unwrap_used)]
 
 use core::ops::Range;
 use core::sync::atomic::{AtomicU64, Ordering};

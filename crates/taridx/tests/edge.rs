@@ -3,19 +3,13 @@
 //! the documented expectations and against Python's tarfile view recorded with them.
 // Integration tests use the `std` API (builder, files, sources).
 #![cfg(feature = "std")]
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::indexing_slicing,
-    clippy::panic
-)]
+#![allow(clippy::unwrap_used, clippy::indexing_slicing)]
 
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 use taridx::{
-    BuildOptions, Error, ErrorKind, Index, IndexBuilder, Report, SkipReason, StemMap, TarPart,
-    Warning,
+    BuildOptions, Error, ErrorKind, Index, Report, SkipReason, StemMap, TarPart, Warning, Writer,
 };
 
 fn dir(sub: &str) -> PathBuf {
@@ -36,11 +30,15 @@ fn shards(sub: &str, fold: &str) -> Vec<(String, Vec<u8>)> {
 }
 
 fn build(sub: &str, fold: &str, options: BuildOptions) -> taridx::Result<(Vec<u8>, Report)> {
-    let mut builder = IndexBuilder::new(options);
+    let mut builder = Writer::new(options);
     for (name, data) in shards(sub, fold) {
-        builder.add_shard(name, &data)?;
+        builder.add(name, &data)?;
     }
-    let (file, report) = builder.finish();
+    let taridx::Finished {
+        index: file,
+        report,
+        ..
+    } = builder.finish().unwrap();
     Ok((file.to_vec()?, report))
 }
 
@@ -271,9 +269,13 @@ fn a_zero_block_followed_by_a_header_is_a_concatenated_archive() {
     let first = data.clone();
     data.extend_from_slice(&[0; 512]);
     data.extend_from_slice(&first);
-    let mut b = IndexBuilder::new(BuildOptions::strict());
-    b.add_shard("cat.tar", &data).unwrap();
-    let (file, report) = b.finish();
+    let mut b = Writer::new(BuildOptions::strict());
+    b.add("cat.tar", &data).unwrap();
+    let taridx::Finished {
+        index: file,
+        report,
+        ..
+    } = b.finish().unwrap();
     assert_eq!(file.rows().len(), 2);
     assert_eq!(
         report.warnings,
@@ -384,10 +386,14 @@ fn an_empty_shard_keeps_its_shard_id_in_strict_mode_only() {
 #[test]
 fn an_empty_first_shard_leaves_glzn_fid_undefined() {
     let gap = shards("edge", "gap");
-    let mut b = IndexBuilder::new(BuildOptions::glzn());
-    b.add_shard("empty.tar", &gap[1].1).unwrap();
-    b.add_shard("next.tar", &gap[0].1).unwrap();
-    let (file, report) = b.finish();
+    let mut b = Writer::new(BuildOptions::glzn());
+    b.add("empty.tar", &gap[1].1).unwrap();
+    b.add("next.tar", &gap[0].1).unwrap();
+    let taridx::Finished {
+        index: file,
+        report,
+        ..
+    } = b.finish().unwrap();
     assert!(file.rows().iter().all(|r| r.fid == 0));
     assert_eq!(report.warnings, [Warning::UndefinedFid { position: 1 }]);
 }
@@ -474,7 +480,7 @@ fn compressed_shards_are_refused_with_the_compressor_named() {
             let e = result.unwrap_err();
             assert_eq!(e.offset(), Some(0), "{fold}");
             assert!(
-                matches!(e.kind(), ErrorKind::Compressed { shard: 0, compression: c } if *c == compression),
+                matches!(e.kind(), ErrorKind::Compressed { shard: 0, compression: c, .. } if *c == compression),
                 "{fold}: {e}"
             );
             assert!(

@@ -2,18 +2,13 @@
 //! reproduced byte for byte from the committed shards.
 // Integration tests use the `std` API (builder, files, sources).
 #![cfg(feature = "std")]
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::indexing_slicing,
-    clippy::panic
-)]
+#![allow(clippy::unwrap_used)]
 
 use std::path::{Path, PathBuf};
 
 use binfmt_core::verify::Findings;
 use taridx::{
-    BuildOptions, Index, IndexBuilder, ReadOptions, Report, SkipReason, StemMap, Warning, verify,
+    BuildOptions, Index, ReadOptions, Report, SkipReason, StemMap, Warning, Writer, verify,
 };
 
 fn golden() -> PathBuf {
@@ -25,13 +20,17 @@ fn build(fold: &str, options: BuildOptions, reverse: bool) -> (Vec<u8>, Report) 
     if reverse {
         shards.reverse();
     }
-    let mut builder = IndexBuilder::new(options);
+    let mut builder = Writer::new(options);
     for path in &shards {
         let data = std::fs::read(path).unwrap();
         let name = path.file_name().unwrap().to_str().unwrap();
-        builder.add_shard(name, &data).unwrap();
+        builder.add(name, &data).unwrap();
     }
-    let (file, report) = builder.finish();
+    let taridx::Finished {
+        index: file,
+        report,
+        ..
+    } = builder.finish().unwrap();
     (file.to_vec().unwrap(), report)
 }
 

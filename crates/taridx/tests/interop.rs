@@ -3,22 +3,16 @@
 //! expectations are what the references say today; the fixtures are reproducible.
 // Integration tests use the `std` API (builder, files, sources).
 #![cfg(feature = "std")]
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::indexing_slicing,
-    clippy::panic
-)]
+#![allow(clippy::unwrap_used)]
 
 // Shared test support; its `pub` items are only used from here.
-#[path = "../../../tools/reference.rs"]
-mod reference;
 
+use binfmt_test_support::reference;
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
-use taridx::{BuildOptions, IndexBuilder};
+use taridx::{BuildOptions, Writer};
 
 fn fixtures(sub: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -73,14 +67,19 @@ fn python_reads_back_what_we_write() {
     ];
     for &(sub, fold) in folds {
         let shards = taridx::fs::fold_shards(fixtures(sub), fold).unwrap();
-        let mut builder = IndexBuilder::new(BuildOptions::strict());
+        let mut builder = Writer::new(BuildOptions::strict());
         for path in &shards {
             builder
-                .add_shard(path.display().to_string(), &std::fs::read(path).unwrap())
+                .add(path.display().to_string(), &std::fs::read(path).unwrap())
                 .unwrap();
         }
         let index = out.join(format!("{fold}.taridx"));
-        builder.finish().0.write_to_path(&index).unwrap();
+        builder
+            .finish()
+            .unwrap()
+            .index
+            .write_to_path(&index)
+            .unwrap();
         let mut args: Vec<&OsStr> = vec![OsStr::new("--glzn-loadable"), index.as_os_str()];
         args.extend(shards.iter().map(|p| p.as_os_str()));
         let stdout = reference::run(&py, "taridx/check_index.py", &args);

@@ -3,12 +3,6 @@
 //! verified from the same bytes as the payload.
 // Integration tests use the `std` API (builder, files, sources).
 #![cfg(feature = "std")]
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::indexing_slicing,
-    clippy::panic
-)]
 
 mod support;
 
@@ -21,7 +15,7 @@ use std::path::{Path, PathBuf};
 use binfmt_core::Layout;
 use binfmt_core::source::{ByteSource, Counting, FileSource};
 use support::{end, long_name, member, pax};
-use taridx::{BuildOptions, ErrorKind, IndexBuilder, ReadOptions, Reader};
+use taridx::{BuildOptions, ErrorKind, ReadOptions, Reader, Writer};
 
 fn golden(rel: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -123,9 +117,9 @@ fn a_colliding_absent_stem_is_found_absent_in_the_same_requests() {
     // Shard 0 of `clean` alone: 1aefceb10cb92620 is absent but has the XXH64 of the
     // indexed 95285a4520319586.
     let shard = std::fs::read(golden("clean_0000.tar")).unwrap();
-    let mut b = IndexBuilder::new(BuildOptions::strict());
-    b.add_shard("clean_0000.tar", &shard).unwrap();
-    let index = b.finish().0.to_vec().unwrap();
+    let mut b = Writer::new(BuildOptions::strict());
+    b.add("clean_0000.tar", &shard).unwrap();
+    let index = b.finish().unwrap().index.to_vec().unwrap();
     let reader = Reader::open(&index[..], vec![Calls::new(&shard[..])]).unwrap();
     assert_eq!(reader.lookup("1aefceb10cb92620").len(), 3);
     assert!(reader.sample("1aefceb10cb92620").unwrap().is_empty());
@@ -145,9 +139,9 @@ fn damage_elsewhere_does_not_matter_and_a_short_shard_is_truncation() {
     shard.extend(long_name(&format!("{}/gnu.jpg", "y".repeat(140))));
     shard.extend(member("ignored2.jpg", b"GNU"));
     shard.extend(end());
-    let mut b = IndexBuilder::new(BuildOptions::strict());
-    b.add_shard("s_0000.tar", &shard).unwrap();
-    let index = b.finish().0.to_vec().unwrap();
+    let mut b = Writer::new(BuildOptions::strict());
+    b.add("s_0000.tar", &shard).unwrap();
+    let index = b.finish().unwrap().index.to_vec().unwrap();
     let mut damaged = shard.clone();
     damaged[148] ^= 1; // a.jpg's header checksum
     let reader = Reader::open(&index[..], vec![Counting::new(&damaged[..])]).unwrap();
@@ -179,7 +173,7 @@ fn damage_elsewhere_does_not_matter_and_a_short_shard_is_truncation() {
 fn files_are_read_with_positioned_reads() {
     let index = golden("strict/clean.taridx");
     let shards = taridx::fs::fold_shards(golden(""), "clean").unwrap();
-    let reader = taridx::fs::open_reader(&index, &shards, &ReadOptions::new()).unwrap();
+    let reader = taridx::fs::open_with_shards(&index, &shards, &ReadOptions::new()).unwrap();
     let jpg = reader
         .sample("sample000002")
         .unwrap()

@@ -13,7 +13,7 @@ use clap::{FromArgMatches as _, Subcommand};
 use serde_json::Value;
 use taco_header::fs::UpdateOptions;
 use taco_header::{
-    Archive, ArchiveBuilder, CreateOptions, Entries, Entry, Error, ErrorKind, Header, ReadOptions,
+    Archive, Entries, Entry, Error, ErrorKind, Header, ReadOptions, Writer, WriterOptions,
 };
 
 use crate::escape;
@@ -238,7 +238,7 @@ fn run(matches: &clap::ArgMatches) -> Result<ExitCode, Failure> {
 /// `binfmt taco header FILE`: the header from the first bytes the input read at open
 /// (one read, one GET for a URL), checked.
 fn header(file: &Path, json: bool) -> Result<ExitCode, Failure> {
-    let input = Input::open_with_head(file, crate::input::SMALL_HEAD_LEN)?;
+    let input = Input::open_with_head(file, crate::input::SMALL_HEAD_SIZE)?;
     registry::expect(&input, &FORMAT)?;
     let header = Header::parse_with(input.head(), &ReadOptions::new())
         .map_err(|e| Failure::diagnostic(input.name(), &e))?;
@@ -269,10 +269,10 @@ fn create(
     force: bool,
     files: &[PathBuf],
 ) -> Result<ExitCode, Failure> {
-    let mut builder = ArchiveBuilder::new(*entries);
-    builder.options(CreateOptions::new().verbatim_names(verbatim_names));
+    let mut writer = Writer::new(*entries);
+    writer.options(WriterOptions::new().verbatim_names(verbatim_names));
     for file in files {
-        builder.add_file(member_name(file, strip_dirs)?, file);
+        writer.add_file(member_name(file, strip_dirs)?, file);
     }
     let inputs: Vec<&Path> = files.iter().map(PathBuf::as_path).collect();
     let mut output = write::open(out, force, &inputs, true).map_err(|f| {
@@ -289,8 +289,9 @@ fn create(
             f
         }
     })?;
-    builder
-        .write_to(&mut output)
+    // The output seeks (a stream is spooled): each file is read once.
+    writer
+        .write_to_seekable(&mut output)
         .map_err(|e| create_failure(out, &e))?;
     write::commit(output, out)?;
     Ok(ExitCode::SUCCESS)
@@ -311,11 +312,12 @@ fn create_failure(out: &Path, e: &Error) -> Failure {
                 std::io::Error::new(io.source.kind(), io.source.to_string()),
             ),
         },
-        ErrorKind::NotAFile { path } => Failure::file(escape::path(path), "not a regular file"),
+        ErrorKind::NotAFile { path, .. } => Failure::file(escape::path(path), "not a regular file"),
         ErrorKind::SourceChanged {
             path,
             expected,
             found,
+            ..
         } => Failure::file(
             escape::path(path),
             format!(

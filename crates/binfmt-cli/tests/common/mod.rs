@@ -106,9 +106,9 @@ pub(crate) fn big_kastore() -> Vec<u8> {
     let a: Vec<u64> = (0..131_072u64).collect();
     let b: Vec<f64> = (0..131_072u32).map(f64::from).collect();
     let c: Vec<u8> = (0..1_048_576u32).map(|i| (i % 251) as u8).collect();
-    let mut builder = kastore::Builder::new();
-    builder.insert("a", &a).unwrap();
-    builder.insert("b", &b).unwrap();
-    builder.insert("c", &c).unwrap();
+    let mut builder = kastore::Writer::new();
+    builder.add("a", &a).unwrap();
+    builder.add("b", &b).unwrap();
+    builder.add("c", &c).unwrap();
     builder.to_vec().unwrap()
 }

@@ -9,8 +9,8 @@ use binfmt_core::cache::ReadCache;
 use binfmt_core::data::Data;
 use binfmt_core::source::Counting;
 use kastore::{
-    AnyArray, Builder, DType, Error, ErrorKind, ReadOptions, Reader, Severity, Store, Stores,
-    StreamReader,
+    AnyArray, DType, Error, ErrorKind, ReadOptions, Reader, Severity, Store, Stores, StreamReader,
+    Writer,
 };
 
 /// A small store-size limit, so that the limit's paths are exercised too.
@@ -61,7 +61,7 @@ pub fn check_store(store: &Store<'_>) {
         // Showing a key never needs more than what is asked for.
         assert!(item.key_text().max_chars(20).to_string().chars().count() <= 20);
     }
-    let rewritten = Builder::from_store(store)
+    let rewritten = Writer::from_store(store)
         .to_vec()
         .expect("a parsed store can be written");
     if store.is_canonical() {
@@ -133,7 +133,10 @@ pub fn check_slices(data: &[u8]) {
         (Some(Ok(last)), [Err(extra)]) => {
             let found: Vec<_> = last.warnings().collect();
             assert_eq!(found.iter().map(id).collect::<Vec<_>>(), warnings);
-            let ErrorKind::TrailingBytes { len, store_like } = *found[0].kind() else {
+            let ErrorKind::TrailingBytes {
+                len, store_like, ..
+            } = *found[0].kind()
+            else {
                 panic!("{}", found[0]);
             };
             assert_eq!(len, last.trailing_len());

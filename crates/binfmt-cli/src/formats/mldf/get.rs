@@ -239,7 +239,7 @@ mod tests {
         let mut w = Writer::new(io::Cursor::new(Vec::new()), &schema, options).unwrap();
         for i in 0..3000 {
             let text = format!("sample {i} {}", "x".repeat(100));
-            w.push(&[Value::Int(i), Value::Text(Text::Utf8(&text))])
+            w.add(&[Value::Int(i), Value::Text(Text::Utf8(&text))])
                 .unwrap();
         }
         w.finish().unwrap().into_inner()
@@ -277,7 +277,7 @@ mod tests {
         }
         let mut w =
             Writer::new(io::Cursor::new(Vec::new()), &schema, WriterOptions::new()).unwrap();
-        w.push(&vec![Value::Int(1); 100]).unwrap();
+        w.add(&vec![Value::Int(1); 100]).unwrap();
         let file = w.finish().unwrap().into_inner();
         let reader = Reader::open(&file[..]).unwrap();
         let err = find_field(&reader, "nope").unwrap_err();

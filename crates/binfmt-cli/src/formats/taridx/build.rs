@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Args, ValueEnum};
-use taridx::{BuildOptions, IndexBuilder};
+use taridx::{BuildOptions, Writer};
 
 use crate::escape;
 use crate::input::Input;
@@ -101,17 +101,23 @@ pub(super) fn run(args: BuildArgs) -> Result<ExitCode, Failure> {
     let mut output = write::open(&out, force, &inputs, false)?;
 
     let progress = progress_bar(shards.len());
-    let mut builder = IndexBuilder::new(options);
+    let mut writer = Writer::new(options);
     for path in &shards {
         progress.set_message(escape::text_cut(&file_name(path), 64));
         let input = Input::open(path)?;
-        builder
-            .add_shard(file_name(path), input.bytes()?)
+        writer
+            .add(file_name(path), input.bytes()?)
             .map_err(|e| Failure::diagnostic(input.name(), &e))?;
         progress.inc(1);
     }
     progress.finish_and_clear();
-    let (file, report) = builder.finish();
+    let taridx::Finished {
+        index: file,
+        report,
+        ..
+    } = writer
+        .finish()
+        .map_err(|e| Failure::diagnostic(escape::path(&out), &e))?;
     // Capped per kind by the library, names escaped and cut there.
     for message in report.skipped_messages() {
         report::say(format_args!("binfmt: skipped {message}"));

@@ -67,4 +67,12 @@ impl ByteSource for Shard {
     fn is_stream(&self) -> bool {
         self.source().is_ok_and(ByteSource::is_stream)
     }
+
+    fn start_ranges(&self, ranges: Vec<Range<u64>>) -> Option<binfmt_core::source::Pending> {
+        self.source().ok()?.start_ranges(ranges)
+    }
+
+    fn read_ahead_pays(&self) -> bool {
+        self.source().is_ok_and(ByteSource::read_ahead_pays)
+    }
 }

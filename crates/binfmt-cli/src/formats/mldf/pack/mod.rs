@@ -123,7 +123,7 @@ fn write_rows<W: Write + Seek>(
             .values(&payloads)
             .map_err(|e| at_line(samples, row.line, &e))?;
         writer
-            .push(&values)
+            .add(&values)
             .map_err(|e| at_line(samples, row.line, &e.to_string()))?;
     }
     writer.finish().map_err(|e| fail(out_name, &e.to_string()))

@@ -8,18 +8,20 @@
 //! * [`Rogue`]: a tiny HTTP server on a thread, answering each request with whatever
 //!   the test's handler says, for what no real server does on purpose (ignored ranges,
 //!   short and over-long bodies, changing ETags, errors then success, silence).
+//! * [`DelayProxy`]: a proxy that adds a round trip, for counting dependent round trips.
 //!
-//! Included with `#[path = "…/tools/remote/servers.rs"] mod servers;` by binfmt-remote's
-//! tests (and the CLI's). A test that needs nginx or moto carries
-//! `#[cfg_attr(binfmt_no_nginx, ignore = "…")]` (or `binfmt_no_moto`): the crate's build
-//! script (tools/test_skips.rs) sets the cfg when the search of tools/remote/programs.rs
-//! (the one used here) finds nothing, so `cargo test` counts the test as *ignored*, with
-//! the reason. The test then calls [`Nginx::start`] / [`Moto::start`], which still return
-//! `None` (after saying why) when the program is missing at run time, unless
-//! `BINFMT_REQUIRE_SERVERS=1`, in which case a missing server fails the test (and the build
-//! script sets no cfg).
+//! Used by binfmt-remote's tests and the CLI's (feature `servers`). A test that needs
+//! nginx or moto carries `#[cfg_attr(binfmt_no_nginx, ignore = "…")]` (or
+//! `binfmt_no_moto`): the crate's build script (tools/test_skips.rs) sets the cfg when the
+//! search of tools/remote/programs.rs (the one used here) finds nothing, so `cargo test`
+//! counts the test as *ignored*, with the reason. The test then calls [`Nginx::start`] /
+//! [`Moto::start`], which still return `None` (after saying why) when the program is
+//! missing at run time, unless `BINFMT_REQUIRE_SERVERS=1`, in which case a missing server
+//! fails the test (and the build script sets no cfg).
 //! `tools/remote/install-servers.sh` installs both and prints the variables to export.
-#![allow(dead_code, unreachable_pub)]
+// Byte counts of test bodies and logs fit every type they are converted to, and the
+// indices are into buffers this module sized itself.
+#![allow(clippy::cast_possible_truncation, clippy::indexing_slicing)]
 
 use core::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use core::time::Duration;
@@ -49,20 +51,14 @@ fn missing<T>(test: &str, what: &str, var: &str) -> Option<T> {
     None
 }
 
-/// The repository root (the parent of `crates/` and `tools/`).
-pub fn repo_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .ancestors()
-        .find(|p| p.join("tools").join("remote").join("servers.rs").is_file())
-        .map(Path::to_path_buf)
-        .expect("the repository root holds tools/remote/servers.rs")
-}
+pub use crate::fixtures::repo_root;
 
 /// A directory under the system's temporary directory, removed when dropped.
 #[derive(Debug)]
 pub struct TempDir(PathBuf);
 
 impl TempDir {
+    /// A fresh, empty directory named after `tag`, this process and a counter.
     pub fn new(tag: &str) -> TempDir {
         static N: AtomicUsize = AtomicUsize::new(0);
         let n = N.fetch_add(1, Ordering::Relaxed);
@@ -72,6 +68,8 @@ impl TempDir {
         fs::create_dir_all(&dir).expect("create a temporary directory");
         TempDir(dir)
     }
+
+    /// The directory.
     pub fn path(&self) -> &Path {
         &self.0
     }
@@ -123,7 +121,7 @@ fn wait_listening(port: u16, child: &mut Child, limit: Duration) -> Result<(), S
 
 // `nginx_program`, `moto_program`: where the servers are found (also read by the build
 // scripts that mark the tests needing them as ignored, tools/test_skips.rs).
-include!("programs.rs");
+include!("../../../tools/remote/programs.rs");
 
 /// Polls `read` until it returns at least `n` items and then stays the same for 100 ms
 /// (servers write their log after the response), or 5 s pass.
@@ -149,8 +147,11 @@ fn settle<T: Clone>(n: usize, read: impl Fn() -> Vec<T>) -> Vec<T> {
 /// One line of nginx's access log.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AccessLine {
+    /// The request method.
     pub method: String,
+    /// The request URI, query included.
     pub uri: String,
+    /// The response status.
     pub status: u16,
     /// The `Range` header, empty when there was none.
     pub range: String,
@@ -251,6 +252,7 @@ http {{
         )
     }
 
+    /// The port nginx listens on.
     pub fn port(&self) -> u16 {
         self.port
     }
@@ -309,8 +311,11 @@ impl Drop for Nginx {
 /// One request in moto's log.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MotoLine {
+    /// The request method.
     pub method: String,
+    /// The request path, query included.
     pub path: String,
+    /// The response status.
     pub status: u16,
 }
 
@@ -324,7 +329,9 @@ pub struct Moto {
 
 /// The credentials the tests give moto (it accepts any).
 pub const MOTO_KEY_ID: &str = "binfmt-test-key";
+/// The secret key the tests give moto.
 pub const MOTO_SECRET: &str = "binfmt-test-secret";
+/// The region the tests give moto.
 pub const MOTO_REGION: &str = "us-east-1";
 
 impl Moto {
@@ -369,6 +376,7 @@ impl Moto {
         format!("http://127.0.0.1:{}", self.port)
     }
 
+    /// The port moto listens on.
     pub fn port(&self) -> u16 {
         self.port
     }
@@ -414,6 +422,7 @@ pub struct MotoClient {
 }
 
 impl MotoClient {
+    /// A client of the moto server on `127.0.0.1:port`.
     pub fn new(port: u16) -> MotoClient {
         MotoClient { port }
     }
@@ -511,8 +520,11 @@ pub fn raw_request(
 /// A request as [`Rogue`] received it.
 #[derive(Debug, Clone)]
 pub struct Request {
+    /// The request method.
     pub method: String,
+    /// The request target as sent.
     pub path: String,
+    /// The headers, in order, names as sent.
     pub headers: Vec<(String, String)>,
 }
 
@@ -532,8 +544,11 @@ pub enum Reply {
     /// Status line, headers, then the body. `Content-Length` is added when `headers` has
     /// none.
     Send {
+        /// The status code.
         status: u16,
+        /// The headers, besides `Connection: close` (and `Content-Length`).
         headers: Vec<(String, String)>,
+        /// The body.
         body: Body,
     },
     /// Reads the request and says nothing for this long, then closes.
@@ -543,14 +558,18 @@ pub enum Reply {
 /// A reply body.
 #[derive(Debug, Clone)]
 pub enum Body {
+    /// These bytes, at once.
     Bytes(Vec<u8>),
     /// `len` bytes of `pattern(len, 7)` written as long as the client reads (for a large
     /// body that must not be downloaded); the server counts what it managed to write.
     Large(u64),
     /// `data` in `pieces` parts with `pause` before each (a slow link, or a stall).
     Slow {
+        /// The whole body.
         data: Vec<u8>,
+        /// How many parts it is sent in.
         pieces: usize,
+        /// The pause before each part.
         pause: Duration,
     },
 }
@@ -574,6 +593,7 @@ impl core::fmt::Debug for Rogue {
 }
 
 impl Rogue {
+    /// Starts the server on a free port; it answers until dropped.
     pub fn start(handler: impl Fn(usize, &Request) -> Reply + Send + Sync + 'static) -> Rogue {
         let listener = TcpListener::bind("127.0.0.1:0").expect("bind 127.0.0.1:0");
         let port = listener.local_addr().expect("address").port();

@@ -1,5 +1,5 @@
-//! Test support shared by every crate's interop tests (included with `#[path]`):
-//! finding the Python that has the reference implementations installed.
+//! The reference implementations, for the interop tests: finding the Python that has
+//! them installed, and running the `tools/` scripts that drive them.
 //!
 //! Tests that need a reference implementation (tacozip, kastore, bloscpack …) carry
 //! `#[cfg_attr(binfmt_no_python, ignore = "BINFMT_PYTHON is not set: …")]` and call
@@ -12,13 +12,14 @@
 //! by hand with other variables than it was built with, or with `--ignored`) the test
 //! prints why it skips and passes, unless `BINFMT_REQUIRE_REFERENCE=1`, in which case it
 //! fails: a machine that is meant to check interop must not skip silently.
-#![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+pub use crate::fixtures::repo_root;
+
 /// The interpreter with the reference implementations, or `None` (after saying so).
-pub(crate) fn python(test: &str) -> Option<PathBuf> {
+pub fn python(test: &str) -> Option<PathBuf> {
     match std::env::var_os("BINFMT_PYTHON") {
         Some(p) if !p.is_empty() => Some(PathBuf::from(p)),
         _ => {
@@ -34,18 +35,9 @@ pub(crate) fn python(test: &str) -> Option<PathBuf> {
     }
 }
 
-/// The repository root (the parent of `crates/` and `tools/`).
-pub(crate) fn repo_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .ancestors()
-        .find(|p| p.join("tools").join("requirements.txt").is_file())
-        .map(Path::to_path_buf)
-        .expect("the repository root holds tools/requirements.txt")
-}
-
 /// Runs `python tools/<script> args…`, returns its stdout, and fails the test with its
 /// stderr when it exits non-zero.
-pub(crate) fn run(python: &Path, script: &str, args: &[&std::ffi::OsStr]) -> String {
+pub fn run(python: &Path, script: &str, args: &[&std::ffi::OsStr]) -> String {
     let path = repo_root().join("tools").join(script);
     let out = Command::new(python)
         .arg(&path)

@@ -1,0 +1,33 @@
+//! Test support shared by the binfmt crates' tests (not published).
+//!
+//! * [`fixtures`]: the repository root, another crate's fixtures, every fixture of a kind
+//!   under a directory.
+//! * [`agree`]: the harness that checks `verify` over a byte slice and `verify_data` over a
+//!   range cache find the same things, on fixtures and on damaged copies of them.
+//! * [`reference`]: the Python interpreter with the reference implementations
+//!   (`BINFMT_PYTHON`), and running `tools/` scripts with it.
+//! * `servers` (feature `servers`): nginx, moto's S3 server, a misbehaving HTTP server and a
+//!   delay proxy on 127.0.0.1, with their request logs.
+//!
+//! The format crates take this crate as a dev-dependency, so it depends on no format
+//! crate (a dependency back would give their tests a second copy of their own types):
+//! what is format-specific is passed in as closures.
+//!
+//! Whether a test that needs a reference or a server runs, is ignored or fails is decided
+//! by each crate's build script (`tools/test_skips.rs`, which sets `binfmt_no_python`,
+//! `binfmt_no_nginx`, `binfmt_no_moto`), not here: cfgs set by a build script reach only
+//! that crate's own targets.
+// Test code: a failed unwrap or a panic is a failed test, which is the point.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::missing_panics_doc
+)]
+#![forbid(unsafe_code)]
+
+pub mod agree;
+pub mod fixtures;
+pub mod reference;
+#[cfg(feature = "servers")]
+pub mod servers;
