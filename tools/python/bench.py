@@ -11,7 +11,8 @@ cache warm. Prints a Markdown table (and writes it to --out).
    and of a real tskit `.trees` file; and `load` + summing every array (every page read).
 2. bloscpack: pack (to bytes, to a file) and unpack (from bytes, from a file) of a 64 MiB
    float64 random walk, and pack of 64 MiB of zeros (bloscpack 0.16 with its
-   compatibility alias, default c-blosc threads, like ours).
+   compatibility alias; 2 threads on both sides; ours and the reference alternate call
+   by call); the peak RSS growth of an unpack, in a fresh process per case.
 3. TACO: `read_header` of an archive's path, and of its first 256 bytes, vs tacozip;
    `update_header` of a path per call (ours by default without fdatasync, as tacozip;
    and with `sync=True`), alternating two entry lists, vs tacozip in the same process.
@@ -46,7 +47,7 @@ import binfmt.kastore as ok  # noqa: E402
 import binfmt.taco as ot  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
-ROWS: list[tuple[str, str, float, str, float]] = []
+ROWS: list[tuple[str, str, float, str, float, float]] = []
 
 
 def median_time(fn, n: int) -> float:
@@ -59,6 +60,50 @@ def median_time(fn, n: int) -> float:
     return statistics.median(times)
 
 
+def median_pair(ours, ref, n: int) -> tuple[float, float]:
+    """Medians of n timings of each, alternating ours and ref call by call (after one
+    warm-up of each), so that both see the same load on a busy machine."""
+    ours()
+    ref()
+    to, tr = [], []
+    for _ in range(n):
+        t = time.perf_counter()
+        ours()
+        to.append(time.perf_counter() - t)
+        t = time.perf_counter()
+        ref()
+        tr.append(time.perf_counter() - t)
+    return statistics.median(to), statistics.median(tr)
+
+
+PEAK = """
+import collections, collections.abc, sys
+def hwm():  # this process's peak RSS in KiB (ru_maxrss would include the forking parent's)
+    return int(next(l for l in open("/proc/self/status") if l.startswith("VmHWM")).split()[1])
+collections.MutableMapping = collections.abc.MutableMapping
+import numpy as np, blosc, bloscpack as bp
+import binfmt.bloscpack as ob
+blosc.set_nthreads(2); ob.set_nthreads(2)
+which, source, path = sys.argv[1:4]
+packed = open(path, "rb").read() if source == "bytes" else None
+before = hwm()
+m = ob if which == "ours" else bp
+a = m.unpack_ndarray_from_bytes(packed) if packed else m.unpack_ndarray_from_file(path)
+print((hwm() - before) / 1024)
+"""
+
+
+def peak_mib(which: str, source: str, path: Path) -> float:
+    """Peak RSS growth (MiB) of one unpack in a fresh process: Rust's and c-blosc's
+    allocations are invisible to tracemalloc, so VmHWM after minus before (Linux;
+    ru_maxrss of a child counts the pages it shared with the parent before exec)."""
+    import subprocess
+
+    out = subprocess.run([sys.executable, "-c", PEAK, which, source, str(path)],
+                         check=True, capture_output=True, text=True).stdout
+    return float(out.split()[-1])
+
+
 def fmt(seconds: float) -> str:
     if seconds >= 1e-3:
         return f"{seconds * 1e3:.2f} ms"
@@ -66,8 +111,10 @@ def fmt(seconds: float) -> str:
 
 
 def row(what: str, ours: float, ref_name: str, ref: float) -> None:
-    ROWS.append((what, fmt(ours), ref, ref_name, ref / ours))
-    print(f"{what}: ours {fmt(ours)}, {ref_name} {fmt(ref)}, ratio {ref / ours:.1f}x", flush=True)
+    load = os.getloadavg()[0]
+    ROWS.append((what, fmt(ours), ref, ref_name, ref / ours, load))
+    print(f"{what}: ours {fmt(ours)}, {ref_name} {fmt(ref)}, ratio {ref / ours:.2f}x, "
+          f"load {load:.1f}", flush=True)
 
 
 def reach_all(store) -> None:
@@ -115,9 +162,14 @@ def bench_kastore(tmp: Path, n: int) -> None:
 
 def bench_bloscpack(tmp: Path, n: int) -> None:
     """64 MiB float64 random walk (and 64 MiB of zeros): pack to bytes and to a file,
-    unpack from bytes and from a file, vs bloscpack 0.16 with python-blosc's default
-    threads (ours: `binfmt.bloscpack.set_nthreads`, the same default)."""
+    unpack from bytes and from a file, vs bloscpack 0.16, both with 2 threads
+    (`blosc.set_nthreads(2)`, `binfmt.bloscpack.set_nthreads(2)`), the calls alternating;
+    then the peak memory of an unpack, each in a fresh process."""
+    import blosc
     import bloscpack as bp
+
+    blosc.set_nthreads(2)
+    ob.set_nthreads(2)
 
     array = np.cumsum(np.random.default_rng(0).standard_normal(8 << 20))  # 64 MiB float64
     zeros = np.zeros(8 << 20)
@@ -138,7 +190,13 @@ def bench_bloscpack(tmp: Path, n: int) -> None:
         ("pack 64 MiB of zeros (bytes)", lambda: ob.pack_ndarray_to_bytes(zeros),
          lambda: bp.pack_ndarray_to_bytes(zeros)),
     ):
-        row(f"bloscpack {what}", median_time(ours, n), "bloscpack 0.16", median_time(ref, n))
+        mine, theirs = median_pair(ours, ref, n)
+        row(f"bloscpack {what}", mine, "bloscpack 0.16", theirs)
+    for source in ("file", "bytes"):
+        mine = statistics.median(peak_mib("ours", source, path) for _ in range(3))
+        theirs = statistics.median(peak_mib("ref", source, path) for _ in range(3))
+        print(f"bloscpack unpack 64 MiB array ({source}): peak RSS +{mine:.0f} MiB, "
+              f"bloscpack 0.16 +{theirs:.0f} MiB (medians of 3 processes)", flush=True)
 
 
 def bench_taco(tmp: Path, n: int) -> None:
@@ -244,10 +302,10 @@ def main() -> None:
                             ("taco", bench_taco), ("taridx", bench_taridx)):
             if name in only:
                 bench(tmp, n)
-    lines = ["| operation | binfmt | reference | reference time | ratio (ref / ours) |",
-             "|---|---|---|---|---|"]
-    for what, ours, ref, ref_name, ratio in ROWS:
-        lines.append(f"| {what} | {ours} | {ref_name} | {fmt(ref)} | {ratio:.1f}× |")
+    lines = ["| operation | binfmt | reference | reference time | ratio (ref / ours) | load |",
+             "|---|---|---|---|---|---|"]
+    for what, ours, ref, ref_name, ratio, load in ROWS:
+        lines.append(f"| {what} | {ours} | {ref_name} | {fmt(ref)} | {ratio:.2f}× | {load:.1f} |")
     table = "\n".join(lines)
     print()
     print(table)

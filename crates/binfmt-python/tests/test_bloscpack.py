@@ -366,3 +366,186 @@ def test_truncated_file_is_an_error(tmp_path: Path) -> None:
         ob.unpack_ndarray_from_file(path)
     with pytest.raises((FileNotFoundError, binfmt.FormatError, OSError)):
         ob.unpack_ndarray_from_file(tmp_path / "missing.blp")
+
+
+# --- the stream API: sources, sinks, pack/unpack, append_fp ----------------------------
+
+
+def _ref_stream():
+    bp = reference("bloscpack")
+    import bloscpack.abstract_io as rai
+    import bloscpack.append as rap
+    import bloscpack.args as rargs
+    import bloscpack.file_io as rfio
+    import bloscpack.memory_io as rmio
+    import bloscpack.numpy_io as rnio
+
+    return bp, rai, rfio, rmio, rnio, rap, rargs
+
+
+def _stream_pack(mod_ai, mod_fio, ns, data: bytes, chunk_size, **kw) -> bytes:
+    import io
+
+    out = io.BytesIO()
+    chunking = ns.calculate_nchunks(len(data), chunk_size)
+    mod_ai.pack(mod_fio.PlainFPSource(io.BytesIO(data)), mod_fio.CompressedFPSink(out),
+                *chunking, **kw)
+    return out.getvalue()
+
+
+@pytest.mark.parametrize("checksum", ["None", "adler32", "sha256"])
+@pytest.mark.parametrize("chunk_size", [1000, 4096, 1 << 20])
+@pytest.mark.parametrize("offsets", [True, False])
+def test_stream_pack_identical_to_the_reference(checksum, chunk_size, offsets) -> None:
+    bp, rai, rfio, _, _, _, rargs = _ref_stream()
+    from binfmt.bloscpack import abstract_io, file_io
+
+    data = (DIR / "ramp.bin").read_bytes()
+    meta = {"k": [1, 2]}
+    ours = _stream_pack(abstract_io, file_io, ob, data, chunk_size, metadata=meta,
+                        blosc_args=ob.BloscArgs(clevel=5),
+                        bloscpack_args=ob.BloscpackArgs(checksum=checksum, offsets=offsets),
+                        metadata_args=ob.MetadataArgs(meta_codec="None"))
+    ref = _stream_pack(rai, rfio, rargs, data, chunk_size, metadata=meta,
+                       blosc_args=bp.BloscArgs(clevel=5),
+                       bloscpack_args=bp.BloscpackArgs(checksum=checksum, offsets=offsets),
+                       metadata_args=bp.MetadataArgs(meta_codec="None"))
+    assert ours == ref
+    # the same bytes as the path/bytes functions (meta_level 0: those record 0 for an
+    # uncompressed metadata section where bloscpack records the level asked for)
+    kw = dict(metadata=meta, blosc_args=ob.BloscArgs(clevel=5),
+              bloscpack_args=ob.BloscpackArgs(checksum=checksum, offsets=offsets),
+              metadata_args=ob.MetadataArgs(meta_codec="None", meta_level=0))
+    assert _stream_pack(abstract_io, file_io, ob, data, chunk_size, **kw) == \
+        ob.pack_bytes_to_bytes(data, chunk_size=chunk_size, **kw)
+
+
+def test_stream_unpack_reads_reference_streams_and_back() -> None:
+    import io
+
+    bp, rai, rfio, rmio, _, _, rargs = _ref_stream()
+    from binfmt.bloscpack import abstract_io, file_io, memory_io
+
+    data = np.linspace(0, 1, 300_000).tobytes()
+    ref = _stream_pack(rai, rfio, rargs, data, 65536, metadata={"a": 1})
+    # ours reads the reference's file, and the reference reads ours
+    source = file_io.CompressedFPSource(io.BytesIO(ref))
+    sink = file_io.PlainFPSink(io.BytesIO())
+    abstract_io.unpack(source, sink)
+    assert sink.output_fp.getvalue() == data and source.metadata == {"a": 1}
+    # memory round trip, then through a file object; the reference reads the result
+    msink = memory_io.CompressedMemorySink()
+    abstract_io.pack(file_io.PlainFPSource(io.BytesIO(data)), msink,
+                     *ob.calculate_nchunks(len(data), 65536), metadata={"a": 1})
+    plain = memory_io.PlainMemorySink()
+    abstract_io.unpack(memory_io.CompressedMemorySource(msink), plain)
+    assert b"".join(plain.chunks) == data and len(plain.chunks) == msink.nchunks
+    out = io.BytesIO()
+    abstract_io.pack(memory_io.PlainMemorySource(plain.chunks), file_io.CompressedFPSink(out),
+                     *ob.calculate_nchunks(len(data), 65536))
+    assert bp.unpack_bytes_from_bytes(out.getvalue()) == (data, None)
+    with pytest.raises(TypeError):
+        abstract_io.pack(rfio.PlainFPSource(io.BytesIO(data)), file_io.CompressedFPSink(out),
+                         *ob.calculate_nchunks(len(data)))
+    with pytest.raises(TypeError):
+        abstract_io.unpack(source, rfio.PlainFPSink(io.BytesIO()))
+
+
+@pytest.mark.parametrize("name", sorted(ARRAYS))
+def test_stream_numpy_identical_to_the_reference(name: str) -> None:
+    import io
+
+    _, _, rfio, _, rnio, _, _ = _ref_stream()
+    from binfmt.bloscpack import file_io, memory_io, numpy_io
+
+    a = ARRAYS[name]
+    ours, ref = io.BytesIO(), io.BytesIO()
+    args = ob.MetadataArgs(meta_codec="None")
+    numpy_io.pack_ndarray(a, file_io.CompressedFPSink(ours), chunk_size=4000 - 4000 % max(1, a.itemsize),
+                          metadata_args=args)
+    rnio.pack_ndarray(a, rfio.CompressedFPSink(ref), chunk_size=4000 - 4000 % max(1, a.itemsize),
+                      metadata_args=reference("bloscpack").MetadataArgs(meta_codec="None"))
+    assert ours.getvalue() == ref.getvalue()
+    back = numpy_io.unpack_ndarray(file_io.CompressedFPSource(io.BytesIO(ref.getvalue())))
+    np.testing.assert_array_equal(back, a)
+    assert back.dtype == a.dtype and np.isfortran(back) == np.isfortran(a)
+    sink = memory_io.CompressedMemorySink()
+    numpy_io.pack_ndarray(a, sink)
+    np.testing.assert_array_equal(numpy_io.unpack_ndarray(memory_io.CompressedMemorySource(sink)), a)
+
+
+def test_stream_checksum_mismatch_and_not_a_numpy_array() -> None:
+    import io
+
+    from binfmt.bloscpack import abstract_io, file_io, numpy_io
+
+    data = (DIR / "ramp.bin").read_bytes()
+    packed = bytearray(ob.pack_bytes_to_bytes(data, chunk_size=4096))
+    source = file_io.CompressedFPSource(io.BytesIO(bytes(packed)))
+    first = source.offsets[0]
+    packed[first + 20] ^= 0xFF
+    with pytest.raises(ob.ChecksumMismatch):
+        abstract_io.unpack(file_io.CompressedFPSource(io.BytesIO(bytes(packed))),
+                           file_io.PlainFPSink(io.BytesIO()))
+    with pytest.raises(ob.NotANumpyArray):
+        numpy_io.unpack_ndarray(file_io.CompressedFPSource(io.BytesIO(ob.pack_bytes_to_bytes(data))))
+
+
+APPEND_CASES = {
+    # name: (chunk_size of the original, lengths appended in turn, blosc_args kwargs)
+    "into_last_chunk": (8192, [100, 200], None),
+    "new_chunks": (4096, [10_000], None),
+    "full_last_chunk": (4096, [4096, 5000], None),
+    "clevel0_file_typesize": (4096, [9000], dict(typesize=None, clevel=0)),
+    "explicit_typesize_noshuffle": (4096, [9000], dict(typesize=4, shuffle=False, clevel=9)),
+}
+
+
+@pytest.mark.parametrize("checksum", ["adler32", "None", "sha1"])
+@pytest.mark.parametrize("metadata", [None, {"dtype": "u1"}])
+@pytest.mark.parametrize("case", sorted(APPEND_CASES))
+def test_append_fp_identical_to_the_reference(case: str, metadata, checksum) -> None:
+    import io
+
+    bp, rai, rfio, _, _, rap, rargs = _ref_stream()
+    chunk_size, lengths, bargs = APPEND_CASES[case]
+    ramp = (DIR / "ramp.bin").read_bytes()
+    extra = bytes(range(256)) * 200
+    orig = bp.pack_bytes_to_bytes(ramp[:10_000], chunk_size=chunk_size, metadata=metadata,
+                                  bloscpack_args=bp.BloscpackArgs(checksum=checksum),
+                                  metadata_args=bp.MetadataArgs(meta_codec="None"))
+    ours, ref = io.BytesIO(orig), io.BytesIO(orig)
+    expected = ramp[:10_000]
+    for n in lengths:
+        got = ob.append_fp(ours, io.BytesIO(extra[:n]), n,
+                           blosc_args=None if bargs is None else ob.BloscArgs(**bargs))
+        want = rap.append_fp(ref, io.BytesIO(extra[:n]), n,
+                             blosc_args=None if bargs is None else bp.BloscArgs(**bargs))
+        assert got == want
+        ours.seek(0)
+        ref.seek(0)
+        expected += extra[:n]
+    assert ours.getvalue() == ref.getvalue()
+    assert ob.unpack_bytes_from_bytes(ours.getvalue()) == (expected, metadata)
+    assert bp.unpack_bytes_from_bytes(ours.getvalue()) == (expected, metadata)
+
+
+def test_append_fp_on_a_file_and_errors(tmp_path: Path) -> None:
+    import io
+
+    path = tmp_path / "a.blp"
+    data = (DIR / "ramp.bin").read_bytes()
+    ob.pack_bytes_to_file(data, path, chunk_size=4096)
+    with open(path, "r+b") as f:
+        assert ob.append_fp(f, io.BytesIO(data), len(data)) > 0
+    assert ob.unpack_bytes_from_file(path)[0] == data * 2
+    assert ob.append.append_fp is ob.append_fp  # bloscpack.append.append_fp spelling
+    no_offsets = ob.pack_bytes_to_bytes(data, bloscpack_args=ob.BloscpackArgs(offsets=False))
+    with pytest.raises(RuntimeError):
+        ob.append_fp(io.BytesIO(no_offsets), io.BytesIO(data), len(data))
+    small = ob.pack_bytes_to_bytes(data, chunk_size=1024,
+                                   bloscpack_args=ob.BloscpackArgs(max_app_chunks=1))
+    target = io.BytesIO(small)
+    with pytest.raises(ob.NotEnoughSpace):
+        ob.append_fp(target, io.BytesIO(data), len(data))
+    assert target.getvalue() == small  # refused before anything is written

@@ -232,3 +232,28 @@ def test_taridx_url_batch(http_dir, tmp_path):
         {"__key__": "k029", "a": b"29a", "b": b"29b"},
         {"__key__": "k000", "a": b"0a", "b": b"0b"},
     ]
+
+
+def test_bloscpack_unpack_url(http_dir, tmp_path):
+    """`unpack_*` take URLs: the same array, bytes and file as from the path, the chunks
+    read by ranges (never one GET of the whole object)."""
+    from binfmt import bloscpack
+
+    base, log = http_dir
+    a = np.arange(300_000, dtype=np.float64).reshape(600, 500)
+    path = tmp_path / "a.blp"
+    bloscpack.pack_ndarray_to_file(a, path, chunk_size="256K")
+    got = bloscpack.unpack_ndarray_from_file(f"{base}/a.blp")
+    np.testing.assert_array_equal(got, a)
+    assert got.dtype == a.dtype and got.shape == a.shape
+    assert all(rng is not None for _, _, rng in log), log
+    data, meta = bloscpack.unpack_bytes_from_file(f"{base}/a.blp")
+    assert data == bloscpack.unpack_bytes_from_file(path)[0]
+    assert meta == bloscpack.unpack_bytes_from_file(path)[1]
+    out = tmp_path / "out.bin"
+    bloscpack.unpack_file_from_file(f"{base}/a.blp", out)
+    assert out.read_bytes() == a.tobytes()
+    # A file URL reads the same; a missing object is the reference's error class.
+    np.testing.assert_array_equal(bloscpack.unpack_ndarray_from_file(url(path)), a)
+    with pytest.raises(Exception):
+        bloscpack.unpack_ndarray_from_file(f"{base}/missing.blp")

@@ -4,7 +4,7 @@ Internal: the public API is the Python modules (``binfmt.kastore``, ``binfmt.blo
 ``binfmt.taco``), which are typed inline (PEP 561 ``py.typed``)."""
 
 from os import PathLike
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 import numpy.typing as npt
@@ -51,10 +51,25 @@ def blpk_pack(
     meta_level: int,
     max_meta_size: int | None,
     path: _Path | None,
-) -> bytes | None: ...
+    threads: int = 0,
+) -> bytes | None:
+    """The file's bytes, or ``None`` after writing them to ``path`` (replaced
+    atomically). ``data`` is read in place; ``threads`` chunks are compressed at once (0:
+    the cores, at most 8); the bytes do not depend on it."""
 def blpk_unpack(
-    data: bytes | None = None, path: _Path | None = None, out_path: _Path | None = None
-) -> tuple[npt.NDArray[np.uint8] | None, str | None]: ...
+    data: bytes | None = None,
+    path: _Path | None = None,
+    out_path: _Path | None = None,
+    alloc: Callable[[str | None, int], npt.NDArray[np.uint8]] | None = None,
+    threads: int = 0,
+    url: str | None = None,
+) -> tuple[npt.NDArray[np.uint8] | None, str | None]:
+    """``(bytes as a uint8 array, metadata JSON or None)`` of the file given as ``data``,
+    ``path`` (read chunk by chunk) or ``url`` (read by ranges, chunks read ahead); with ``out_path`` the bytes go to that file
+    (replaced atomically) and the array is ``None``. ``alloc(metadata_json, nbytes)``,
+    when given, returns the array to decompress into: a writable, contiguous 1-D uint8
+    array of ``nbytes`` (typically a view of the caller's final array). ``threads``
+    chunks are decompressed at once (0: the cores, at most 8)."""
 def blpk_append(path: _Path, data: bytes, *, clevel: int, shuffle: int, cname: str) -> tuple[int, int]: ...
 def taco_read_header_bytes(data: bytes) -> list[tuple[int, int]]: ...
 def taco_read_header_path(path: _Path) -> list[tuple[int, int]]: ...

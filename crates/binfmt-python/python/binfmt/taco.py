@@ -33,6 +33,7 @@ exported as tacozip exports them.
 
 from __future__ import annotations
 
+import operator
 import os
 from pathlib import Path
 from typing import Any, Callable, NamedTuple, Sequence, TypeVar, Union
@@ -231,7 +232,9 @@ class Member(NamedTuple):
 def _entries(entries: Sequence[tuple[int, int]] | None) -> list[tuple[int, int]]:
     if entries is None:
         return []
-    out = [(int(o), int(n)) for o, n in entries]
+    # Integers only (any object with __index__), as tacozip's ctypes fields take them: a
+    # float or a string is a TypeError there, not truncated or parsed.
+    out = [(operator.index(o), operator.index(n)) for o, n in entries]
     if len(out) > TACO_HEADER_MAX_ENTRIES:
         # A ValueError, as tacozip raises, and a TacozipError.
         raise TacoError(f"Too many entries: {len(out)} > {TACO_HEADER_MAX_ENTRIES}",

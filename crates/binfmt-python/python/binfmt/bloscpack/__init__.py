@@ -337,17 +337,28 @@ def unpack_bytes_from_bytes(bytes_: bytes) -> tuple[bytes, Any]:
     return data.tobytes(), _decode_meta(meta)
 
 
+def _source(name: str | os.PathLike) -> dict:
+    """``blpk_unpack``'s keyword for a path or a URL (``s3://``, ``https://``, …: read by
+    ranges, as ``binfmt.kastore`` and ``binfmt.taco`` read them; docs/remote.md)."""
+    name = os.fspath(name)
+    if isinstance(name, str) and _binfmt.is_url(name):
+        return {"url": name}
+    return {"path": name}
+
+
 def unpack_bytes_from_file(compressed_file: str | os.PathLike) -> tuple[bytes, Any]:
-    """Unpacks the file ``compressed_file``: ``(data, metadata or None)``."""
-    data, meta = _binfmt.blpk_unpack(path=os.fspath(compressed_file), threads=_nthreads)
+    """Unpacks the file ``compressed_file`` (a path or a URL): ``(data, metadata or
+    None)``."""
+    data, meta = _binfmt.blpk_unpack(**_source(compressed_file), threads=_nthreads)
     assert data is not None
     return data.tobytes(), _decode_meta(meta)
 
 
 def unpack_file_from_file(in_file: str | os.PathLike, out_file: str | os.PathLike) -> Any:
-    """Unpacks ``in_file`` into ``out_file`` (replaced atomically; chunks decompressed in
-    parallel while it is written); returns the metadata or ``None``."""
-    _, meta = _binfmt.blpk_unpack(path=os.fspath(in_file), out_path=os.fspath(out_file),
+    """Unpacks ``in_file`` (a path or a URL) into ``out_file`` (replaced atomically;
+    chunks decompressed in parallel while it is written); returns the metadata or
+    ``None``."""
+    _, meta = _binfmt.blpk_unpack(**_source(in_file), out_path=os.fspath(out_file),
                                  threads=_nthreads)
     return _decode_meta(meta)
 
@@ -511,10 +522,10 @@ def unpack_ndarray_from_bytes(bytes_: bytes) -> np.ndarray:
 
 
 def unpack_ndarray_from_file(filename: str | os.PathLike) -> np.ndarray:
-    """The numpy array packed in the file ``filename`` (see
+    """The numpy array packed in the file ``filename``, a path or a URL (see
     :func:`unpack_ndarray_from_bytes`). The file is read chunk by chunk, never whole:
     peak memory is the array plus a few chunks."""
-    return _unpack_ndarray(path=os.fspath(filename))
+    return _unpack_ndarray(**_source(filename))
 
 
 # --- append --------------------------------------------------------------------------
@@ -549,3 +560,19 @@ pack_ndarray_file = pack_ndarray_to_file
 unpack_ndarray_file = unpack_ndarray_from_file
 pack_ndarray_str = pack_ndarray_to_bytes
 unpack_ndarray_str = unpack_ndarray_from_bytes
+
+
+# --- the stream API (bloscpack's abstract_io, file_io, memory_io, numpy_io, append_fp) --
+# The sources and sinks and the core pack/unpack live in the submodules, as in
+# bloscpack: ``binfmt.bloscpack.abstract_io.pack``, ``.file_io.CompressedFPSink``,
+# ``.memory_io.CompressedMemorySink``, ``.numpy_io.pack_ndarray``, ... (code in _stream).
+# ``append_fp`` is here: ``binfmt.bloscpack.append`` is the function on paths, which also
+# carries ``append.append_fp`` and ``append.append``, so that ``bloscpack.append.append_fp``
+# spellings keep working.
+from . import abstract_io, file_io, memory_io, numpy_io  # noqa: E402
+from ._stream import append_fp, calculate_nchunks  # noqa: E402
+
+append.append_fp = append_fp  # type: ignore[attr-defined]
+append.append = append  # type: ignore[attr-defined]
+__all__ += ["append_fp", "calculate_nchunks", "abstract_io", "file_io", "memory_io",
+            "numpy_io"]
