@@ -27,7 +27,7 @@ static STDOUT_CLOSED: AtomicBool = AtomicBool::new(false);
 /// Notes that the process started with its standard output closed (`>&-`): called by the
 /// binary before `main` (its `startup` module), where a closed descriptor can still be
 /// told from an open one. The Rust runtime then puts `/dev/null` on it, and writes there
-/// would succeed, discarded; [`stdout`] and [`open`] refuse them instead. A standard
+/// would succeed, discarded; the commands that write there refuse them instead. A standard
 /// output that *is* `/dev/null` (`>/dev/null`, `1<>/dev/null`, Python's
 /// `subprocess.DEVNULL`) is written to, as any other.
 pub fn started_without_standard_output() {

@@ -167,6 +167,10 @@ async fn within<F: core::future::Future>(until: Option<Instant>, fut: F) -> Opti
     }
 }
 
+/// The most a response's buffer reserves before its bytes arrive: 32 MiB (a read-ahead
+/// window), whatever length the server announced.
+const RESERVED_AHEAD: usize = 32 << 20;
+
 /// Makes room in `data` for `more` bytes, growing geometrically but never past `cap`
 /// (the length the response announced), so the capacity stays within twice what came.
 /// An error when the allocator refuses.
@@ -524,10 +528,22 @@ impl Inner {
                 "a range of {want} bytes does not fit in memory"
             )))
         })?;
-        // Nothing is reserved from what the server announced: the buffer grows with the
-        // bytes that came (never past the announced length), and a refused allocation is
-        // an error, not an abort.
+        // At most `RESERVED_AHEAD` bytes are reserved before they come (a range of that
+        // size or less, as the cache's read-ahead windows and the listings ask for, is
+        // then received without a reallocation and its copies); past that the buffer
+        // grows with the bytes that came (never past the announced length): nothing
+        // larger is sized by what the server announced, and a refused allocation is an
+        // error, not an abort.
         let mut data = Vec::new();
+        if data.try_reserve_exact(cap.min(RESERVED_AHEAD)).is_err() {
+            return Err(self
+                .fail(Problem::Other(std::format!(
+                    "cannot allocate memory for the {} of {}",
+                    human_bytes(want),
+                    range_text(&got)
+                )))
+                .into());
+        }
         let body_by = self.deadline_at(started, want);
         let body = async {
             let mut stream = res.into_stream();

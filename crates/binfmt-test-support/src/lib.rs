@@ -4,7 +4,7 @@
 //!   under a directory.
 //! * [`agree`]: the harness that checks `verify` over a byte slice and `verify_data` over a
 //!   range cache find the same things, on fixtures and on damaged copies of them.
-//! * [`reference`]: the Python interpreter with the reference implementations
+//! * [`reference`](mod@reference): the Python interpreter with the reference implementations
 //!   (`BINFMT_PYTHON`), and running `tools/` scripts with it.
 //! * `servers` (feature `servers`): nginx, moto's S3 server, a misbehaving HTTP server and a
 //!   delay proxy on 127.0.0.1, with their request logs.
