@@ -19,16 +19,30 @@ names=()
 for entry in "${crates[@]}"; do names+=("${entry%% *}"); done
 echo "publishable: ${names[*]}"
 
+# `cargo package` verifies each crate against its siblings' new packages through a
+# temporary local registry, and treats what it extracted and built from such a registry
+# before as current when the version is the same (0.1.0 every time): a crate would be
+# verified against an older sibling. So the packages are made and verified in a target
+# directory of their own, emptied first, and earlier extracts (registry/src/-<hash>/;
+# crates.io's are in registry/src/index.crates.io-<hash>/, untouched) are removed.
+cargo_home="${CARGO_HOME:-$HOME/.cargo}"
+for dir in "$cargo_home"/registry/src/-*/; do
+  [ -d "$dir" ] || continue
+  for n in "${names[@]}"; do rm -rf "${dir}${n}-"[0-9]*; done
+done
+packages=target/package-verify
+rm -rf "$packages"
+
 args=()
 for n in "${names[@]}"; do args+=(-p "$n"); done
-cargo package "${args[@]}" "$@"
+CARGO_TARGET_DIR="$packages" cargo package "${args[@]}" "$@"
 
 # Both licences travel with every package: look inside the .crate files themselves (the
 # licence files are symlinks in each crate directory; an `include` that misses them
 # packages neither, silently).
 missing=0
 for entry in "${crates[@]}"; do
-  crate="target/package/${entry%% *}-${entry##* }.crate"
+  crate="$packages/package/${entry%% *}-${entry##* }.crate"
   listing=$(tar tzf "$crate")
   for licence in LICENSE-MIT LICENSE-APACHE; do
     member="${entry%% *}-${entry##* }/$licence"
@@ -61,7 +75,7 @@ mkdir -p "$scratch"
   done
 } >"$scratch/Cargo.toml"
 for entry in "${crates[@]}"; do
-  tar xzf "target/package/${entry%% *}-${entry##* }.crate" -C "$scratch"
+  tar xzf "$packages/package/${entry%% *}-${entry##* }.crate" -C "$scratch"
 done
 # The unpacked crates, not the repository: no path leads back to crates/.
 if grep -rn 'path = "\.\./' "$scratch"/*/Cargo.toml; then
@@ -70,5 +84,5 @@ if grep -rn 'path = "\.\./' "$scratch"/*/Cargo.toml; then
 fi
 cargo test --manifest-path "$scratch/Cargo.toml" --workspace --all-features
 
-cargo publish --dry-run --workspace --exclude binfmt-benches "$@"
+CARGO_TARGET_DIR="$packages" cargo publish --dry-run --workspace --exclude binfmt-benches "$@"
 echo "packages OK: ${names[*]}"

@@ -161,6 +161,39 @@ pub trait Kind: core::error::Error + Send + Sync + 'static {
     }
 }
 
+/// Implements [`Kind::io_error`] and [`Kind::io_error_mut`] inside an `impl Kind` block,
+/// for a kind whose I/O variant is the tuple variant `$variant` holding an
+/// [`IoError`](crate::IoError): the two hooks every format crate would otherwise write
+/// alike. The methods exist under the calling crate's `std` feature.
+///
+/// ```text
+/// impl binfmt_core::Kind for ErrorKind {
+///     fn fault(&self) -> Fault { … }
+///     fn name(&self) -> &'static str { … }
+///     binfmt_core::io_hooks!(ErrorKind::Io);
+/// }
+/// ```
+#[macro_export]
+macro_rules! io_hooks {
+    ($($variant:ident)::+) => {
+        #[cfg(feature = "std")]
+        fn io_error(&self) -> ::core::option::Option<&$crate::IoError> {
+            match self {
+                $($variant)::+(e) => ::core::option::Option::Some(e),
+                _ => ::core::option::Option::None,
+            }
+        }
+
+        #[cfg(feature = "std")]
+        fn io_error_mut(&mut self) -> ::core::option::Option<&mut $crate::IoError> {
+            match self {
+                $($variant)::+(e) => ::core::option::Option::Some(e),
+                _ => ::core::option::Option::None,
+            }
+        }
+    };
+}
+
 /// A format's own kind: a [`Kind`] that can hold a [`Layout`] problem, so that the
 /// structural errors of this crate convert into it with `?`.
 pub trait FormatKind: Kind + From<Layout> {}

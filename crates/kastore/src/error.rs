@@ -366,21 +366,7 @@ impl Kind for ErrorKind {
         }
     }
 
-    #[cfg(feature = "std")]
-    fn io_error(&self) -> Option<&binfmt_core::IoError> {
-        match self {
-            ErrorKind::Io(e) => Some(e),
-            _ => None,
-        }
-    }
-
-    #[cfg(feature = "std")]
-    fn io_error_mut(&mut self) -> Option<&mut binfmt_core::IoError> {
-        match self {
-            ErrorKind::Io(e) => Some(e),
-            _ => None,
-        }
-    }
+    binfmt_core::io_hooks!(ErrorKind::Io);
 
     /// The original `io::Error` for [`ErrorKind::Io`]. Two kinds become an `io::Error`
     /// more precise than their fault says, as they did before the shared vocabulary:

@@ -484,21 +484,7 @@ impl Kind for ErrorKind {
         }
     }
 
-    #[cfg(feature = "std")]
-    fn io_error(&self) -> Option<&binfmt_core::IoError> {
-        match self {
-            ErrorKind::Io(e) => Some(e),
-            _ => None,
-        }
-    }
-
-    #[cfg(feature = "std")]
-    fn io_error_mut(&mut self) -> Option<&mut binfmt_core::IoError> {
-        match self {
-            ErrorKind::Io(e) => Some(e),
-            _ => None,
-        }
-    }
+    binfmt_core::io_hooks!(ErrorKind::Io);
 
     #[cfg(feature = "std")]
     fn into_io_error(self) -> Result<std::io::Error, Self> {
