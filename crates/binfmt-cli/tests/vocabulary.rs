@@ -25,6 +25,7 @@ const ROWS: &[&str] = &[
     "features `alloc`, `std` (default), `mmap`",
     "one view `View<'d, D: Data<'d> = &'d [u8]>`: `Archive`, `Bloscpack`, `Store`, `Dataset`, `Index`",
     "`View::parse(&[u8])`, `View::parse_with(&[u8], &ReadOptions)`",
+    "`View::from_data(D)`, `View::from_data_with(D, &ReadOptions)` on any `Data`",
     "`View::warnings()`: an iterator of `Error`",
     "`verify_data(D: Data, &ReadOptions, &mut dyn Sink<Error>) -> Summary`",
     "`HEAD_SIZE: u64`: what a view over a cache asks for first",
@@ -55,6 +56,11 @@ const QUALIFIED: &[(&str, &str, &str)] = &[
     ),
     (
         "`View::parse(&[u8])`, `View::parse_with(&[u8], &ReadOptions)`",
+        "mldf",
+        "yes (`alloc`)",
+    ),
+    (
+        "`View::from_data(D)`, `View::from_data_with(D, &ReadOptions)` on any `Data`",
         "mldf",
         "yes (`alloc`)",
     ),
@@ -171,6 +177,10 @@ macro_rules! vocabulary {
             |data, options| $c::$view::parse_with(data, options);
         assert!(parse(b"").is_err());
         assert!(parse_with(b"", &$c::ReadOptions::new()).is_err());
+        // `from_data` and `from_data_with` on any `Data` (here a cache).
+        let cache = binfmt_core::cache::ReadCache::new(Vec::<u8>::new());
+        assert!($c::$view::from_data(&cache).is_err());
+        assert!($c::$view::from_data_with(&cache, &$c::ReadOptions::new()).is_err());
         // `warnings()`: an iterator of `Error`.
         fn warnings(view: &$c::$view<'_>) -> Vec<$c::Error> {
             view.warnings().collect()

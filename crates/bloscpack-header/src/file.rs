@@ -74,7 +74,7 @@ pub(crate) struct Shape {
 /// # #[cfg(feature = "std")] {
 /// use binfmt_core::cache::ReadCache;
 /// let cache = ReadCache::new(&file[..]);
-/// let by_range = Bloscpack::from_data(&cache, &ReadOptions::new())?;
+/// let by_range = Bloscpack::from_data(&cache)?;
 /// assert_eq!((by_range.nchunks(), by_range.end()), (1, 48));
 /// # }
 /// # Ok::<(), bloscpack_header::Error>(())
@@ -121,7 +121,7 @@ impl<'a> Bloscpack<'a> {
     /// # Errors
     /// The first problem found, with its byte offset.
     pub fn parse(data: &'a [u8]) -> Result<Bloscpack<'a>> {
-        Self::from_data(data, &ReadOptions::new())
+        Self::from_data_with(data, &ReadOptions::new())
     }
 
     /// [`Bloscpack::parse`] with explicit [`ReadOptions`].
@@ -129,7 +129,7 @@ impl<'a> Bloscpack<'a> {
     /// # Errors
     /// As for [`Bloscpack::parse`].
     pub fn parse_with(data: &'a [u8], options: &ReadOptions) -> Result<Bloscpack<'a>> {
-        Self::from_data(data, options)
+        Self::from_data_with(data, options)
     }
 
     /// The bytes after the last chunk's digest (normally none).
@@ -143,13 +143,22 @@ impl<'d, D: Data<'d>> Bloscpack<'d, D>
 where
     Error: From<D::Error>,
 {
+    /// [`Bloscpack::parse`] over any [`Data`], with every check on: see
+    /// [`Bloscpack::from_data_with`].
+    ///
+    /// # Errors
+    /// As for [`Bloscpack::parse`]; I/O errors of a cache's source.
+    pub fn from_data(data: D) -> Result<Self> {
+        Self::from_data_with(data, &ReadOptions::new())
+    }
+
     /// [`Bloscpack::parse_with`] over any [`Data`]: bytes in memory, or a
     /// `ReadCache`, read with the plan in the
     /// [request plan](Bloscpack#request-plan-over-a-cache).
     ///
     /// # Errors
     /// As for [`Bloscpack::parse`]; I/O errors of a cache's source.
-    pub fn from_data(data: D, options: &ReadOptions) -> Result<Self> {
+    pub fn from_data_with(data: D, options: &ReadOptions) -> Result<Self> {
         let mut first = None;
         let file = Self::scan(data, options, &mut |e| {
             first = Some(e);

@@ -122,7 +122,7 @@ impl<S: ByteSource> Reader<S> {
     /// # Errors
     /// As for [`Reader::open_with`].
     pub fn from_cache(cache: ReadCache<S>, options: &ReadOptions) -> Result<Self> {
-        let shape = *Bloscpack::from_data(&cache, options)?.shape();
+        let shape = *Bloscpack::from_data_with(&cache, options)?.shape();
         Ok(Reader {
             cache,
             options: *options,

@@ -133,7 +133,7 @@ fn both(name: &str, data: &[u8], options: &ReadOptions) -> Result<Vec<String>, S
     let slice = Bloscpack::parse_with(data, options);
     let source = Counting::new(data);
     let cache = ReadCache::new(&source);
-    let ranged = Bloscpack::from_data(&cache, options);
+    let ranged = Bloscpack::from_data_with(&cache, options);
     match (slice, ranged) {
         (Ok(a), Ok(b)) => {
             let (a, b) = (answers(&a), answers(&b));

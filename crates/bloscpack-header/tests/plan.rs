@@ -153,7 +153,7 @@ fn a_small_file_is_read_in_two_round_trips() {
     .unwrap();
     let source = Rounds::new(Counting::new(&packed[..]));
     let cache = ReadCache::new(&source);
-    let view = Bloscpack::from_data(&cache, &ReadOptions::new()).unwrap();
+    let view = Bloscpack::from_data_with(&cache, &ReadOptions::new()).unwrap();
     assert_eq!(view.nchunks(), 3);
     assert_eq!(source.rounds(), 2);
 }

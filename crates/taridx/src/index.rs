@@ -2,7 +2,7 @@
 //! [`ReadCache`](binfmt_core::cache::ReadCache) over a file or an object store), and the
 //! rules it is checked against.
 //!
-//! Each rule is one function below; [`Index::parse_data`] applies them in order and stops
+//! Each rule is one function below; [`Index::from_data_with`] applies them in order and stops
 //! at the first problem, [`verify`](crate::verify) applies the same functions and reports
 //! every problem. The request plan is in [`Index`]'s documentation.
 
@@ -26,7 +26,7 @@ pub(crate) const HEADER_LEN: u64 = to_u64(HEADER_SIZE);
 pub(crate) const ROW_LEN: u64 = to_u64(ROW_SIZE);
 /// One tar block (a header, or the unit data is padded to) as `u64`.
 pub(crate) const BLOCK: u64 = to_u64(TAR_HEADER_SIZE);
-/// How many bytes a view over a cache ([`Index::parse_data`] over a
+/// How many bytes a view over a cache ([`Index::from_data_with`] over a
 /// [`ReadCache`](binfmt_core::cache::ReadCache), and [`verify_data`](crate::verify_data))
 /// asks for first: the header and, for indexes this small, all of it (and the length,
 /// when the head comes back short).
@@ -52,9 +52,9 @@ pub const HEAD_SIZE: u64 = 64 << 10;
 ///
 /// | operation | requests | dependent round trips |
 /// |---|---|---|
-/// | [`Index::parse_data`], index of at most 64 KiB | 1 (`read_head(64 KiB)`, which also tells the length) | 1 |
-/// | [`Index::parse_data`], larger index | 2: the first 64 KiB, then the blocks and rows not in it, hinted as one batch (adjacent: one range) | 2 |
-/// | [`Index::parse_data`] over `ReadCache::with_head` holding the whole index | 0 | 0 |
+/// | [`Index::from_data_with`], index of at most 64 KiB | 1 (`read_head(64 KiB)`, which also tells the length) | 1 |
+/// | [`Index::from_data_with`], larger index | 2: the first 64 KiB, then the blocks and rows not in it, hinted as one batch (adjacent: one range) | 2 |
+/// | [`Index::from_data_with`] over `ReadCache::with_head` holding the whole index | 0 | 0 |
 /// | afterwards: every accessor, [`StemMap`](crate::StemMap), [`Verifier`](crate::Verifier) | 0 | 0 |
 ///
 /// The whole index is read because lookups need every row (a sample's rows are found by
@@ -72,7 +72,7 @@ pub const HEAD_SIZE: u64 = 64 << 10;
 /// let slice = Index::parse(&bytes)?;
 /// let source = Counting::new(&bytes[..]);
 /// let cache = ReadCache::new(&source);
-/// let ranged = Index::parse_data(&cache, &ReadOptions::new())?;
+/// let ranged = Index::from_data(&cache)?;
 /// assert_eq!(ranged.extension(0), slice.extension(0));
 /// assert_eq!(source.stats().requests, 1); // a small index: one read
 /// # }
@@ -235,17 +235,17 @@ impl<'d> Index<'d> {
     /// [`ErrorKind::BlockText`] and [`ErrorKind::BlockCount`] for the other header and
     /// block checks, in that order.
     pub fn parse(data: &'d [u8]) -> Result<Self> {
-        Self::parse_data(data, &ReadOptions::new())
+        Self::from_data(data)
     }
 
     /// Parses an index in memory with the given checks (as
-    /// [`parse_data`](Index::parse_data) over the slice).
+    /// [`from_data_with`](Index::from_data_with) over the slice).
     ///
     /// # Errors
     /// As [`Index::parse`], without [`ErrorKind::HeaderSize`] and
     /// [`ErrorKind::RecordSize`] when `options` skip the header sizes.
     pub fn parse_with(data: &'d [u8], options: &ReadOptions) -> Result<Self> {
-        Self::parse_data(data, options)
+        Self::from_data_with(data, options)
     }
 }
 
@@ -253,6 +253,23 @@ impl<'d, D: Data<'d>> Index<'d, D>
 where
     Error: From<D::Error>,
 {
+    /// [`Index::from_data_with`] with every check on.
+    ///
+    /// # Errors
+    /// As [`Index::from_data_with`].
+    pub fn from_data(data: D) -> Result<Self> {
+        Self::from_data_with(data, &ReadOptions::new())
+    }
+
+    /// Renamed [`Index::from_data_with`], the name every format crate uses.
+    ///
+    /// # Errors
+    /// As [`Index::from_data_with`].
+    #[deprecated(note = "renamed to Index::from_data_with")]
+    pub fn parse_data(data: D, options: &ReadOptions) -> Result<Self> {
+        Self::from_data_with(data, options)
+    }
+
     /// Parses an index from any [`Data`] with the given checks: the same rules, in the
     /// same order, as [`Index::parse_with`]. Over a cache it reads the first 64 KiB,
     /// then the rest in one batch (see the request plan in [`Index`]'s documentation).
@@ -260,7 +277,7 @@ where
     /// # Errors
     /// As [`Index::parse_with`]; [`ErrorKind::Io`] from a cache's source (a cache's
     /// limit is an `Io` error of kind `OutOfMemory`).
-    pub fn parse_data(data: D, options: &ReadOptions) -> Result<Self> {
+    pub fn from_data_with(data: D, options: &ReadOptions) -> Result<Self> {
         let head = data.head(HEAD_SIZE)?;
         let (header, compatibility) = header_rule(head)?;
         if options.get_header_sizes() {

@@ -126,7 +126,7 @@ fn every_accessor_agrees_over_a_slice_and_a_cache() {
             let slice = Index::parse_with(&bytes, &options).unwrap();
             let source = Counting::new(&bytes[..]);
             let cache = ReadCache::new(&source);
-            let ranged = Index::parse_data(&cache, &options).unwrap();
+            let ranged = Index::from_data_with(&cache, &options).unwrap();
             assert_eq!(answers(&slice), answers(&ranged), "{name}");
             assert_eq!(ranged.data().held(), cache.held());
         }
@@ -144,7 +144,7 @@ fn same_first_error(bytes: &[u8], what: &str) {
     for options in [ReadOptions::new(), ReadOptions::new().lenient(true)] {
         let slice = first_error(Index::parse_with(bytes, &options));
         let cache = ReadCache::new(Counting::new(bytes));
-        let ranged = first_error(Index::parse_data(&cache, &options));
+        let ranged = first_error(Index::from_data_with(&cache, &options));
         assert_eq!(slice, ranged, "{what}");
     }
 }
@@ -183,7 +183,7 @@ fn a_small_index_is_one_request() {
     assert!(bytes.len() < 64 << 10);
     let source = Counting::new(&bytes[..]);
     let cache = ReadCache::new(&source);
-    let index = Index::parse_data(&cache, &ReadOptions::new()).unwrap();
+    let index = Index::from_data_with(&cache, &ReadOptions::new()).unwrap();
     let map = StemMap::build(&index).unwrap();
     let _ = map.lookup("sample000001").count();
     assert_eq!(source.stats().requests, 1);
@@ -196,7 +196,7 @@ fn a_large_index_is_two_dependent_requests() {
     assert!(bytes.len() > 64 << 10);
     let source = Counting::new(&bytes[..]);
     let cache = ReadCache::new(&source);
-    let index = Index::parse_data(&cache, &ReadOptions::new()).unwrap();
+    let index = Index::from_data_with(&cache, &ReadOptions::new()).unwrap();
     // The first 64 KiB, then the blocks and rows as one range.
     assert_eq!(source.stats().requests, 2);
     let map = StemMap::build(&index).unwrap();
@@ -212,11 +212,11 @@ fn bytes_at_hand_are_not_read_again() {
     // The whole index at hand: nothing is read.
     let source = Counting::new(&bytes[..]);
     let cache = ReadCache::with_head(&source, &bytes, u64::MAX);
-    Index::parse_data(&cache, &ReadOptions::new()).unwrap();
+    Index::from_data_with(&cache, &ReadOptions::new()).unwrap();
     assert_eq!(source.stats().requests, 0);
     // Its first bytes at hand (format detection read them): one request for the rest.
     let cache = ReadCache::with_head(&source, &bytes[..64 << 10], 64 << 10);
-    Index::parse_data(&cache, &ReadOptions::new()).unwrap();
+    Index::from_data_with(&cache, &ReadOptions::new()).unwrap();
     assert_eq!(source.stats().requests, 1);
 }
 
@@ -224,7 +224,7 @@ fn bytes_at_hand_are_not_read_again() {
 fn the_cache_limit_bounds_the_index_held() {
     let bytes = big_index(3000);
     let cache = ReadCache::new(&bytes[..]).with_limit(80 << 10);
-    let err = Index::parse_data(&cache, &ReadOptions::new()).unwrap_err();
+    let err = Index::from_data_with(&cache, &ReadOptions::new()).unwrap_err();
     match err.kind() {
         ErrorKind::Io(io) => assert_eq!(io.source.kind(), io::ErrorKind::OutOfMemory),
         other => panic!("{other:?}"),
@@ -236,7 +236,7 @@ fn the_cache_limit_bounds_the_index_held() {
 fn a_stream_of_zeros_is_refused_on_its_first_bytes() {
     let zeros = StreamSource::new(io::repeat(0), 1 << 30);
     let cache = ReadCache::new(zeros);
-    let err = Index::parse_data(&cache, &ReadOptions::new()).unwrap_err();
+    let err = Index::from_data_with(&cache, &ReadOptions::new()).unwrap_err();
     assert!(matches!(err.kind(), ErrorKind::Layout(_)), "{err}");
     assert!(cache.held() <= 64 << 10);
 }

@@ -289,7 +289,7 @@ fn cache(input: &Input) -> Cache<'_> {
 }
 
 fn parse<'c>(input: &Input, cache: &'c Cache<'_>) -> Result<Bloscpack<'c, &'c Cache<'c>>, Failure> {
-    Bloscpack::from_data(cache, &ReadOptions::new())
+    Bloscpack::from_data_with(cache, &ReadOptions::new())
         .map_err(|e| Failure::diagnostic(input.name(), &e))
 }
 

@@ -115,7 +115,7 @@ fn run(matches: &clap::ArgMatches) -> Result<ExitCode, Failure> {
 fn inspect(input: &Input, options: &InspectOptions) -> Result<Inspection, Failure> {
     let cache =
         binfmt_core::cache::ReadCache::with_head(input.source(), input.head(), input.head_len());
-    let index = Index::parse_data(&cache, &ReadOptions::new())
+    let index = Index::from_data_with(&cache, &ReadOptions::new())
         .map_err(|e| Failure::diagnostic(input.name(), &e))?;
     let mut facts = Facts::new();
     facts
