@@ -51,9 +51,9 @@ use crate::error::Error;
 use crate::source::{ByteSource, Pending, SourceError, from_io};
 
 /// How many payload bytes a [`ReadCache`] reads ahead at once for
-/// [`Data::prefetch`]: 32 MiB (four 8 MiB requests in flight for a remote source). While
-/// one window is handed out, the next is read in the background where the source can
-/// ([`ByteSource::start_ranges`]): at most two windows are held.
+/// [`Data::prefetch`]: 32 MiB (for a remote source, requests of at most 16 MiB in flight at
+/// once). While one window is handed out, the next is read in the background where the
+/// source can ([`ByteSource::start_ranges`]): at most two windows are held.
 pub const PREFETCH_WINDOW: u64 = 32 << 20;
 
 /// Payload ranges announced for reading ahead ([`Data::prefetch`]).
