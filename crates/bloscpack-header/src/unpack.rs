@@ -268,6 +268,13 @@ where
         {
             m.verify()?;
         }
+        if read.is_none() {
+            // Over a cache (a URL), the workers' chunks come from read-ahead windows, not
+            // one request each (a window being read by one worker is read again, chunk
+            // by chunk, by another that wants a chunk of it meanwhile: a few requests
+            // more, never a wrong byte).
+            self.prefetch_chunks();
+        }
         let mut jobs: Vec<(Chunk<'d, D>, &mut [u8])> = Vec::new();
         let mut rest = out;
         for chunk in self.chunks() {

@@ -203,6 +203,24 @@ fn unpacking_through_a_cache_streams_chunk_by_chunk() {
 }
 
 #[test]
+fn unpacking_into_memory_through_a_cache_on_threads_reads_ahead() {
+    let (input, packed) = large();
+    let source = Rounds::new(Counting::new(&packed[..]));
+    let reader = Reader::open(&source).unwrap();
+    let rounds = source.rounds();
+    let mut out = vec![0u8; input.len()];
+    reader
+        .view()
+        .unpack_into(&mut out, &UnpackOptions::DEFAULT.threads(2))
+        .unwrap();
+    assert!(out == input);
+    // 24 chunks, read ahead in windows: a few rounds (one per window, and a chunk read
+    // alone by a worker that wanted it while another read its window), not 24.
+    let used = source.rounds() - rounds;
+    assert!(used <= 4, "{used} rounds");
+}
+
+#[test]
 fn the_cache_limit_bounds_what_open_holds() {
     let (_, packed) = large();
     let cache = ReadCache::new(&packed[..]).with_limit(300);
