@@ -69,8 +69,7 @@ pub(crate) fn identity(arg: &Path) -> Option<binfmt_core::output::FileId> {
 fn file_url_path(text: &str) -> Option<PathBuf> {
     #[cfg(feature = "remote")]
     {
-        let url = url::Url::parse(text).ok()?;
-        (url.scheme() == "file").then(|| url.to_file_path().ok())?
+        binfmt_remote::file_url_path(text)
     }
     #[cfg(not(feature = "remote"))]
     {

@@ -2,9 +2,10 @@
 //! c-blosc), with the GIL released while (de)compressing. The Python side
 //! (`python/binfmt/bloscpack/__init__.py`) turns numpy arrays into bytes and back.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use binfmt_core::data::Data;
+use binfmt_core::output::{Output, OutputOptions};
 use binfmt_core::source::FileSource;
 use bloscpack_header::fs::{AppendOptions, append};
 use bloscpack_header::{
@@ -160,7 +161,6 @@ pub(crate) fn blpk_unpack<'py>(
     if let Some(url) = url {
         return unpack_url(py, url, out_path, alloc, &options);
     }
-    let owned;
     let bytes: &[u8] = match (data, &path) {
         (Some(d), _) => d.as_bytes(),
         (None, Some(p)) if out_path.is_none() => {
@@ -190,16 +190,26 @@ pub(crate) fn blpk_unpack<'py>(
             return Ok((Some(array), metadata));
         }
         (None, Some(p)) => {
-            owned = py.detach(|| bloscpack_header::fs::read(p)).py_err(FORMAT)?;
-            &owned
+            // Into a file: the chunks are read by range (positioned reads), never the
+            // whole input at once, and the output is never the input.
+            // (Without `out_path`, the arm above took the path.)
+            let Some(out) = out_path.as_deref() else {
+                return Err(PyValueError::new_err("give out_path"));
+            };
+            let source =
+                FileSource::open(p).map_err(|e| crate::output::os_error(py, &e, Some(p)))?;
+            let reader = py.detach(|| Reader::open(source)).py_err(FORMAT)?;
+            let view = reader.view();
+            let metadata = metadata_json(&view)?;
+            unpack_to_file(py, &view, out, Some(p), &options)?;
+            return Ok((None, metadata));
         }
         (None, None) => return Err(PyValueError::new_err("give data or path")),
     };
     let pack = Bloscpack::parse(bytes).py_err(FORMAT)?;
     if let Some(out) = out_path {
         let metadata = metadata_json(&pack)?;
-        py.detach(|| pack.unpack_to_path(&out, &options))
-            .py_err(FORMAT)?;
+        unpack_to_file(py, &pack, &out, None, &options)?;
         return Ok((None, metadata));
     }
     let metadata = metadata_json(&pack)?;
@@ -225,8 +235,6 @@ where
     }
 }
 
-/// Makes the array to fill (`alloc(metadata, len)`, or a new uint8 array) and runs
-/// `unpack` on its bytes without the GIL.
 /// [`blpk_unpack`] of the object at `url`: its metadata in the first request or two, then
 /// every chunk read ahead through the cache (`verify`'s plan, docs/remote.md), with the
 /// GIL released while reading. Into a file at `out_path`, or an array.
@@ -244,8 +252,8 @@ fn unpack_url<'py>(
     let view = reader.view();
     let metadata = metadata_json(&view)?;
     if let Some(out) = out_path {
-        py.detach(|| view.unpack_to_path(&out, options))
-            .py_err(FORMAT)?;
+        let input = binfmt_remote_path(url);
+        unpack_to_file(py, &view, &out, input.as_deref(), options)?;
         return Ok((None, metadata));
     }
     let array = fill(
@@ -258,6 +266,49 @@ fn unpack_url<'py>(
     Ok((Some(array), metadata))
 }
 
+/// Unpacks `pack` into the file at `out` under the output rules (`binfmt_core::output`:
+/// a temporary file renamed over `out`, a FIFO or device streamed into), with `input`,
+/// the file `pack` is read from when it is one, as an input of the write: `out` is never
+/// the input, whatever names it (a path, a hard link, a `file://` URL). The GIL is
+/// released while unpacking and committing.
+fn unpack_to_file<'d, D: Data<'d> + Send + Sync>(
+    py: Python<'_>,
+    pack: &Bloscpack<'d, D>,
+    out: &Path,
+    input: Option<&Path>,
+    options: &UnpackOptions,
+) -> PyResult<()>
+where
+    Error: From<D::Error>,
+{
+    let rules = OutputOptions::new().replace(true).inputs(input);
+    let mut output =
+        Output::create(out, &rules).map_err(|e| crate::output::os_error(py, &e, Some(out)))?;
+    py.detach(|| {
+        pack.unpack_to_writer(
+            std::io::BufWriter::with_capacity(1 << 20, &mut output),
+            options,
+        )
+    })
+    .py_err(FORMAT)?;
+    py.detach(|| output.commit())
+        .map_err(|e| crate::output::os_error(py, &e, Some(out)))
+}
+
+/// The local path of a `file://` URL (an input a write must not replace).
+#[cfg(feature = "remote")]
+fn binfmt_remote_path(url: &str) -> Option<PathBuf> {
+    binfmt_remote::file_url_path(url)
+}
+
+/// Without the `remote` feature no URL is read.
+#[cfg(not(feature = "remote"))]
+fn binfmt_remote_path(_url: &str) -> Option<PathBuf> {
+    None
+}
+
+/// Makes the array to fill (`alloc(metadata, len)`, or a new uint8 array) and runs
+/// `unpack` on its bytes without the GIL.
 fn fill<'py>(
     py: Python<'py>,
     len: u64,

@@ -159,3 +159,27 @@ def test_every_writer_replaces_by_rename(tmp_path: Path, name: str) -> None:
         mapped.close()
     assert stat.S_IMODE(st.st_mode) == 0o600, "the mode was not kept"
     assert not [n for n in os.listdir(path.parent) if ".binfmt-" in n], "temporary file left"
+
+
+def test_bloscpack_unpack_file_from_file_never_replaces_its_input(tmp_path):
+    """The output rules of every writer: an output that is the input, by its path, a hard
+    link or a ``file://`` URL, is refused, and the input is left as it was (the reference
+    would truncate it)."""
+    from binfmt import _binfmt, bloscpack
+
+    src = tmp_path / "a.blp"
+    bloscpack.pack_bytes_to_file(b"0123456789" * 1000, src)
+    before = src.read_bytes()
+    link = tmp_path / "link.blp"
+    os.link(src, link)
+    for target in (src, link):
+        with pytest.raises(OSError):
+            bloscpack.unpack_file_from_file(src, target)
+        assert src.read_bytes() == before
+    if _binfmt.remote_enabled():
+        with pytest.raises(OSError):
+            bloscpack.unpack_file_from_file(src.resolve().as_uri(), src)
+        assert src.read_bytes() == before
+    out = tmp_path / "out.bin"
+    bloscpack.unpack_file_from_file(src, out)
+    assert out.read_bytes() == b"0123456789" * 1000

@@ -54,7 +54,7 @@ mod source;
 mod store;
 
 pub use error::{Problem, RemoteError};
-pub use location::{SCHEMES, is_url};
+pub use location::{SCHEMES, file_url_path, is_url};
 pub use options::{
     DEFAULT_COALESCE_GAP, DEFAULT_CONCURRENCY, DEFAULT_CONNECT_TIMEOUT, DEFAULT_DEADLINE,
     DEFAULT_MIN_RATE, DEFAULT_READ_AHEAD, DEFAULT_RETRIES, DEFAULT_RETRY_TIMEOUT, DEFAULT_TIMEOUT,

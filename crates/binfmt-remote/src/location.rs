@@ -8,6 +8,24 @@ use url::Url;
 /// The URL schemes a [`RemoteSource`](crate::RemoteSource) reads.
 pub const SCHEMES: &[&str] = &binfmt_core::text::URL_SCHEMES;
 
+/// The local path a `file://` URL names, percent-decoded; `None` for other URLs and for
+/// text that is no URL. Writers use it to tell that an output is one of their inputs,
+/// whatever form names the input.
+///
+/// ```
+/// use std::path::Path;
+/// assert_eq!(
+///     binfmt_remote::file_url_path("file:///tmp/a%20b.blp").as_deref(),
+///     Some(Path::new("/tmp/a b.blp"))
+/// );
+/// assert_eq!(binfmt_remote::file_url_path("s3://bucket/a.blp"), None);
+/// ```
+#[must_use]
+pub fn file_url_path(text: &str) -> Option<std::path::PathBuf> {
+    let url = url::Url::parse(text).ok()?;
+    (url.scheme() == "file").then(|| url.to_file_path().ok())?
+}
+
 /// True when `arg` is a URL that a [`RemoteSource`](crate::RemoteSource) reads
 /// (`SCHEME://…` with a scheme of [`SCHEMES`]), as opposed to a local path.
 ///
