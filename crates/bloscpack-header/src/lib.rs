@@ -29,6 +29,8 @@ mod blosc;
 pub mod fs;
 #[cfg(feature = "blosc")]
 mod pack;
+#[cfg(feature = "blosc")]
+mod pipeline;
 #[cfg(feature = "std")]
 mod reader;
 #[cfg(feature = "blosc")]

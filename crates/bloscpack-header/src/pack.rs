@@ -1,14 +1,12 @@
 //! Packing bytes into a Bloscpack file and unpacking them again (feature `blosc`).
 
-use alloc::collections::BTreeMap;
 use alloc::vec::Vec;
 use core::ffi::CStr;
 use core::fmt;
 use core::str::FromStr;
-use core::sync::atomic::{AtomicUsize, Ordering};
 use std::io::{Seek, SeekFrom, Write};
 use std::path::Path;
-use std::sync::{Mutex, mpsc};
+use std::sync::Mutex;
 
 use binfmt_core::Kind;
 use binfmt_core::bytes::{len_u64, to_u64};
@@ -20,6 +18,7 @@ use crate::chunk::{Codec, Shuffle};
 use crate::error::{Error, ErrorKind, Result, io, io_at};
 use crate::header::{Header, HeaderFields, MAX_CHUNK_SIZE, Options};
 use crate::metadata::Metadata;
+use crate::pipeline::{self, Shape};
 use crate::raw::HEADER_SIZE;
 
 /// The compressors of the bundled c-blosc (snappy is not built, as in python-blosc 1.11).
@@ -265,15 +264,6 @@ pub(crate) fn compress_ordered(
     args.check()?;
     let settings = args.settings();
     let threads = threads.clamp(1, pieces.len().max(1));
-    if threads == 1 {
-        let mut buffer = take_spare(1).pop().unwrap_or_default();
-        for piece in pieces {
-            let n = compress_at(settings, checksum, piece, &mut buffer, 0)?;
-            emit(buffer.get(..n).unwrap_or(&[]))?;
-        }
-        keep_spare(core::iter::once(buffer));
-        return Ok(());
-    }
     // The buffers are allocated here, on the caller's thread, not by the workers: a
     // worker's heap (glibc gives each thread an arena) then holds only c-blosc's scratch
     // block, small enough that glibc keeps it mapped from one pack to the next. Buffers
@@ -287,93 +277,27 @@ pub(crate) fn compress_ordered(
         .unwrap_or(0)
         .saturating_add(OVERHEAD)
         .saturating_add(checksum.size());
-    // Bounded channels: their slots are allocated here, once. An unbounded channel
-    // allocates a block now and then on the sending worker's heap, freed by the
-    // receiver; such a block lands in the space c-blosc's freed scratch block left, the
-    // next scratch block no longer fits there, and the worker's heap grows by a block.
-    let buffers = threads + 1;
-    let (free_tx, free_rx) = mpsc::sync_channel::<Vec<u8>>(buffers);
-    let mut kept = take_spare(buffers);
-    for _ in 0..buffers {
-        let mut buffer = kept.pop().unwrap_or_default();
+    let count = threads + 1;
+    let mut buffers = take_spare(count);
+    buffers.resize_with(count, Vec::new);
+    for buffer in &mut buffers {
         if buffer.len() < room {
             buffer
                 .try_reserve_exact(room - buffer.len())
                 .map_err(|_| out_of_memory(room))?;
             buffer.resize(room, 0);
         }
-        let _ = free_tx.send(buffer);
     }
-    let free_rx = Mutex::new(free_rx);
-    blosc::keep_scratch_mapped();
-    // Results in flight hold a buffer each (or are errors, which end the pack): sends
-    // never block.
-    let (done_tx, done_rx) = mpsc::sync_channel::<(usize, Result<(Vec<u8>, usize)>)>(buffers);
-    let next = AtomicUsize::new(0);
-    std::thread::scope(|s| {
-        // The caller's thread is one of the `threads`: it compresses whenever no chunk is
-        // ready to emit. (Its heap, unlike a new thread's, keeps c-blosc's scratch block
-        // mapped from one call to the next.)
-        for _ in 1..threads {
-            let done_tx = done_tx.clone();
-            let (free_rx, next) = (&free_rx, &next);
-            s.spawn(move || {
-                loop {
-                    let buffer = match free_rx.lock() {
-                        Ok(rx) => rx.recv(),
-                        Err(_) => return,
-                    };
-                    let Ok(mut buffer) = buffer else { return };
-                    let i = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(piece) = pieces.get(i) else { return };
-                    let result =
-                        compress_at(settings, checksum, piece, &mut buffer, 0).map(|n| (buffer, n));
-                    if done_tx.send((i, result)).is_err() {
-                        return;
-                    }
-                }
-            });
-        }
-        drop(done_tx);
-        // Owned here: returning drops them, so every worker's next `recv` or `send`
-        // fails and the scope joins.
-        let (free_tx, done_rx) = (free_tx, done_rx);
-        let mut pending: BTreeMap<usize, Result<(Vec<u8>, usize)>> = BTreeMap::new();
-        let mut emitted = 0usize;
-        while emitted < pieces.len() {
-            while let Some(result) = pending.remove(&emitted) {
-                let (buffer, n) = result?;
-                emit(buffer.get(..n).unwrap_or(&[]))?;
-                let _ = free_tx.send(buffer);
-                emitted += 1;
-            }
-            if emitted == pieces.len() {
-                break;
-            }
-            // Help: a free buffer (without waiting: a worker waiting for one holds the
-            // lock), then the next index, as the workers do.
-            let spare = free_rx.try_lock().ok().and_then(|rx| rx.try_recv().ok());
-            if let Some(mut buffer) = spare {
-                let i = next.fetch_add(1, Ordering::Relaxed);
-                if let Some(piece) = pieces.get(i) {
-                    let result =
-                        compress_at(settings, checksum, piece, &mut buffer, 0).map(|n| (buffer, n));
-                    pending.insert(i, result);
-                    continue;
-                }
-                let _ = free_tx.send(buffer);
-            }
-            let Ok((i, result)) = done_rx.recv() else {
-                return Err(ErrorKind::Compress { code: -1 }.unlocated());
-            };
-            pending.insert(i, result);
-        }
-        drop(free_tx);
-        if let Ok(rx) = free_rx.lock() {
-            keep_spare(rx.try_iter());
-        }
-        Ok(())
-    })
+    let shape = Shape {
+        threads,
+        caller_helps: true,
+        died: || ErrorKind::Compress { code: -1 }.unlocated(),
+    };
+    let work =
+        |piece: &&[u8], buffer: &mut Vec<u8>| compress_at(settings, checksum, piece, buffer, 0);
+    let kept = pipeline::run(pieces, &shape, buffers, &work, emit)?;
+    keep_spare(kept.into_iter());
+    Ok(())
 }
 
 /// Pipeline buffers kept from one call to the next (at most [`SPARE_COUNT`], each at

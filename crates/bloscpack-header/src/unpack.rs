@@ -1,12 +1,10 @@
 //! Unpacking: chunks decompressed in parallel (scoped threads), written in order while
 //! the next ones decompress (feature `blosc`).
 
-use alloc::collections::BTreeMap;
 use alloc::vec::Vec;
-use core::sync::atomic::{AtomicUsize, Ordering};
 use std::io::Write;
 use std::path::Path;
-use std::sync::{Mutex, mpsc};
+use std::sync::Mutex;
 
 use binfmt_core::Kind;
 use binfmt_core::output::{Output, OutputOptions};
@@ -21,6 +19,7 @@ use crate::error::{Error, ErrorKind, Result, io, io_at};
 pub(crate) type ReadAt<'a> = &'a (dyn Fn(&mut [u8], u64) -> std::io::Result<()> + Sync);
 use crate::file::Bloscpack;
 use crate::pack::{default_threads, keep_spare, out_of_memory, take_spare};
+use crate::pipeline::{self, Shape};
 
 /// How [`Bloscpack::unpack_to_vec`] and friends decompress.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -474,11 +473,8 @@ where
     }
 }
 
-/// Workers take a free buffer, then the next chunk index, and decompress; the caller's
-/// thread writes the results in order and hands buffers back. Because a worker holds a
-/// buffer before it takes an index, the chunk to be written next is always in some
-/// worker's hands: at most `2 × threads` chunks are in memory, and the pipeline cannot
-/// stall.
+/// Decompresses the chunks on `threads` workers and writes them in order on the caller's
+/// thread ([`pipeline::run`]): at most `2 × threads` chunks are in memory.
 fn pipeline(
     chunks: &[Chunk<'_>],
     threads: usize,
@@ -486,54 +482,18 @@ fn pipeline(
     write: &mut dyn FnMut(&[u8]) -> Result<()>,
 ) -> Result<()> {
     let threads = threads.min(chunks.len()).max(1);
-    let (free_tx, free_rx) = mpsc::channel::<Vec<u8>>();
-    for _ in 0..2 * threads {
-        let _ = free_tx.send(Vec::new());
-    }
-    let free_rx = Mutex::new(free_rx);
-    blosc::keep_scratch_mapped();
-    let (done_tx, done_rx) = mpsc::channel::<(usize, Result<Vec<u8>>)>();
-    let next = AtomicUsize::new(0);
-    std::thread::scope(|s| {
-        for _ in 0..threads {
-            let done_tx = done_tx.clone();
-            let (free_rx, next) = (&free_rx, &next);
-            s.spawn(move || {
-                loop {
-                    let buffer = match free_rx.lock() {
-                        Ok(rx) => rx.recv(),
-                        Err(_) => return,
-                    };
-                    let Ok(mut buffer) = buffer else { return };
-                    let i = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(chunk) = chunks.get(i) else { return };
-                    let result = chunk.unpack(verify, &mut buffer).map(|()| buffer);
-                    if done_tx.send((i, result)).is_err() {
-                        return;
-                    }
-                }
-            });
-        }
-        drop(done_tx);
-        // Owned here, so that returning (on success or error) drops them and every
-        // worker's next `recv` or `send` fails: the scope then joins.
-        let (free_tx, done_rx) = (free_tx, done_rx);
-        let mut pending: BTreeMap<usize, Result<Vec<u8>>> = BTreeMap::new();
-        let mut written = 0usize;
-        while written < chunks.len() {
-            let Ok((i, result)) = done_rx.recv() else {
-                return Err(worker_died());
-            };
-            pending.insert(i, result);
-            while let Some(result) = pending.remove(&written) {
-                let buffer = result?;
-                write(&buffer)?;
-                let _ = free_tx.send(buffer);
-                written += 1;
-            }
-        }
-        Ok(())
-    })
+    let shape = Shape {
+        threads,
+        caller_helps: false,
+        died: worker_died,
+    };
+    let work = |chunk: &Chunk<'_>, buffer: &mut Vec<u8>| {
+        chunk.unpack(verify, buffer).map(|()| buffer.len())
+    };
+    let buffers = core::iter::repeat_with(Vec::new)
+        .take(2 * threads)
+        .collect();
+    pipeline::run(chunks, &shape, buffers, &work, write).map(drop)
 }
 
 fn worker_died() -> Error {
