@@ -212,7 +212,6 @@ fn pack_unpack_append_round_trip() {
     want.extend_from_slice(&std::fs::read(&small).unwrap());
     assert_eq!(std::fs::read(&raw).unwrap(), want);
     assert!(run(&["verify", s(&blp)]).status.success());
-    std::fs::remove_dir_all(dir).unwrap();
 }
 
 #[test]
@@ -256,7 +255,6 @@ fn errors_are_clean() {
         s(&dir.join("y.blp")),
     ]);
     assert_eq!(out.status.code(), Some(1));
-    std::fs::remove_dir_all(dir).unwrap();
 }
 
 #[test]
@@ -452,7 +450,6 @@ fn outputs_follow_the_one_output_rule() {
     let out = child.wait_with_output().unwrap();
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert_eq!(out.stdout, data);
-    std::fs::remove_dir_all(dir).unwrap();
 }
 
 #[cfg(unix)]
@@ -526,7 +523,6 @@ fn concurrent_appends_both_land() {
     let out = run(&["verify", s(&blp)]);
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert!(text(&out.stderr).is_empty(), "{}", text(&out.stderr));
-    std::fs::remove_dir_all(dir).unwrap();
 }
 
 #[test]
@@ -578,7 +574,6 @@ fn a_torn_append_is_reported_by_verify_and_repaired_by_append() {
     let mut want = original;
     want.extend_from_slice(b"appended after the repair");
     assert_eq!(out.stdout, want);
-    std::fs::remove_dir_all(dir).unwrap();
 }
 
 /// A 52-byte file (68 with an offsets section): one Blosc chunk that claims 700 MB from
@@ -660,7 +655,6 @@ fn tiny_files_claiming_gigabytes_fail_fast_and_write_nothing() {
     );
     assert_eq!(std::fs::read(&target).unwrap(), bytes);
     assert_eq!(listing(&dir), ["claim.blp", "one.bin", "target.blp"]);
-    std::fs::remove_dir_all(dir).unwrap();
 }
 
 #[test]
@@ -678,5 +672,4 @@ fn append_refuses_its_own_input_and_standard_output() {
     assert_eq!(std::fs::read(&blp).unwrap(), before);
     let out = run(&["bloscpack", "append", "-", s(&blp)]);
     assert_eq!(out.status.code(), Some(2));
-    std::fs::remove_dir_all(dir).unwrap();
 }

@@ -61,7 +61,6 @@ fn the_issues_file_is_inspected_verified_and_unpacked() {
         "{}",
         text(&out.stderr)
     );
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -122,5 +121,4 @@ fn every_legacy_file_is_inspected_verified_and_unpacked() {
         }
     }
     assert!(short >= 16, "{short}");
-    let _ = std::fs::remove_dir_all(&dir);
 }

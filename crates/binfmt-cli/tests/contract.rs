@@ -176,7 +176,6 @@ fn stored_text_goes_to_a_pipe_byte_for_byte() {
         "{}",
         stdout(&out)
     );
-    std::fs::remove_dir_all(dir).unwrap();
 }
 
 // 4. Standard output closed early, or from the start.
@@ -237,7 +236,6 @@ fn a_pipe_closed_early_ends_every_writer_quietly_with_0() {
         );
     }
     assert!(data.len() > 1 << 20);
-    std::fs::remove_dir_all(dir).unwrap();
 }
 
 #[cfg(unix)]
@@ -290,7 +288,6 @@ fn a_closed_standard_output_is_an_error() {
         s(&copy)
     ));
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    std::fs::remove_dir_all(dir).unwrap();
 }
 
 // 5. Exit codes.
@@ -315,7 +312,6 @@ fn verify_warnings_leave_the_exit_code_alone_unless_strict() {
     let out = binfmt(&["verify", "--strict", "--json", s(&file)]);
     assert_eq!(out.status.code(), Some(1));
     assert_eq!(json_lines(&out)[0]["valid"], false);
-    std::fs::remove_dir_all(dir).unwrap();
 }
 
 #[test]
@@ -337,7 +333,6 @@ fn argument_values_out_of_range_exit_2() {
         assert!(stderr(&out).contains("--help"), "{}", stderr(&out));
         assert!(!out_file.exists());
     }
-    std::fs::remove_dir_all(dir).unwrap();
 }
 
 // 6. Messages.
@@ -411,7 +406,6 @@ fn empty_files_and_files_of_another_format_are_named() {
         assert!(stderr(&out).contains(says), "{args:?}: {}", stderr(&out));
     }
     assert_eq!(std::fs::read(&copy).unwrap(), std::fs::read(&kas).unwrap());
-    std::fs::remove_dir_all(dir).unwrap();
 }
 
 #[test]
@@ -439,5 +433,4 @@ fn json_versions_are_strings_and_empty_tables_agree() {
     assert_eq!(v["more_stores"], serde_json::json!([]));
     let text = stdout(&binfmt(&["inspect", s(&files[1])]));
     assert!(text.contains("  more_stores: none\n"), "{text}");
-    std::fs::remove_dir_all(dir).unwrap();
 }

@@ -163,7 +163,6 @@ fn the_cli_names_paths_as_core_escapes() {
         assert!(err.contains(&format!("missing/{shown}")), "{shown}: {err}");
         assert!(!err.chars().any(|c| c != '\n' && c.is_control()), "{err:?}");
     }
-    std::fs::remove_dir_all(dir).unwrap();
 }
 
 /// `binfmt taridx build` warns about duplicate members, naming them: on standard error
@@ -185,7 +184,6 @@ fn the_cli_names_tar_members_as_core_escapes() {
         assert!(err.contains(&format!("{shown}.jpg")), "{shown}: {err}");
     }
     assert!(!err.chars().any(|c| c != '\n' && c.is_control()), "{err:?}");
-    std::fs::remove_dir_all(dir).unwrap();
 }
 
 /// On a terminal, `binfmt inspect` lists a TACO archive's member names escaped as the
@@ -206,5 +204,4 @@ fn the_cli_lists_taco_names_on_a_terminal_as_core_escapes() {
             assert!(shown.contains(escaped), "{escaped}: {shown}");
         }
     }
-    std::fs::remove_dir_all(dir).unwrap();
 }

@@ -3,6 +3,7 @@
 
 mod common;
 
+use binfmt_test_support::Scratch;
 use common::{binfmt, s, scratch, text};
 use std::path::{Path, PathBuf};
 
@@ -159,7 +160,6 @@ fn diff_exits_zero_only_for_equal_content() {
     );
     let out = binfmt(&["mldf", "diff", "--limit", "1", s(&a), s(&changed)]);
     assert!(text(out.stdout).ends_with("… 1 more differing values not listed\n"));
-    std::fs::remove_dir_all(dir).unwrap();
 }
 
 #[test]
@@ -266,7 +266,6 @@ fn pack_builds_a_dataset_from_json() {
         .map(|e| e.unwrap().file_name())
         .collect();
     assert_eq!(names.len(), 4, "{names:?}"); // media, schema, samples, out
-    std::fs::remove_dir_all(dir).unwrap();
 }
 
 #[test]
@@ -291,12 +290,11 @@ fn garbage_never_panics() {
             assert!(!text(out.stderr).contains("panicked"), "{args:?}");
         }
     }
-    std::fs::remove_dir_all(dir).unwrap();
 }
 
 /// A directory with `schema.json`, `samples.jsonl` (one sample whose blob is `blob`) and
 /// `media/blob.bin`.
-fn pack_dir(test: &str, blob: &str) -> PathBuf {
+fn pack_dir(test: &str, blob: &str) -> Scratch {
     let dir = scratch(test);
     std::fs::create_dir_all(dir.join("media")).unwrap();
     std::fs::write(dir.join("media/blob.bin"), b"payload").unwrap();
@@ -355,7 +353,6 @@ fn pack_refuses_payload_paths_outside_the_samples_directory() {
         let r = binfmt(&args);
         assert!(r.status.success(), "{name}: {}", text(&r.stderr));
         assert_eq!(ok(&["mldf", "get", s(&out), "0", "blob"]), b"ssh key");
-        std::fs::remove_dir_all(dir).unwrap();
     }
     // Inside the directory: `..` that comes back in, an absolute path, a link inside.
     let dir = pack_dir("inside", "media/../media/blob.bin");
@@ -374,8 +371,6 @@ fn pack_refuses_payload_paths_outside_the_samples_directory() {
         let r = binfmt(&pack_args(&dir, "-"));
         assert!(r.status.success(), "{path}: {}", text(&r.stderr));
     }
-    std::fs::remove_dir_all(dir).unwrap();
-    std::fs::remove_dir_all(outside).unwrap();
 }
 
 #[test]
@@ -418,7 +413,6 @@ fn pack_never_overwrites_its_inputs() {
     let r = binfmt(&pack_args(&dir, "-"));
     assert!(r.status.success(), "{}", text(&r.stderr));
     assert_eq!(r.stdout, std::fs::read(&out).unwrap());
-    std::fs::remove_dir_all(dir).unwrap();
 }
 
 #[test]
@@ -492,7 +486,6 @@ fn get_and_diff_escape_what_comes_from_the_file() {
         "{lines}"
     );
     assert!(lines.lines().all(|l| l.chars().count() < 200), "{lines}");
-    std::fs::remove_dir_all(dir).unwrap();
 }
 
 #[test]

@@ -231,7 +231,6 @@ fn bad_arguments_are_usage_errors() {
         let out = binfmt(args);
         assert_eq!(out.status.code(), Some(2), "{args:?}: {out:?}");
     }
-    fs::remove_dir_all(dir).unwrap();
 }
 
 /// Damaged archives: no command panics, in a process or through the fuzz entry points.
@@ -334,7 +333,6 @@ fn member_names_with_terminal_escapes_are_escaped_in_text() {
         v["members"][1]["name"],
         "red\u{1b}[31m\u{1b}]0;pwned\u{7}.txt"
     );
-    fs::remove_dir_all(dir).unwrap();
 }
 
 /// `binfmt taco create precious.txt` (OUT forgotten) emptied precious.txt with exit 0:
@@ -380,7 +378,6 @@ fn create_never_replaces_an_existing_file_without_force() {
     ]);
     assert_eq!(out.status.code(), Some(1), "{out:?}");
     assert_eq!(fs::read(&precious).unwrap(), b"my thesis");
-    fs::remove_dir_all(dir).unwrap();
 }
 
 /// Decision: `taco create OUT` with no FILE is not an argument error. An archive holding
@@ -396,7 +393,6 @@ fn create_with_no_files_makes_a_header_only_archive() {
     let v = &json_lines(&binfmt(&["inspect", "--json", s(&path)]))[0];
     assert_eq!(v["count"], 1);
     assert_eq!(v["members"].as_array().unwrap().len(), 1);
-    fs::remove_dir_all(dir).unwrap();
 }
 
 #[test]
@@ -426,7 +422,6 @@ fn create_and_update_write_to_standard_output() {
     let out = binfmt(&["taco", "update", s(&archive), "-o", s(&archive), "-f"]);
     assert_eq!(out.status.code(), Some(1), "{out:?}");
     assert_eq!(fs::read(&archive).unwrap(), before);
-    fs::remove_dir_all(dir).unwrap();
 }
 
 /// `taco update` is the library's crash-consistent update: an update killed between its
@@ -469,7 +464,6 @@ fn a_torn_update_is_reported_by_verify_and_repaired_by_update() {
             serde_json::json!([{"offset": 5, "length": 6}])
         );
     }
-    fs::remove_dir_all(dir).unwrap();
 }
 
 /// `inspect` of a 70,000-member archive took 68 ms (more than `verify`): it now lists by
@@ -493,5 +487,4 @@ fn inspect_of_70000_members_lists_all_in_json_and_a_page_in_text() {
     assert_eq!(v["members"].as_array().unwrap().len(), 70_001);
     assert_eq!(v["zip64"], true);
     assert_eq!(v["members"][70_000]["name"], "m/069999");
-    fs::remove_dir_all(dir).unwrap();
 }

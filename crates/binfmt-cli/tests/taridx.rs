@@ -5,6 +5,7 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
+use binfmt_test_support::Scratch;
 use common::{run, s, scratch, stderr, stdout};
 use serde_json::Value;
 
@@ -13,10 +14,8 @@ fn fixtures() -> PathBuf {
 }
 
 /// A scratch copy of a fixture fold.
-fn fold_copy(name: &str, sub: &str, fold: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("binfmt-cli-taridx-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+fn fold_copy(name: &str, sub: &str, fold: &str) -> Scratch {
+    let dir = scratch(&format!("fold-{name}"));
     for entry in std::fs::read_dir(fixtures().join(sub)).unwrap() {
         let path = entry.unwrap().path();
         let file = path.file_name().unwrap().to_str().unwrap().to_owned();
@@ -75,7 +74,6 @@ fn build_reproduces_the_golden_indexes_in_both_modes() {
     let out = run(&args);
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(std::fs::read(&listed).unwrap() == std::fs::read(dir.join("train.taridx")).unwrap());
-    std::fs::remove_dir_all(dir).unwrap();
 }
 
 #[test]
@@ -110,7 +108,6 @@ fn build_errors_name_the_shard_and_the_byte() {
         Some(2),
         "bad arguments are clap's exit 2"
     );
-    std::fs::remove_dir_all(dir).unwrap();
 }
 
 #[test]
@@ -180,7 +177,6 @@ fn get_writes_the_payload_and_verifies_names() {
         out.status.success(),
         "unverified: the colliding stem's payload"
     );
-    std::fs::remove_dir_all(dir).unwrap();
 }
 
 #[test]
@@ -236,8 +232,7 @@ fn verify_reports_every_problem_with_its_offset() {
         assert!(out.status.success(), "{f}: {}", stderr(&out));
         assert!(stdout(&out).contains("OK (taridx)"));
     }
-    let dir = std::env::temp_dir().join(format!("binfmt-cli-taridx-verify-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = scratch("verify");
     let mut bytes = std::fs::read(fixtures().join("golden/clean.taridx")).unwrap();
     bytes[16] = 9; // n_stems
     bytes[92 + 18] = 7; // row 0 extid
@@ -266,7 +261,6 @@ fn verify_reports_every_problem_with_its_offset() {
     let v: Value = serde_json::from_str(stdout(&out).trim()).unwrap();
     assert_eq!(v["format"], "taridx");
     assert!(v["error"].as_str().unwrap().contains("rows"));
-    std::fs::remove_dir_all(dir).unwrap();
 }
 
 #[test]
@@ -380,7 +374,6 @@ fn build_never_writes_over_a_shard_and_replaces_an_index_only_with_force() {
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(out.stdout == std::fs::read(fixtures().join("golden/clean.taridx")).unwrap());
     assert!(stderr(&out).contains("-: 21 rows"), "{}", stderr(&out));
-    std::fs::remove_dir_all(dir).unwrap();
 }
 
 #[test]
@@ -424,7 +417,6 @@ fn build_warnings_are_escaped_and_capped() {
     let err = stderr(&out);
     assert!(err.contains("2000 members with extension \"jpg\"; writing the first (row 0)"));
     assert!(!err.contains('\x1b') && err.len() < 2000, "{err}");
-    std::fs::remove_dir_all(dir).unwrap();
 }
 
 #[test]
@@ -440,7 +432,6 @@ fn compressed_shards_fail_and_a_partial_block_is_a_warning() {
             "{err}"
         );
         assert!(!dir.join(format!("{kind}.taridx")).exists());
-        std::fs::remove_dir_all(dir).unwrap();
     }
     let dir = fold_copy("partial", "edge", "partial");
     let out = run(&["taridx", "build", s(&dir), "partial"]);
@@ -450,7 +441,6 @@ fn compressed_shards_fail_and_a_partial_block_is_a_warning() {
         "{}",
         stderr(&out)
     );
-    std::fs::remove_dir_all(dir).unwrap();
 }
 
 #[test]
@@ -522,7 +512,6 @@ fn get_verifies_only_the_members_own_blocks() {
     ]);
     assert_eq!(out.status.code(), Some(1));
     assert!(stderr(&out).contains("missing.tar: "), "{}", stderr(&out));
-    std::fs::remove_dir_all(dir).unwrap();
 }
 
 #[test]
@@ -542,7 +531,6 @@ fn argument_errors_found_after_parsing_exit_2() {
     let out = run(&["taridx", "get", "-", "x.jpg"]);
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     assert!(stderr(&out).contains("--shards"));
-    std::fs::remove_dir_all(dir).unwrap();
 }
 
 #[test]
@@ -568,5 +556,4 @@ fn get_reads_the_index_once_and_the_member_once() {
     assert_eq!(stats.len(), 2, "{err}");
     assert!(stats[0].contains("train.taridx: 1 reads"), "{err}");
     assert!(stats[1].contains("train_0000.tar: 1 reads"), "{err}");
-    std::fs::remove_dir_all(dir).unwrap();
 }

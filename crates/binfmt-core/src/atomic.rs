@@ -362,14 +362,11 @@ impl Drop for AtomicFile {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::scratch::Scratch;
     use std::format;
 
-    fn scratch(name: &str) -> PathBuf {
-        let dir =
-            std::env::temp_dir().join(format!("binfmt-core-atomic-{}-{name}", std::process::id()));
-        let _ = fs::remove_dir_all(&dir);
-        fs::create_dir_all(&dir).unwrap();
-        dir
+    fn scratch(name: &str) -> Scratch {
+        Scratch::new(&format!("core-atomic-{name}"))
     }
 
     #[test]
@@ -381,7 +378,6 @@ mod tests {
         f.file().write_all(b"new").unwrap();
         f.commit().unwrap();
         assert_eq!(std::fs::read(&target).unwrap(), b"new");
-        std::fs::remove_dir_all(dir).unwrap();
     }
 
     #[test]
@@ -404,7 +400,6 @@ mod tests {
         drop(editor);
         writer.join().unwrap();
         assert_eq!(std::fs::read(&target).unwrap(), b"new");
-        std::fs::remove_dir_all(dir).unwrap();
     }
 
     #[test]
@@ -418,7 +413,6 @@ mod tests {
         f.commit().unwrap();
         assert_eq!(fs::read(&target).unwrap(), b"new contents");
         assert_eq!(fs::read_dir(&dir).unwrap().count(), 1);
-        fs::remove_dir_all(dir).unwrap();
     }
 
     #[test]
@@ -431,7 +425,6 @@ mod tests {
         assert_eq!(f.commit().unwrap_err().kind(), io::ErrorKind::AlreadyExists);
         assert_eq!(fs::read(&target).unwrap(), b"theirs");
         assert_eq!(fs::read_dir(&dir).unwrap().count(), 1);
-        fs::remove_dir_all(dir).unwrap();
     }
 
     #[test]
@@ -444,7 +437,6 @@ mod tests {
             assert!(f.temp_path().exists());
         }
         assert_eq!(fs::read_dir(&dir).unwrap().count(), 0);
-        fs::remove_dir_all(dir).unwrap();
     }
 
     #[test]
@@ -462,6 +454,5 @@ mod tests {
             assert!(!stale.exists());
         }
         assert!(unrelated.exists());
-        fs::remove_dir_all(dir).unwrap();
     }
 }

@@ -92,11 +92,12 @@ pub fn patch(file: &File, writes: &[(u64, &[u8])]) -> io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::scratch::Scratch;
 
     #[test]
     fn a_second_locker_fails_fast_or_waits() {
-        let path =
-            std::env::temp_dir().join(std::format!("binfmt-core-lock-{}", std::process::id()));
+        let dir = Scratch::new("core-file-lock");
+        let path = dir.join("locked");
         std::fs::write(&path, b"x").unwrap();
         let first = open_locked(&path).unwrap();
         assert_eq!(
@@ -105,6 +106,5 @@ mod tests {
         );
         drop(first);
         assert!(try_open_locked(&path).is_ok());
-        std::fs::remove_file(&path).unwrap();
     }
 }

@@ -82,18 +82,16 @@ impl AsRef<[u8]> for Mmap {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::format;
+    use crate::scratch::Scratch;
 
     #[test]
     fn maps_files_and_empty_files() {
-        let dir = std::env::temp_dir();
-        let full = dir.join(format!("binfmt-core-mmap-{}", std::process::id()));
-        let empty = dir.join(format!("binfmt-core-mmap-empty-{}", std::process::id()));
+        let dir = Scratch::new("core-mmap");
+        let full = dir.join("full");
+        let empty = dir.join("empty");
         std::fs::write(&full, b"hello").unwrap();
         std::fs::write(&empty, b"").unwrap();
         assert_eq!(&*Mmap::open(&full).unwrap(), b"hello");
         assert!(Mmap::open(&empty).unwrap().is_empty());
-        std::fs::remove_file(full).unwrap();
-        std::fs::remove_file(empty).unwrap();
     }
 }

@@ -410,6 +410,7 @@ impl Seek for Output {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::scratch::Scratch;
     use std::format;
 
     #[cfg(unix)]
@@ -434,15 +435,10 @@ mod tests {
         assert!(std::os::unix::fs::FileTypeExt::is_socket(
             &fs::symlink_metadata(&path).unwrap().file_type()
         ));
-        fs::remove_dir_all(dir).unwrap();
     }
 
-    fn scratch(name: &str) -> PathBuf {
-        let dir =
-            std::env::temp_dir().join(format!("binfmt-core-output-{}-{name}", std::process::id()));
-        let _ = fs::remove_dir_all(&dir);
-        fs::create_dir_all(&dir).unwrap();
-        dir
+    fn scratch(name: &str) -> Scratch {
+        Scratch::new(&format!("core-output-{name}"))
     }
 
     fn write(path: &Path, options: &OutputOptions, bytes: &[u8]) -> io::Result<()> {
@@ -461,7 +457,6 @@ mod tests {
         assert_eq!(fs::read(&path).unwrap(), b"one");
         write(&path, &OutputOptions::new().replace(true), b"two").unwrap();
         assert_eq!(fs::read(&path).unwrap(), b"two");
-        fs::remove_dir_all(dir).unwrap();
     }
 
     #[test]
@@ -469,7 +464,6 @@ mod tests {
         let dir = scratch("dir");
         let e = write(&dir, &OutputOptions::new().replace(true), b"x").unwrap_err();
         assert_eq!(e.kind(), io::ErrorKind::InvalidInput);
-        fs::remove_dir_all(dir).unwrap();
     }
 
     #[cfg(unix)]
@@ -502,7 +496,6 @@ mod tests {
         )
         .unwrap_err();
         assert_eq!(e.kind(), io::ErrorKind::InvalidInput);
-        fs::remove_dir_all(dir).unwrap();
     }
 
     #[cfg(unix)]

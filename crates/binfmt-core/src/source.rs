@@ -762,11 +762,11 @@ impl<S: ByteSource> ByteSource for Counting<S> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::scratch::Scratch;
 
     #[test]
     fn file_source_reads_ranges_and_reports_truncation() {
-        let dir = std::env::temp_dir().join(std::format!("binfmt-source-{}", std::process::id()));
-        let _ = std::fs::create_dir_all(&dir);
+        let dir = Scratch::new("core-source-file");
         let path = dir.join("f.bin");
         std::fs::write(&path, b"hello world").unwrap();
         let src = FileSource::open(&path).unwrap();
@@ -779,7 +779,6 @@ mod tests {
         std::fs::write(&path, b"hi").unwrap();
         let e = src.read_range(6..11).unwrap_err();
         assert_eq!(e.kind(), io::ErrorKind::UnexpectedEof);
-        std::fs::remove_dir_all(dir).unwrap();
     }
 
     #[test]
@@ -812,8 +811,7 @@ mod tests {
 
     #[test]
     fn file_source_refuses_a_range_it_cannot_hold() {
-        let dir = std::env::temp_dir().join(std::format!("binfmt-sparse-{}", std::process::id()));
-        let _ = std::fs::create_dir_all(&dir);
+        let dir = Scratch::new("core-source-sparse");
         let path = dir.join("sparse.bin");
         let file = File::create(&path).unwrap();
         // 4 TiB of hole: valid, and no machine holds it in memory.
@@ -822,7 +820,6 @@ mod tests {
             let e = src.read_range(0..4 << 40).unwrap_err();
             assert_eq!(e.kind(), io::ErrorKind::OutOfMemory);
         }
-        std::fs::remove_dir_all(dir).unwrap();
     }
 
     #[test]

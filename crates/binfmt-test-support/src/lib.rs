@@ -6,6 +6,7 @@
 //!   range cache find the same things, on fixtures and on damaged copies of them.
 //! * [`reference`](mod@reference): the Python interpreter with the reference implementations
 //!   (`BINFMT_PYTHON`), and running `tools/` scripts with it.
+//! * [`scratch`]: a temporary directory for one test, removed when the test passes.
 //! * `servers` (feature `servers`): nginx, moto's S3 server, a misbehaving HTTP server and a
 //!   delay proxy on 127.0.0.1, with their request logs.
 //!
@@ -29,5 +30,8 @@
 pub mod agree;
 pub mod fixtures;
 pub mod reference;
+pub mod scratch;
 #[cfg(feature = "servers")]
 pub mod servers;
+
+pub use scratch::Scratch;

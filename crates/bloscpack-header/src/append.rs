@@ -426,6 +426,7 @@ pub(crate) fn append_file(
 mod tests {
     use super::*;
     use crate::{Bloscpack, PackOptions, UnpackOptions};
+    use binfmt_test_support::Scratch;
 
     fn data(len: usize, seed: u8) -> Vec<u8> {
         (0..len)
@@ -436,14 +437,11 @@ mod tests {
             .collect()
     }
 
-    fn scratch(name: &str) -> std::path::PathBuf {
-        let dir = std::env::temp_dir().join(std::format!(
-            "bloscpack-append-unit-{}-{name}",
-            std::process::id()
-        ));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap_or(());
-        dir.join("f.blp")
+    /// A scratch directory for the test `name`, and the path of `f.blp` in it.
+    fn scratch(name: &str) -> (Scratch, std::path::PathBuf) {
+        let dir = Scratch::new(&std::format!("bloscpack-append-unit-{name}"));
+        let path = dir.join("f.blp");
+        (dir, path)
     }
 
     fn unpack(bytes: &[u8]) -> Vec<u8> {
@@ -465,7 +463,8 @@ mod tests {
             let packed = options.to_vec(&original).unwrap();
             let extra = data(extra_len, 3);
             for crash in [Step::Record, Step::Data, Step::Commit, Step::Cut] {
-                let path = scratch(&std::format!("crash-{original_len}-{extra_len}-{crash:?}"));
+                let (_dir, path) =
+                    scratch(&std::format!("crash-{original_len}-{extra_len}-{crash:?}"));
                 std::fs::write(&path, &packed).unwrap();
                 let file = open_locked(&path).unwrap();
                 let mut hook = |s: Step| {
@@ -511,10 +510,18 @@ mod tests {
         }
     }
 
-    /// Packs a file at `path`, and another to rename over it.
+    /// Packs a file at `path`, and another to rename over it, in a scratch directory.
     #[allow(clippy::unwrap_used)]
-    fn replaced(name: &str) -> (std::path::PathBuf, std::path::PathBuf, Vec<u8>, Vec<u8>) {
-        let path = scratch(name);
+    fn replaced(
+        name: &str,
+    ) -> (
+        Scratch,
+        std::path::PathBuf,
+        std::path::PathBuf,
+        Vec<u8>,
+        Vec<u8>,
+    ) {
+        let (dir, path) = scratch(name);
         let options = PackOptions {
             chunk_size: 256,
             ..PackOptions::default()
@@ -526,7 +533,7 @@ mod tests {
         std::fs::write(&path, &old).unwrap();
         let staged = path.with_extension("new");
         std::fs::write(&staged, &new).unwrap();
-        (path, staged, old, new)
+        (dir, path, staged, old, new)
     }
 
     #[allow(clippy::panic)]
@@ -541,7 +548,7 @@ mod tests {
     #[test]
     #[allow(clippy::unwrap_used, clippy::panic)]
     fn a_file_replaced_before_the_lock_is_not_edited() {
-        let (path, staged, old, new) = replaced("replaced-before-lock");
+        let (_dir, path, staged, old, new) = replaced("replaced-before-lock");
         let file = open_locked(&path).unwrap();
         std::fs::rename(&staged, &path).unwrap();
         let e = append_locked(
@@ -563,7 +570,7 @@ mod tests {
     #[test]
     #[allow(clippy::unwrap_used, clippy::panic)]
     fn a_file_replaced_before_the_commit_is_not_committed() {
-        let (path, staged, old, new) = replaced("replaced-before-commit");
+        let (_dir, path, staged, old, new) = replaced("replaced-before-commit");
         let file = open_locked(&path).unwrap();
         let mut hook = |s: Step| {
             if s == Step::Data {
@@ -591,7 +598,7 @@ mod tests {
     #[test]
     #[allow(clippy::unwrap_used, clippy::panic)]
     fn concurrent_appends_both_land() {
-        let path = scratch("concurrent");
+        let (_dir, path) = scratch("concurrent");
         let options = PackOptions {
             chunk_size: 256,
             max_app_chunks: Some(1000),

@@ -4,17 +4,10 @@
 #![cfg(feature = "blosc")]
 #![allow(clippy::unwrap_used, clippy::cast_possible_truncation)]
 
-use std::path::PathBuf;
-
+use binfmt_test_support::Scratch;
 use bloscpack_header::fs::{AppendOptions, append};
 use bloscpack_header::{Bloscpack, Checksum, ErrorKind, PackOptions, UnpackOptions};
 use proptest::prelude::*;
-
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("bloscpack-append-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir.join(name)
-}
 
 fn data(len: usize, seed: u8) -> Vec<u8> {
     (0..len)
@@ -44,7 +37,8 @@ proptest! {
             ..PackOptions::default()
         };
         let original = data(first, 1);
-        let path = scratch("prop.blp");
+        let dir = Scratch::new("bloscpack-append-prop");
+        let path = dir.join("prop.blp");
         std::fs::write(&path, options.to_vec(&original).unwrap()).unwrap();
         let mut want = original.clone();
         for (i, n) in more.into_iter().enumerate() {
@@ -74,6 +68,7 @@ proptest! {
 
 #[test]
 fn refusals_write_nothing() {
+    let dir = Scratch::new("bloscpack-append-refusals");
     let packed = |options: PackOptions| options.to_vec(&data(1000, 5)).unwrap();
     for (bytes, what) in [
         (
@@ -93,7 +88,7 @@ fn refusals_write_nothing() {
             "no spare slots",
         ),
     ] {
-        let path = scratch("refused.blp");
+        let path = dir.join("refused.blp");
         std::fs::write(&path, &bytes).unwrap();
         let e = append(&path, &data(500, 1), &AppendOptions::new()).unwrap_err();
         assert!(
@@ -114,7 +109,7 @@ fn refusals_write_nothing() {
     let last = file.chunk(file.nchunks() - 1).unwrap();
     let at = last.offset() as usize + 20;
     bytes[at] ^= 0xff;
-    let path = scratch("corrupt.blp");
+    let path = dir.join("corrupt.blp");
     std::fs::write(&path, &bytes).unwrap();
     let e = append(&path, &data(10, 1), &AppendOptions::new()).unwrap_err();
     assert!(

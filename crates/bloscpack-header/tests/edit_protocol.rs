@@ -8,18 +8,11 @@
     clippy::cast_possible_truncation
 )]
 
-use std::path::PathBuf;
-
+use binfmt_test_support::Scratch;
 use bloscpack_header::fs::{AppendOptions, append, repair};
 use bloscpack_header::{
     Bloscpack, ErrorKind, PackOptions, ReadOptions, Severity, UnpackOptions, verify,
 };
-
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("bloscpack-edit-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir.join(name)
-}
 
 /// Bytes Blosc cannot compress (so a chunk stores them as they are).
 fn noise(len: usize, seed: u64) -> Vec<u8> {
@@ -137,6 +130,7 @@ fn hostile_records(real_header: [u8; 32]) -> Vec<(&'static str, Vec<u8>)> {
 fn a_record_inside_the_payload_is_data() {
     let probe = PackOptions::default().to_vec(&noise(4000, 7)).unwrap();
     let real_header: [u8; 32] = probe[..32].try_into().unwrap();
+    let dir = Scratch::new("bloscpack-edit-payload");
     for (what, rec) in hostile_records(real_header) {
         // 4000 bytes of data: the header depends on the length only, so the probe's
         // header is the file's.
@@ -151,7 +145,7 @@ fn a_record_inside_the_payload_is_data() {
         );
 
         // repair: nothing to do, nothing written.
-        let path = scratch(&format!("payload-{}.blp", what.replace(' ', "-")));
+        let path = dir.join(format!("payload-{}.blp", what.replace(' ', "-")));
         std::fs::write(&path, &packed).unwrap();
         assert!(!repair(&path).unwrap(), "{what}");
         assert_eq!(std::fs::read(&path).unwrap(), packed, "{what}");
@@ -179,7 +173,8 @@ fn the_reported_4248_byte_file_survives_append() {
     let overhead = probe.len() - 1;
     let (data, packed) = packed_ending_with(&rec, 4248 - overhead - (rec.len() - 4));
     assert_eq!(packed.len(), 4248);
-    let path = scratch("report.blp");
+    let dir = Scratch::new("bloscpack-edit-report");
+    let path = dir.join("report.blp");
     std::fs::write(&path, &packed).unwrap();
     append(&path, &[1, 2, 3], &AppendOptions::new()).unwrap();
     let after = std::fs::read(&path).unwrap();
@@ -199,7 +194,8 @@ fn a_record_that_does_not_name_the_header_in_place_is_ignored() {
     let seen = findings(&packed);
     assert_eq!(seen.len(), 1);
     assert!(seen[0].1.contains("not part of the file"), "{seen:?}");
-    let path = scratch("foreign-trailer.blp");
+    let dir = Scratch::new("bloscpack-edit-foreign-trailer");
+    let path = dir.join("foreign-trailer.blp");
     std::fs::write(&path, &packed).unwrap();
     assert!(!repair(&path).unwrap());
     assert_eq!(std::fs::read(&path).unwrap(), packed);
@@ -207,7 +203,8 @@ fn a_record_that_does_not_name_the_header_in_place_is_ignored() {
 
 #[test]
 fn an_append_waiting_for_the_lock_when_the_path_is_replaced_fails() {
-    let path = scratch("replaced-while-waiting.blp");
+    let dir = Scratch::new("bloscpack-edit-replaced-while-waiting");
+    let path = dir.join("replaced-while-waiting.blp");
     let old = PackOptions::default().to_vec(&noise(2000, 1)).unwrap();
     let new = PackOptions::default().to_vec(&noise(1500, 2)).unwrap();
     std::fs::write(&path, &old).unwrap();
@@ -216,7 +213,7 @@ fn an_append_waiting_for_the_lock_when_the_path_is_replaced_fails() {
         let appender = s.spawn(|| append(&path, b"lost?", &AppendOptions::new()));
         // Let the appender open the file and wait for the lock.
         std::thread::sleep(core::time::Duration::from_millis(800));
-        let staged = scratch("replaced-while-waiting.new");
+        let staged = dir.join("replaced-while-waiting.new");
         std::fs::write(&staged, &new).unwrap();
         std::fs::rename(&staged, &path).unwrap();
         drop(holder);

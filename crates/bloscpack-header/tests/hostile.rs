@@ -184,8 +184,7 @@ fn appending_to_a_claiming_chunk_allocates_nothing() {
     use bloscpack_header::fs::{AppendOptions, append};
     let file = claiming_chunk(true);
     assert_eq!(file.len(), 68);
-    let dir = std::env::temp_dir().join(format!("bloscpack-hostile-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = binfmt_test_support::Scratch::new("bloscpack-hostile-claiming-append");
     let path = dir.join("claim.blp");
     std::fs::write(&path, &file).unwrap();
     let start = Instant::now();
@@ -193,7 +192,6 @@ fn appending_to_a_claiming_chunk_allocates_nothing() {
     assert!(matches!(e.kind(), ErrorKind::BadBloscHeader { .. }), "{e}");
     assert!(start.elapsed() < Duration::from_millis(200));
     assert_eq!(std::fs::read(&path).unwrap(), file);
-    std::fs::remove_dir_all(dir).unwrap();
 }
 
 #[test]

@@ -300,7 +300,7 @@ fn a_last_chunk_one_whole_element_short_is_an_error() {
 #[cfg(feature = "blosc")]
 mod blosc {
     use super::*;
-    use binfmt_test_support::reference;
+    use binfmt_test_support::{Scratch, reference};
     use bloscpack_header::{
         BloscArgs, Checksum, Compressor, MetaCodec, Metadata, PackOptions, Shuffle, UnpackOptions,
         fs::AppendOptions,
@@ -349,12 +349,8 @@ mod blosc {
         }
     }
 
-    fn scratch(test: &str) -> PathBuf {
-        let dir =
-            std::env::temp_dir().join(format!("bloscpack-interop-{}-{test}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        dir
+    fn scratch(test: &str) -> Scratch {
+        Scratch::new(&format!("bloscpack-interop-{test}"))
     }
 
     fn ramp() -> Vec<u8> {
@@ -522,7 +518,6 @@ mod blosc {
                 assert_eq!(report["metadata"], ours, "{name}");
             }
         }
-        std::fs::remove_dir_all(dir).unwrap();
     }
 
     /// The fixtures that `fs::append` extends, each with the bytes appended to it.
@@ -570,7 +565,6 @@ mod blosc {
     fn appends_to_the_reference_files_read_back() {
         let dir = scratch("append");
         append_to_reference_files(&dir, &reversed_ramp());
-        std::fs::remove_dir_all(dir).unwrap();
     }
 
     #[test]
@@ -622,6 +616,5 @@ mod blosc {
         let mut want = input.clone();
         want.extend_from_slice(&extra);
         assert_eq!(file.unpack_to_vec(&UnpackOptions::default()).unwrap(), want);
-        std::fs::remove_dir_all(dir).unwrap();
     }
 }

@@ -239,12 +239,10 @@ fn a_cut_legacy_file_is_an_error() {
 #[test]
 fn appending_to_a_short_legacy_file_is_refused() {
     use bloscpack_header::fs::{AppendOptions, append};
-    let dir = std::env::temp_dir().join(format!("bloscpack-legacy-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = binfmt_test_support::Scratch::new("bloscpack-legacy-append-short");
     let path = dir.join("short.blp");
     let data = read("0_13_0_rec15_short.blp");
     std::fs::write(&path, &data).unwrap();
     assert!(append(&path, &[0u8; 30], &AppendOptions::new()).is_err());
     assert_eq!(std::fs::read(&path).unwrap(), data);
-    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -3,6 +3,7 @@
 #![cfg(feature = "blosc")]
 
 use binfmt_core::source::FileSource;
+use binfmt_test_support::Scratch;
 use bloscpack_header::{Bloscpack, Checksum, PackOptions, Reader, UnpackOptions};
 
 fn data(len: usize) -> Vec<u8> {
@@ -23,8 +24,7 @@ fn data(len: usize) -> Vec<u8> {
 
 #[test]
 fn every_pack_entry_point_writes_the_same_bytes() {
-    let dir = std::env::temp_dir().join(format!("bloscpack-pipeline-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = Scratch::new("bloscpack-pipeline-pack");
     for len in [0usize, 5, 4096, 300_001, 1 << 20] {
         let input = data(len);
         for checksum in [Checksum::None, Checksum::Adler32, Checksum::Sha256] {
@@ -67,13 +67,11 @@ fn every_pack_entry_point_writes_the_same_bytes() {
             }
         }
     }
-    std::fs::remove_dir_all(&dir).ok();
 }
 
 #[test]
 fn unpack_into_memory_and_from_a_file() {
-    let dir = std::env::temp_dir().join(format!("bloscpack-unpack-into-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = Scratch::new("bloscpack-pipeline-unpack-into");
     let input = data(1_000_003);
     let packed = PackOptions {
         chunk_size: 100_000,
@@ -119,5 +117,4 @@ fn unpack_into_memory_and_from_a_file() {
     let truncated = std::fs::File::open(&path).unwrap();
     // The reader takes the file's length when opened; the last chunk no longer fits.
     assert!(Reader::open(FileSource::new(truncated).unwrap()).is_err());
-    std::fs::remove_dir_all(&dir).ok();
 }

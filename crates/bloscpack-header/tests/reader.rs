@@ -102,8 +102,7 @@ fn a_file_source_and_corruption() {
     }
     .to_vec(&input)
     .unwrap();
-    let dir = std::env::temp_dir().join(format!("bloscpack-reader-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = binfmt_test_support::Scratch::new("bloscpack-reader-file-source");
     let path = dir.join("r.blp");
     std::fs::write(&path, &packed).unwrap();
     let reader = Reader::open(FileSource::open(&path).unwrap()).unwrap();
@@ -118,5 +117,4 @@ fn a_file_source_and_corruption() {
         matches!(e.kind(), ErrorKind::ChunkDigestMismatch { index: 2, .. }),
         "{e}"
     );
-    std::fs::remove_dir_all(dir).unwrap();
 }

@@ -17,7 +17,7 @@ use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use binfmt_test_support::reference;
+use binfmt_test_support::{Scratch, reference};
 use kastore::{AnyArray, DType, Error, ErrorCode, ErrorKind, Item, Store, StreamReader, Writer};
 use serde_json::{Value, json};
 
@@ -1133,9 +1133,7 @@ fn the_reference_reads_what_we_write() {
     let Some(python) = reference::python("the_reference_reads_what_we_write") else {
         return;
     };
-    let dir = std::env::temp_dir().join(format!("kastore-written-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = Scratch::new("kastore-interop-written");
     let mut files = serde_json::Map::new();
     let set = written_set();
     for (name, bytes, manifest) in &set {
@@ -1164,5 +1162,4 @@ fn the_reference_reads_what_we_write() {
         out.lines().filter(|l| l.contains(": OK")).count(),
         set.len() + 1
     );
-    std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -181,8 +181,7 @@ fn a_lying_header_costs_one_request_and_no_memory() {
 
 #[test]
 fn a_file_truncated_after_opening_is_an_error_not_a_crash() {
-    let dir = std::env::temp_dir().join(format!("kastore-reader-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = binfmt_test_support::Scratch::new("kastore-reader-truncated");
     let path = dir.join("shrinks.kas");
     // An array past the first read: the arrays that came with the metadata are served
     // as they were when the file was opened.
@@ -197,7 +196,6 @@ fn a_file_truncated_after_opening_is_an_error_not_a_crash() {
     assert!(matches!(e.kind(), ErrorKind::Io(_)), "{e}");
     let e = kastore::fs::open(dir.join("missing.kas")).unwrap_err();
     assert!(e.to_string().contains("missing.kas"), "{e}");
-    std::fs::remove_dir_all(dir).unwrap();
 }
 
 /// A cache that already holds the 256 bytes format detection read.

@@ -4,8 +4,8 @@
 mod common;
 
 use std::io::{self, Write};
-use std::path::PathBuf;
 
+use binfmt_test_support::Scratch;
 use kastore::{Error, ErrorCode, ErrorKind, Store, Writer};
 
 fn offsets(bytes: &[u8]) -> Vec<(u64, u64)> {
@@ -201,11 +201,8 @@ fn write_errors_are_reported() {
     assert_eq!(e.kind().code(), ErrorCode::Io);
 }
 
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("kastore-writer-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+fn scratch(name: &str) -> Scratch {
+    Scratch::new(&format!("kastore-writer-{name}"))
 }
 
 #[test]
@@ -237,7 +234,6 @@ fn write_path_replaces_atomically_and_updates_in_place() {
     assert!(e.to_string().contains("no-such-dir"), "{e}");
     assert_eq!(std::fs::read(&path).unwrap(), before);
     assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 1);
-    std::fs::remove_dir_all(dir).unwrap();
 }
 
 #[cfg(feature = "mmap")]
@@ -263,7 +259,6 @@ fn a_mapped_store_survives_being_replaced() {
     assert!(store.get::<u64>("a").unwrap().iter().all(|&v| v == 7));
     assert_eq!(kastore::fs::load(&path).unwrap().store().len(), 2);
     drop(map);
-    std::fs::remove_dir_all(dir).unwrap();
 }
 
 #[test]

@@ -7,7 +7,7 @@
 
 mod common;
 
-use binfmt_test_support::reference;
+use binfmt_test_support::{Scratch, reference};
 use std::io::Cursor;
 use std::path::{Path, PathBuf};
 
@@ -192,8 +192,7 @@ fn our_files_read_by_python() {
     let Some(py) = reference::python("our_files_read_by_python") else {
         return;
     };
-    let dir = std::env::temp_dir().join(format!("mldf-interop-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = Scratch::new("mldf-interop-read-by-python");
     let mut paths = Vec::new();
     for (name, bytes) in &files {
         let path = dir.join(format!("{name}.mldf"));
@@ -210,7 +209,6 @@ fn our_files_read_by_python() {
     for ((name, _), (ours, theirs)) in files.iter().zip(dumps.iter().zip(&lines)) {
         assert_eq!(ours, theirs, "{name}: Python reads something else");
     }
-    std::fs::remove_dir_all(dir).unwrap();
 }
 
 #[test]
@@ -222,8 +220,7 @@ fn python_regenerates_identical_fixtures() {
     let Some(py) = reference::python("python_regenerates_identical_fixtures") else {
         return;
     };
-    let dir = std::env::temp_dir().join(format!("mldf-fixtures-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = Scratch::new("mldf-interop-regenerate");
     reference::run(&py, "mldf/gen_fixtures.py", &[dir.as_os_str()]);
     for name in expected()["valid"].as_object().unwrap().keys() {
         assert_eq!(
@@ -232,5 +229,4 @@ fn python_regenerates_identical_fixtures() {
             "{name} differs from the committed fixture"
         );
     }
-    std::fs::remove_dir_all(dir).unwrap();
 }

@@ -10,6 +10,7 @@ use std::io::Cursor;
 use std::path::{Path, PathBuf};
 
 use binfmt_core::source::{ByteSource, Counting, FileSource};
+use binfmt_test_support::Scratch;
 use mldf::{
     Dataset, ErrorKind, FieldType, Layout, ReadOptions, Reader, Schema, Text, Value, Writer,
     WriterOptions,
@@ -225,8 +226,7 @@ fn agrees_with_the_slice_reader_on_every_fixture() {
 
 #[test]
 fn a_file_truncated_under_the_reader_is_an_error() {
-    let dir = std::env::temp_dir().join(format!("mldf-reader-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = Scratch::new("mldf-reader-truncated");
     let path = dir.join("shrinks.mldf");
     let file = labelled(10, WriterOptions::new());
     std::fs::write(&path, &file).unwrap();
@@ -238,7 +238,6 @@ fn a_file_truncated_under_the_reader_is_an_error() {
     // A missing file names its path.
     let err = mldf::fs::open_with(dir.join("absent.mldf"), &ReadOptions::new()).unwrap_err();
     assert!(err.to_string().contains("absent.mldf"), "{err}");
-    std::fs::remove_dir_all(dir).unwrap();
 }
 
 #[test]

@@ -294,15 +294,22 @@ impl Plan {
 #[cfg(test)]
 mod tests {
     use binfmt_core::source::Counting;
+    use binfmt_test_support::Scratch;
 
     use super::*;
     use crate::{Entry, Writer};
 
-    fn replaced(test: &str) -> (std::path::PathBuf, std::path::PathBuf, Vec<u8>, Vec<u8>) {
-        let dir =
-            std::env::temp_dir().join(std::format!("taco-header-fs-{test}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
+    /// An archive at `path`, and another to rename over it, in a scratch directory.
+    fn replaced(
+        test: &str,
+    ) -> (
+        Scratch,
+        std::path::PathBuf,
+        std::path::PathBuf,
+        Vec<u8>,
+        Vec<u8>,
+    ) {
+        let dir = Scratch::new(&std::format!("taco-header-fs-{test}"));
         let build = |n: u64| {
             let mut b = Writer::new(Entries::from_slice(&[Entry::new(n, n)]).unwrap());
             b.add_bytes("a.bin", std::vec![7u8; 100]);
@@ -312,7 +319,7 @@ mod tests {
         let (path, staged) = (dir.join("a.taco"), dir.join("b.taco"));
         std::fs::write(&path, &old).unwrap();
         std::fs::write(&staged, &new).unwrap();
-        (path, staged, old, new)
+        (dir, path, staged, old, new)
     }
 
     fn assert_replaced(e: &crate::Error) {
@@ -331,7 +338,7 @@ mod tests {
 
     #[test]
     fn a_file_replaced_before_the_lock_is_not_updated() {
-        let (path, staged, old, new) = replaced("before-lock");
+        let (_dir, path, staged, old, new) = replaced("before-lock");
         let file = binfmt_core::file::open_locked(&path).unwrap();
         let keep = file.try_clone().unwrap();
         std::fs::rename(&staged, &path).unwrap();
@@ -351,7 +358,7 @@ mod tests {
 
     #[test]
     fn a_file_replaced_before_the_commit_is_not_committed() {
-        let (path, staged, old, new) = replaced("before-commit");
+        let (_dir, path, staged, old, new) = replaced("before-commit");
         let file = binfmt_core::file::open_locked(&path).unwrap();
         let keep = file.try_clone().unwrap();
         let entries = Entries::from_slice(&[Entry::new(9, 9)]).unwrap();

@@ -698,6 +698,11 @@ mod tests {
 
 /// The checks of a build without `alloc`, over an archive made by hand.
 #[cfg(all(test, not(feature = "alloc")))]
+#[allow(
+    clippy::unwrap_used,
+    clippy::indexing_slicing,
+    clippy::cast_possible_truncation
+)]
 mod no_alloc_tests {
     use std::vec::Vec;
 

@@ -2,7 +2,7 @@
 //! `read_header` and Python `zipfile`'s `testzip()` (when `BINFMT_PYTHON` is set).
 #![allow(clippy::unwrap_used, clippy::indexing_slicing)]
 
-use binfmt_test_support::reference;
+use binfmt_test_support::{Scratch, reference};
 use std::ffi::OsStr;
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -11,12 +11,8 @@ use binfmt_core::verify::Findings;
 use serde_json::Value;
 use taco_header::{Archive, Entries, Entry, ErrorKind, ReadOptions, Writer, WriterOptions};
 
-fn scratch(test: &str) -> PathBuf {
-    let dir =
-        std::env::temp_dir().join(format!("taco-header-create-{test}-{}", std::process::id()));
-    let _ = fs::remove_dir_all(&dir);
-    fs::create_dir_all(&dir).unwrap();
-    dir
+fn scratch(test: &str) -> Scratch {
+    Scratch::new(&format!("taco-create-{test}"))
 }
 
 /// Fails the test with every problem `verify` reports.
@@ -233,7 +229,7 @@ fn bad_requests_are_refused_before_anything_is_written() {
         (
             {
                 let mut b = Writer::new(Entries::new());
-                b.add_file("dir", &dir);
+                b.add_file("dir", dir.path());
                 b
             },
             |e| matches!(e, ErrorKind::NotAFile { .. }),
@@ -270,13 +266,13 @@ fn the_reference_reads_our_zip64_by_count() {
     let Some(py) = reference::python("the_reference_reads_our_zip64_by_count") else {
         return;
     };
-    let (path, new) = zip64_by_count_updated("zip64-count-reference");
+    let (_dir, path, new) = zip64_by_count_updated("zip64-count-reference");
     check_with_reference(&py, &[(path, new, 70_001)]);
 }
 
 /// Writes and checks an archive that needs ZIP64 for its 70 001 members, updates its
-/// header, and returns its path and the new entries.
-fn zip64_by_count_updated(test: &str) -> (PathBuf, Entries) {
+/// header, and returns its scratch directory, its path and the new entries.
+fn zip64_by_count_updated(test: &str) -> (Scratch, PathBuf, Entries) {
     let mut b = Writer::new(three());
     for i in 0..70_000u32 {
         b.add_bytes(format!("m/{i:06}"), (i % 10_000).to_le_bytes().to_vec());
@@ -300,7 +296,7 @@ fn zip64_by_count_updated(test: &str) -> (PathBuf, Entries) {
     let new = Entries::from_slice(&[Entry::new(1, 1)]).unwrap();
     taco_header::fs::update(&path, &new).unwrap();
     assert_eq!(taco_header::fs::read_entries(&path).unwrap(), new);
-    (path, new)
+    (dir, path, new)
 }
 
 #[test]
@@ -421,5 +417,4 @@ fn zip64_by_size() {
     if let Some(py) = reference::python("zip64_by_size") {
         check_with_reference(&py, &[(path.clone(), new, 3)]);
     }
-    fs::remove_dir_all(dir).unwrap();
 }

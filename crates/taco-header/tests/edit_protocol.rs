@@ -73,8 +73,7 @@ fn a_central_directory_in_member_data_is_data() {
     Archive::parse(&bytes).unwrap();
 
     // The update writes the real CRC copy and leaves the member's bytes alone.
-    let dir = std::env::temp_dir().join(format!("taco-edit-protocol-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = binfmt_test_support::Scratch::new("taco-edit-protocol-decoy");
     let path = dir.join("decoy.taco");
     std::fs::write(&path, &bytes).unwrap();
     let new = Entries::from_slice(&[Entry::new(1, 2), Entry::new(3, 4)]).unwrap();
@@ -83,5 +82,4 @@ fn a_central_directory_in_member_data_is_data() {
     assert_eq!(after[member.clone()], bytes[member]);
     assert_eq!(errors(&after), Vec::<String>::new());
     assert_eq!(Archive::parse(&after).unwrap().header().entries(), new);
-    std::fs::remove_dir_all(dir).unwrap();
 }

@@ -179,8 +179,7 @@ fn large_members_cost_one_range_each_in_one_call() {
 #[test]
 fn every_kind_of_source_gives_the_same_listing() {
     let bytes = with_zip64_records(archive(50));
-    let dir = std::env::temp_dir().join(format!("taco-reader-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = binfmt_test_support::Scratch::new("taco-reader-every-source");
     let path = dir.join("a.taco");
     std::fs::write(&path, &bytes).unwrap();
     let want = slice_members(&bytes);
@@ -205,7 +204,6 @@ fn every_kind_of_source_gives_the_same_listing() {
     let past = Entry::new(bytes.len() as u64 - 2, 10);
     let err = file.read_entry(past).unwrap_err();
     assert_eq!(err.offset(), Some(past.offset));
-    std::fs::remove_dir_all(dir).unwrap();
 }
 
 #[test]

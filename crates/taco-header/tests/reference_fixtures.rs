@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 
 use binfmt_core::Layout;
 use binfmt_core::verify::Findings;
+use binfmt_test_support::Scratch;
 use serde_json::Value;
 use taco_header::{Archive, Entries, Entry, ErrorKind, Header, ReadOptions, Reader};
 
@@ -116,10 +117,8 @@ fn the_updated_fixture_points_at_member_data() {
     }
 }
 
-/// Copies a fixture to a scratch file for a test that modifies it.
-fn scratch_copy(name: &str, test: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("taco-header-{test}-{}", std::process::id()));
-    fs::create_dir_all(&dir).unwrap();
+/// Copies a fixture into `dir`, a test's scratch directory, for a test that modifies it.
+fn scratch_copy(dir: &Path, name: &str) -> PathBuf {
     let path = dir.join(name);
     fs::copy(fixtures().join(name), &path).unwrap();
     path
@@ -127,13 +126,14 @@ fn scratch_copy(name: &str, test: &str) -> PathBuf {
 
 #[test]
 fn update_rewrites_only_the_124_bytes() {
+    let dir = Scratch::new("taco-fixtures-update");
     for name in [
         "three_entries.taco",
         "false_zip64.taco",
         "updated.taco",
         "seven_entries.taco",
     ] {
-        let path = scratch_copy(name, "update");
+        let path = scratch_copy(&dir, name);
         let before = fs::read(&path).unwrap();
         let new = Entries::from_slice(&[Entry::new(5, 6), Entry::new(7, 8)]).unwrap();
         taco_header::fs::update(&path, &new).unwrap_or_else(|e| panic!("{name}: {e}"));
@@ -159,8 +159,9 @@ fn update_rewrites_only_the_124_bytes() {
 
 #[test]
 fn update_refuses_non_taco_files_without_touching_them() {
+    let dir = Scratch::new("taco-fixtures-refuse");
     for name in ["plain.zip", "not_a_zip.txt"] {
-        let path = scratch_copy(name, "refuse");
+        let path = scratch_copy(&dir, name);
         let before = fs::read(&path).unwrap();
         let err = taco_header::fs::update(&path, &Entries::new()).unwrap_err();
         assert_eq!(
@@ -176,7 +177,8 @@ fn update_refuses_non_taco_files_without_touching_them() {
 
 #[test]
 fn update_refuses_a_truncated_archive_without_touching_it() {
-    let path = scratch_copy("three_entries.taco", "truncated");
+    let dir = Scratch::new("taco-fixtures-truncated");
+    let path = scratch_copy(&dir, "three_entries.taco");
     let mut bytes = fs::read(&path).unwrap();
     bytes.pop();
     fs::write(&path, &bytes).unwrap();

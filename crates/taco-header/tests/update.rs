@@ -9,18 +9,14 @@
     clippy::std_instead_of_core
 )]
 
-use std::path::PathBuf;
 use std::time::Duration;
 
 use binfmt_core::verify::Findings;
+use binfmt_test_support::Scratch;
 use taco_header::{Archive, Entries, Entry, ErrorKind, Header, ReadOptions, TornState, Writer};
 
-fn scratch(test: &str) -> PathBuf {
-    let dir =
-        std::env::temp_dir().join(format!("taco-header-update-{test}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+fn scratch(test: &str) -> Scratch {
+    Scratch::new(&format!("taco-update-{test}"))
 }
 
 fn old() -> Entries {
@@ -101,7 +97,6 @@ fn every_partial_state_is_a_torn_update_that_the_next_update_repairs() {
     }
     // All three writes: the update is whole.
     assert_eq!(verify_all(&interrupted(3)).0, 0);
-    std::fs::remove_dir_all(dir).unwrap();
 }
 
 #[test]
@@ -140,7 +135,6 @@ fn two_updates_never_interleave() {
     drop(held);
     updater.join().unwrap().unwrap();
     assert_eq!(taco_header::fs::read_entries(&path).unwrap(), new());
-    std::fs::remove_dir_all(dir).unwrap();
 }
 
 #[test]
@@ -184,7 +178,6 @@ fn nothing_is_written_before_everything_is_checked() {
         assert!(taco_header::update_in_memory(&mut in_memory, &new()).is_err());
         assert_eq!(in_memory, bytes, "{what}");
     }
-    std::fs::remove_dir_all(dir).unwrap();
 }
 
 /// A 179-byte archive whose central directory (the header's entry, 57 bytes) is the last
@@ -236,5 +229,4 @@ fn update_works_when_the_directory_is_beyond_the_tail() {
     let after = std::fs::read(&path).unwrap();
     assert_eq!(verify_all(&after).0, 0);
     assert_eq!(Header::parse(&after).unwrap().entries(), new());
-    std::fs::remove_dir_all(dir).unwrap();
 }

@@ -358,8 +358,7 @@ fn indexes_round_trip_and_write_atomically() {
     assert_eq!(file.write_to(&mut written).unwrap(), file.encoded_len());
     assert!(written == bytes);
 
-    let dir = std::env::temp_dir().join(format!("taridx-api-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = binfmt_test_support::Scratch::new("taridx-api-write-to-path");
     let path = dir.join("x.taridx");
     std::fs::write(&path, b"old").unwrap();
     assert_eq!(file.write_to_path(&path).unwrap(), file.encoded_len());
@@ -375,7 +374,6 @@ fn indexes_round_trip_and_write_atomically() {
         .unwrap_err();
     assert!(matches!(e.kind(), ErrorKind::Io(_)) && e.to_string().contains("missing"));
     assert_eq!(e.fault(), Fault::Io);
-    std::fs::remove_dir_all(dir).unwrap();
 }
 
 #[test]

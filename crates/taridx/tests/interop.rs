@@ -7,7 +7,7 @@
 
 // Shared test support; its `pub` items are only used from here.
 
-use binfmt_test_support::reference;
+use binfmt_test_support::{Scratch, reference};
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 
@@ -20,11 +20,8 @@ fn fixtures(sub: &str) -> PathBuf {
         .join(sub)
 }
 
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("taridx-interop-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+fn scratch(name: &str) -> Scratch {
+    Scratch::new(&format!("taridx-interop-{name}"))
 }
 
 fn tars(dir: &Path) -> Vec<PathBuf> {
@@ -85,7 +82,6 @@ fn python_reads_back_what_we_write() {
         let stdout = reference::run(&py, "taridx/check_index.py", &args);
         assert!(stdout.starts_with("OK: "), "{fold}: {stdout}");
     }
-    std::fs::remove_dir_all(out).unwrap();
 }
 
 #[test]
@@ -169,5 +165,4 @@ fn the_fixture_generator_reproduces_the_committed_shards() {
             name.to_string_lossy()
         );
     }
-    std::fs::remove_dir_all(out).unwrap();
 }

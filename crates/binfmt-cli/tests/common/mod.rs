@@ -5,6 +5,7 @@ use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+use binfmt_test_support::Scratch;
 use serde_json::Value;
 
 /// Runs `binfmt` with `args`.
@@ -40,14 +41,12 @@ pub(crate) fn json_lines(out: &Output) -> Vec<Value> {
         .collect()
 }
 
-/// A fresh, empty directory for one test of this test binary.
-pub(crate) fn scratch(test: &str) -> PathBuf {
+/// A fresh, empty directory for one test of this test binary, removed when the returned
+/// [`Scratch`] is dropped (kept if the test fails): bind it for as long as the test uses
+/// the files.
+pub(crate) fn scratch(test: &str) -> Scratch {
     let binary = module_path!().split("::").next().unwrap_or("cli");
-    let dir =
-        std::env::temp_dir().join(format!("binfmt-cli-{binary}-{test}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+    Scratch::new(&format!("cli-{binary}-{test}"))
 }
 
 /// A path as `&str` (test paths are UTF-8).
