@@ -70,3 +70,8 @@ pub use object_store;
 pub(crate) fn bytes_len(data: &[u8]) -> u64 {
     u64::try_from(data.len()).unwrap_or(u64::MAX)
 }
+
+/// A count of bytes as `u64` (saturating: a `usize` always fits on the targets we build).
+pub(crate) fn usize_u64(n: usize) -> u64 {
+    u64::try_from(n).unwrap_or(u64::MAX)
+}
