@@ -198,9 +198,9 @@ fn request_plans_in_round_trips() {
         budget(33, 2, 320 * KIB),
     );
     // Every chunk read: the chunks are announced up front and read ahead a window
-    // (32 MiB) at a time, four 8 MiB requests in flight, the next window while one is
-    // checked; not one round trip per chunk (34 round trips before). Measured: 36
-    // requests, 5 round trips (the head, the chunk headers, two windows, and a debug
+    // (16 MiB, one request) at a time, the next three windows in flight while one is
+    // checked; not one round trip per chunk (34 round trips before). Measured: 35
+    // requests, 5 round trips (the head, the chunk headers, the windows, and a debug
     // build's checks of 32 MiB, which a loaded machine makes slower: one round trip of
     // slack).
     let verify = ["verify", &url("big.blp")];

@@ -51,10 +51,16 @@ use crate::error::Error;
 use crate::source::{ByteSource, Pending, SourceError, from_io};
 
 /// How many payload bytes a [`ReadCache`] reads ahead at once for
-/// [`Data::prefetch`]: 32 MiB (for a remote source, requests of at most 16 MiB in flight at
-/// once). While one window is handed out, the next is read in the background where the
-/// source can ([`ByteSource::start_ranges`]): at most two windows are held.
-pub const PREFETCH_WINDOW: u64 = 32 << 20;
+/// [`Data::prefetch`]: 16 MiB (for a remote source, one request of at most 16 MiB). While
+/// one window is handed out, the next [`PREFETCH_DEPTH`] are read in the background where
+/// the source can ([`ByteSource::start_ranges`]): at most 64 MiB are held.
+pub const PREFETCH_WINDOW: u64 = 16 << 20;
+
+/// How many windows of [`PREFETCH_WINDOW`] bytes are read in the background at once. Over
+/// a link with a long round trip, one window in flight moves one window per round trip;
+/// three keep three in flight, for the same memory as two windows of twice the size
+/// (measured at 80 ms RTT: see docs/performance.md).
+pub const PREFETCH_DEPTH: usize = 3;
 
 /// Payload ranges announced for reading ahead ([`Data::prefetch`]).
 #[derive(Debug, Default)]
@@ -63,8 +69,9 @@ struct Ahead {
     queue: std::collections::VecDeque<Range<u64>>,
     /// Read ahead and not yet handed out (at most one window).
     ready: Vec<(Range<u64>, Vec<u8>)>,
-    /// The window after `ready`, being read in the background.
-    next: Option<(Vec<Range<u64>>, Pending)>,
+    /// The windows after `ready`, in order, being read in the background (at most
+    /// [`PREFETCH_DEPTH`]).
+    next: std::collections::VecDeque<(Vec<Range<u64>>, Pending)>,
 }
 
 impl Ahead {
@@ -276,8 +283,8 @@ impl<S: ByteSource> ReadCache<S> {
     /// `range` from the read-ahead window: handed out if it was read ahead (waiting for
     /// the background read of its window if need be); if it was announced, the window
     /// from it on is read in one batch (what the consumer skipped is dropped, so memory
-    /// stays within two [`PREFETCH_WINDOW`]s). Then the window after it is started in
-    /// the background. `None` when it was not announced or the batch failed: the caller
+    /// stays within `1 + PREFETCH_DEPTH` windows). Then the windows after it are started
+    /// in the background. `None` when it was not announced or the batch failed: the caller
     /// then reads it alone, and that read says what is wrong.
     fn read_ahead(&self, range: &Range<u64>) -> Option<Vec<u8>> {
         let mut ahead = self.lock_ahead();
@@ -286,10 +293,12 @@ impl<S: ByteSource> ReadCache<S> {
         }
         let in_next = ahead
             .next
-            .as_ref()
-            .is_some_and(|(ranges, _)| ranges.contains(range));
-        let (window, parts) = if in_next {
-            let (window, pending) = ahead.next.take()?;
+            .iter()
+            .position(|(ranges, _)| ranges.contains(range));
+        let (window, parts) = if let Some(at) = in_next {
+            // Windows before it were skipped by the walk: not wanted.
+            ahead.next.drain(..at);
+            let (window, pending) = ahead.next.pop_front()?;
             ahead.ready.clear();
             drop(ahead);
             // An error leaves the range to a read of its own, which reports it.
@@ -299,7 +308,7 @@ impl<S: ByteSource> ReadCache<S> {
             // The walk skipped ahead: what was read for the ranges before is not wanted.
             ahead.queue.drain(..at);
             ahead.ready.clear();
-            ahead.next = None;
+            ahead.next.clear();
             let window = ahead.take_window();
             drop(ahead);
             let parts = self.source.read_ranges(&window).ok()?;
@@ -307,15 +316,16 @@ impl<S: ByteSource> ReadCache<S> {
             (window, parts)
         };
         let mut ahead = self.lock_ahead();
-        // The next window is read while this one is handed out and checked.
-        if ahead.next.is_none() && !ahead.queue.is_empty() {
+        // The next windows are read while this one is handed out and checked.
+        while ahead.next.len() < PREFETCH_DEPTH && !ahead.queue.is_empty() {
             let following = ahead.take_window();
             match self.source.start_ranges(following.clone()) {
-                Some(pending) => ahead.next = Some((following, pending)),
+                Some(pending) => ahead.next.push_back((following, pending)),
                 None => {
                     for r in following.into_iter().rev() {
                         ahead.queue.push_front(r);
                     }
+                    break;
                 }
             }
         }
@@ -577,8 +587,9 @@ mod tests {
 
     #[test]
     fn the_next_window_is_read_in_the_background() {
-        // 80 MiB in 1 MiB chunks: three windows, the second and third started in the
-        // background while the one before is handed out.
+        // 80 MiB in 1 MiB chunks: five windows of 16 chunks; the first is read when
+        // asked for, the next three are started in the background at once, and the fifth
+        // when the second is handed out.
         let f: Vec<u8> = (0..80u32 << 20).map(|i| (i % 251) as u8).collect();
         let src = Background(std::sync::Arc::new(f), AtomicU64::new(0));
         let cache = ReadCache::new(&src);
@@ -592,7 +603,7 @@ mod tests {
                 .get(usize::try_from(r.start).unwrap()..usize::try_from(r.end).unwrap());
             assert_eq!(Some(&*got), want);
         }
-        assert!(src.1.load(Ordering::Relaxed) >= 1);
+        assert_eq!(src.1.load(Ordering::Relaxed), 4);
         assert_eq!(cache.held(), 0);
     }
 
