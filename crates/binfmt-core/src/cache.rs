@@ -317,6 +317,21 @@ impl<S: ByteSource> ReadCache<S> {
         };
         let mut ahead = self.lock_ahead();
         // The next windows are read while this one is handed out and checked.
+        self.start_windows(&mut ahead);
+        let mut wanted = None;
+        for (r, part) in window.into_iter().zip(parts) {
+            if wanted.is_none() && r == *range {
+                wanted = Some(part);
+            } else {
+                ahead.ready.push((r, part));
+            }
+        }
+        wanted
+    }
+
+    /// Starts reading the next announced windows in the background, up to
+    /// [`PREFETCH_DEPTH`] in flight, where the source can.
+    fn start_windows(&self, ahead: &mut Ahead) {
         while ahead.next.len() < PREFETCH_DEPTH && !ahead.queue.is_empty() {
             let following = ahead.take_window();
             match self.source.start_ranges(following.clone()) {
@@ -329,15 +344,6 @@ impl<S: ByteSource> ReadCache<S> {
                 }
             }
         }
-        let mut wanted = None;
-        for (r, part) in window.into_iter().zip(parts) {
-            if wanted.is_none() && r == *range {
-                wanted = Some(part);
-            } else {
-                ahead.ready.push((r, part));
-            }
-        }
-        wanted
     }
 
     fn lock_ahead(&self) -> std::sync::MutexGuard<'_, Ahead> {
@@ -480,6 +486,9 @@ impl<'d, S: ByteSource> Data<'d> for &'d ReadCache<S> {
         ahead
             .queue
             .extend(ranges.iter().filter(|r| r.start < r.end).cloned());
+        // Reading starts now, in the background: what the caller reads before the first
+        // payload (a walk's headers) overlaps the first windows.
+        self.start_windows(&mut ahead);
         Ok(())
     }
 
@@ -587,9 +596,8 @@ mod tests {
 
     #[test]
     fn the_next_window_is_read_in_the_background() {
-        // 80 MiB in 1 MiB chunks: five windows of 16 chunks; the first is read when
-        // asked for, the next three are started in the background at once, and the fifth
-        // when the second is handed out.
+        // 80 MiB in 1 MiB chunks: five windows of 16 chunks, all read in the background:
+        // three started when they are announced, the others as windows are handed out.
         let f: Vec<u8> = (0..80u32 << 20).map(|i| (i % 251) as u8).collect();
         let src = Background(std::sync::Arc::new(f), AtomicU64::new(0));
         let cache = ReadCache::new(&src);
@@ -603,7 +611,7 @@ mod tests {
                 .get(usize::try_from(r.start).unwrap()..usize::try_from(r.end).unwrap());
             assert_eq!(Some(&*got), want);
         }
-        assert_eq!(src.1.load(Ordering::Relaxed), 4);
+        assert_eq!(src.1.load(Ordering::Relaxed), 5);
         assert_eq!(cache.held(), 0);
     }
 

@@ -247,7 +247,8 @@ fn unpack_url<'py>(
 ) -> PyResult<Unpacked<'py>> {
     let reader = py.detach(|| {
         let source = crate::source::open_url(url)?;
-        Reader::open(source).py_err(FORMAT)
+        // Every chunk is read: the first windows of chunks come while the headers do.
+        Reader::open_with(source, &ReadOptions::new().read_every_chunk(true)).py_err(FORMAT)
     })?;
     let view = reader.view();
     let metadata = metadata_json(&view)?;

@@ -47,6 +47,9 @@ pub(crate) struct Shape {
     /// The last chunk holds `last_chunk` rounded down to whole elements, short of it
     /// (bloscpack 0.11/0.13, [`legacy_short_last`]).
     pub(crate) short_last: bool,
+    /// Every chunk was announced for reading ahead from the offsets section, before the
+    /// walk ([`Bloscpack::announce_from_offsets`]).
+    pub(crate) announced: bool,
 }
 
 /// A parsed Bloscpack file, reading its bytes through `D`.
@@ -160,7 +163,7 @@ where
     /// As for [`Bloscpack::parse`]; I/O errors of a cache's source.
     pub fn from_data_with(data: D, options: &ReadOptions) -> Result<Self> {
         let mut first = None;
-        let file = Self::scan(data, options, &mut |e| {
+        let file = Self::scan(data, options, false, &mut |e| {
             first = Some(e);
             ControlFlow::Break(())
         });
@@ -201,7 +204,11 @@ where
     /// The rules of the format, shared by `parse` and `verify`: every problem goes to
     /// `report`; the view is returned when the walk reached the end (the problems on the
     /// way, if any, did not stop it).
-    fn scan(data: D, options: &ReadOptions, report: Report<'_>) -> Option<Self> {
+    ///
+    /// `every_chunk`: the caller will read every chunk after (`verify`): over a cache, the
+    /// chunks the offsets section names are announced for reading ahead before the walk,
+    /// so that their windows arrive while the walk's chunk headers are fetched.
+    fn scan(data: D, options: &ReadOptions, every_chunk: bool, report: Report<'_>) -> Option<Self> {
         let fail = |report: Report<'_>, e: Error| {
             let _ = report(e);
             None
@@ -265,9 +272,13 @@ where
                 largest_chunk: 0,
                 last_at: pos,
                 short_last: false,
+                announced: false,
             },
         };
         if data.whole().is_none() {
+            if every_chunk || options.get_read_every_chunk() {
+                file.announce_from_offsets();
+            }
             file.hint_chunk_headers();
         }
         file.walk(report).ok()?;
@@ -337,7 +348,7 @@ where
     /// rather than one round trip per chunk. Bytes in memory need nothing.
     pub(crate) fn prefetch_chunks(&self) {
         const BATCH: usize = 64;
-        if self.data.whole().is_some() {
+        if self.data.whole().is_some() || self.announced_as_walked() {
             return;
         }
         let mut batch: [Range<u64>; BATCH] = core::array::from_fn(|_| 0..0);
@@ -354,6 +365,72 @@ where
             }
         }
         let _ = self.data.prefetch(batch.get(..n).unwrap_or(&[]));
+    }
+
+    /// The range each used offsets entry gives its chunk, up to the next entry (the last
+    /// one up to the end of the data): what the chunks span when they follow each other
+    /// with nothing between, as every writer puts them. `None` when an entry is out of
+    /// order or outside the data.
+    fn chunk_spans_from_offsets(&self) -> Option<impl Iterator<Item = Range<u64>> + '_> {
+        let used = usize::try_from(self.shape.header.nchunks()?).ok()?;
+        let entries = self.offsets.get(..used)?;
+        let mut prev = self.shape.chunks_at;
+        for e in entries {
+            let at = u64::try_from(e.get()).ok()?;
+            if at < prev || at > self.shape.total {
+                return None;
+            }
+            prev = at;
+        }
+        let total = self.shape.total;
+        Some(entries.iter().enumerate().map(move |(i, e)| {
+            let at = u64::try_from(e.get()).unwrap_or(total);
+            let end = entries
+                .get(i + 1)
+                .and_then(|n| u64::try_from(n.get()).ok())
+                .unwrap_or(total);
+            at..end
+        }))
+    }
+
+    /// Announces the chunk ranges the offsets section gives ([`Data::prefetch`]), before
+    /// the walk reads a chunk header: a cache starts reading the first windows at once,
+    /// and they arrive while the walk fetches the headers.
+    fn announce_from_offsets(&mut self) {
+        const BATCH: usize = 64;
+        let Some(spans) = self.chunk_spans_from_offsets() else {
+            return;
+        };
+        let mut batch: [Range<u64>; BATCH] = core::array::from_fn(|_| 0..0);
+        let mut n = 0;
+        for span in spans {
+            if let Some(slot) = batch.get_mut(n) {
+                *slot = span;
+                n += 1;
+            }
+            if n == BATCH {
+                let _ = self.data.prefetch(&batch);
+                n = 0;
+            }
+        }
+        let _ = self.data.prefetch(batch.get(..n).unwrap_or(&[]));
+        self.shape.announced = true;
+    }
+
+    /// Whether the chunks were announced from the offsets section and the walk found each
+    /// where its entry said, ending where the next begins: then what was announced is what
+    /// the walk will read, and nothing more need be announced.
+    fn announced_as_walked(&self) -> bool {
+        if !self.shape.announced {
+            return false;
+        }
+        let Some(mut spans) = self.chunk_spans_from_offsets() else {
+            return false;
+        };
+        self.chunks().all(|chunk| {
+            let len = u64::from(chunk.header.cbytes).saturating_add(chunk.checksum.size_u64());
+            spans.next() == Some(chunk.at..chunk.at.saturating_add(len))
+        }) && spans.next().is_none()
     }
 
     /// Walks the chunks once, checking each, and records where they end. `Err` when the
@@ -768,7 +845,7 @@ where
     Error: From<D::Error>,
 {
     let mut tally = Tally::new(sink);
-    let file = Bloscpack::scan(data, options, &mut |e| tally.error(e));
+    let file = Bloscpack::scan(data, options, true, &mut |e| tally.error(e));
     let Some(file) = file else {
         if !tally.is_stopped() {
             let record = match data.whole() {

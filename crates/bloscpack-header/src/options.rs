@@ -23,6 +23,7 @@ pub struct ReadOptions {
     accept_version_2: bool,
     checksums: bool,
     max_metadata_size: u64,
+    read_every_chunk: bool,
 }
 
 impl ReadOptions {
@@ -33,6 +34,7 @@ impl ReadOptions {
             accept_version_2: true,
             checksums: true,
             max_metadata_size: 16 << 20,
+            read_every_chunk: false,
         }
     }
 
@@ -63,6 +65,31 @@ impl ReadOptions {
     pub const fn max_metadata_size(mut self, max: u64) -> Self {
         self.max_metadata_size = max;
         self
+    }
+
+    /// The caller will read every chunk after parsing (to unpack the file, or check its
+    /// digests): over a cache, the chunks the offsets section names are announced for
+    /// reading ahead ([`Data::prefetch`](binfmt_core::data::Data::prefetch)) before the
+    /// parse walks their headers, so that the first windows of chunks arrive while the
+    /// headers are fetched (one round trip less per window in flight, over a long link).
+    /// Bytes in memory and local files are not affected. [`verify`](crate::verify) always
+    /// does this. Default: false (`inspect` and a read of one chunk want only the
+    /// headers).
+    ///
+    /// ```
+    /// use bloscpack_header::ReadOptions;
+    /// assert!(ReadOptions::new().read_every_chunk(true).get_read_every_chunk());
+    /// ```
+    #[must_use]
+    pub const fn read_every_chunk(mut self, yes: bool) -> Self {
+        self.read_every_chunk = yes;
+        self
+    }
+
+    /// The value set by [`read_every_chunk`](ReadOptions::read_every_chunk).
+    #[must_use]
+    pub const fn get_read_every_chunk(&self) -> bool {
+        self.read_every_chunk
     }
 
     /// The value set by [`accept_version_2`](ReadOptions::accept_version_2): whether

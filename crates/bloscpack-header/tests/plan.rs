@@ -193,9 +193,10 @@ fn unpacking_through_a_cache_streams_chunk_by_chunk() {
         .unwrap();
     assert_eq!(report.written, input.len() as u64);
     assert!(out == input);
-    // Every chunk announced and read ahead (one window: a round of one batch, not one
-    // round per chunk, 24 before), none kept: the cache holds what it held before.
-    assert_eq!(source.rounds() - rounds, 1);
+    // Every chunk announced and read ahead (24 MiB: two windows of at most
+    // PREFETCH_WINDOW, a round of one batch each, not one round per chunk, 24 before),
+    // none kept: the cache holds what it held before.
+    assert_eq!(source.rounds() - rounds, 2);
     assert_eq!(reader.cache().held(), held);
     // Digests, one payload per chunk too.
     reader.view().verify_digests().unwrap();
@@ -214,10 +215,11 @@ fn unpacking_into_memory_through_a_cache_on_threads_reads_ahead() {
         .unpack_into(&mut out, &UnpackOptions::DEFAULT.threads(2))
         .unwrap();
     assert!(out == input);
-    // 24 chunks, read ahead in windows: a few rounds (one per window, and a chunk read
-    // alone by a worker that wanted it while another read its window), not 24.
+    // 24 chunks, read ahead in windows: a few rounds (one per window, two here, and a
+    // chunk read alone by each worker that wanted it while another read its window), not
+    // 24.
     let used = source.rounds() - rounds;
-    assert!(used <= 4, "{used} rounds");
+    assert!(used <= 6, "{used} rounds");
 }
 
 #[test]

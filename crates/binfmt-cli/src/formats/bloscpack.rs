@@ -288,8 +288,14 @@ fn cache(input: &Input) -> Cache<'_> {
     ReadCache::with_head(input.source(), input.head(), input.head_len())
 }
 
-fn parse<'c>(input: &Input, cache: &'c Cache<'_>) -> Result<Bloscpack<'c, &'c Cache<'c>>, Failure> {
-    Bloscpack::from_data_with(cache, &ReadOptions::new())
+/// `every_chunk`: the command reads every chunk after (`unpack`): the chunks are read ahead
+/// while the parse fetches their headers.
+fn parse<'c>(
+    input: &Input,
+    cache: &'c Cache<'_>,
+    every_chunk: bool,
+) -> Result<Bloscpack<'c, &'c Cache<'c>>, Failure> {
+    Bloscpack::from_data_with(cache, &ReadOptions::new().read_every_chunk(every_chunk))
         .map_err(|e| Failure::diagnostic(input.name(), &e))
 }
 
@@ -352,7 +358,7 @@ fn count_text(v: i64) -> String {
 /// a large file); never the chunks' data.
 fn inspect(input: &Input, _options: &InspectOptions) -> Result<Inspection, Failure> {
     let cache = cache(input);
-    let file = parse(input, &cache)?;
+    let file = parse(input, &cache, false)?;
     let h = file.header();
     let metadata = match file.metadata() {
         None => None,
@@ -544,7 +550,7 @@ fn unpack(args: &UnpackArgs) -> Result<ExitCode, Failure> {
     let input = Input::open(&args.input)?;
     registry::expect(&input, &FORMAT)?;
     let cache = cache(&input);
-    let file = parse(&input, &cache)?;
+    let file = parse(&input, &cache, true)?;
     // Everything that can be refused without decompressing is refused before OUTPUT is
     // touched; the output then grows as chunks are decompressed (nothing is allocated
     // from a header's sizes).
