@@ -202,10 +202,11 @@ fn request_plans_in_round_trips() {
     // three windows in flight, the first ones while the headers are fetched; not one
     // round trip per chunk (34 round trips before, 5 in the build before). Measured: 35
     // requests, 3 round trips (the head, then the chunk headers beside the windows, and
-    // the last window); one round trip of slack for a debug build's checks of 32 MiB on
-    // a loaded machine.
+    // the last window) on a quiet machine, 4 with both cores busy: the count is the time
+    // over the round trip, and a debug build's checks of 32 MiB take longer under load
+    // (two round trips of slack).
     let verify = ["verify", &url("big.blp")];
-    let whole = budget(33 + 8, 4, 33 << 20);
+    let whole = budget(33 + 8, 5, 33 << 20);
     check(&site, f, "bloscpack verify, 32 MiB", &verify, whole);
     let unpack = ["bloscpack", "unpack", &url("big.blp"), "-"];
     check(&site, f, "bloscpack unpack, 32 MiB", &unpack, whole);

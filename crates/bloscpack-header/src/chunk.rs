@@ -533,6 +533,12 @@ where
         self.offset
     }
 
+    /// The bytes the chunk's buffer and digest span in the data: what reading it loads.
+    pub(crate) fn span(&self) -> core::ops::Range<u64> {
+        let len = u64::from(self.header.cbytes).saturating_add(self.checksum.size_u64());
+        self.at..self.at.saturating_add(len)
+    }
+
     /// The Blosc header.
     #[must_use]
     pub const fn header(&self) -> &ChunkHeader {

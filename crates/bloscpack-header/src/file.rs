@@ -311,7 +311,6 @@ where
     /// Hints the Blosc header of every chunk the offsets section names, so that the walk
     /// finds them all fetched in one batch.
     fn hint_chunk_headers(&self) {
-        const BATCH: usize = 64;
         let size = to_u64(BLOSC_HEADER_SIZE);
         let used = self
             .shape
@@ -320,25 +319,18 @@ where
             .and_then(|n| usize::try_from(n).ok())
             .unwrap_or(0)
             .min(self.offsets.len());
-        let mut batch: [Range<u64>; BATCH] = core::array::from_fn(|_| 0..0);
-        let mut n = 0;
-        for e in self.offsets.get(..used).unwrap_or(&[]) {
-            let Ok(at) = u64::try_from(e.get()) else {
-                continue;
-            };
-            if at < self.shape.chunks_at || at.saturating_add(size) > self.shape.total {
-                continue;
-            }
-            if let Some(slot) = batch.get_mut(n) {
-                *slot = at..at + size;
-                n += 1;
-            }
-            if n == BATCH {
-                let _ = self.data.hint(&batch);
-                n = 0;
-            }
-        }
-        let _ = self.data.hint(batch.get(..n).unwrap_or(&[]));
+        let (from, total) = (self.shape.chunks_at, self.shape.total);
+        let headers = self
+            .offsets
+            .get(..used)
+            .unwrap_or(&[])
+            .iter()
+            .filter_map(|e| u64::try_from(e.get()).ok())
+            .filter(|&at| at >= from && at.saturating_add(size) <= total)
+            .map(|at| at..at + size);
+        in_batches(headers, |batch| {
+            let _ = self.data.hint(batch);
+        });
     }
 
     /// Announces every chunk's bytes (its Blosc buffer and digest) to the data, in file
@@ -347,24 +339,12 @@ where
     /// per chunk as each is loaded, so that a remote file is read at the link's bandwidth
     /// rather than one round trip per chunk. Bytes in memory need nothing.
     pub(crate) fn prefetch_chunks(&self) {
-        const BATCH: usize = 64;
         if self.data.whole().is_some() || self.announced_as_walked() {
             return;
         }
-        let mut batch: [Range<u64>; BATCH] = core::array::from_fn(|_| 0..0);
-        let mut n = 0;
-        for chunk in self.chunks() {
-            let len = u64::from(chunk.header.cbytes).saturating_add(chunk.checksum.size_u64());
-            if let Some(slot) = batch.get_mut(n) {
-                *slot = chunk.at..chunk.at.saturating_add(len);
-                n += 1;
-            }
-            if n == BATCH {
-                let _ = self.data.prefetch(&batch);
-                n = 0;
-            }
-        }
-        let _ = self.data.prefetch(batch.get(..n).unwrap_or(&[]));
+        in_batches(self.chunks().map(|chunk| chunk.span()), |batch| {
+            let _ = self.data.prefetch(batch);
+        });
     }
 
     /// The range each used offsets entry gives its chunk, up to the next entry (the last
@@ -397,23 +377,12 @@ where
     /// the walk reads a chunk header: a cache starts reading the first windows at once,
     /// and they arrive while the walk fetches the headers.
     fn announce_from_offsets(&mut self) {
-        const BATCH: usize = 64;
         let Some(spans) = self.chunk_spans_from_offsets() else {
             return;
         };
-        let mut batch: [Range<u64>; BATCH] = core::array::from_fn(|_| 0..0);
-        let mut n = 0;
-        for span in spans {
-            if let Some(slot) = batch.get_mut(n) {
-                *slot = span;
-                n += 1;
-            }
-            if n == BATCH {
-                let _ = self.data.prefetch(&batch);
-                n = 0;
-            }
-        }
-        let _ = self.data.prefetch(batch.get(..n).unwrap_or(&[]));
+        in_batches(spans, |batch| {
+            let _ = self.data.prefetch(batch);
+        });
         self.shape.announced = true;
     }
 
@@ -427,10 +396,9 @@ where
         let Some(mut spans) = self.chunk_spans_from_offsets() else {
             return false;
         };
-        self.chunks().all(|chunk| {
-            let len = u64::from(chunk.header.cbytes).saturating_add(chunk.checksum.size_u64());
-            spans.next() == Some(chunk.at..chunk.at.saturating_add(len))
-        }) && spans.next().is_none()
+        self.chunks()
+            .all(|chunk| spans.next() == Some(chunk.span()))
+            && spans.next().is_none()
     }
 
     /// Walks the chunks once, checking each, and records where they end. `Err` when the
@@ -816,6 +784,27 @@ where
 /// ```
 pub fn verify(data: &[u8], options: &ReadOptions, sink: &mut dyn Sink<Error>) -> Summary {
     verify_data(data, options, sink)
+}
+
+/// Passes `ranges` to `f` in batches of up to 64, without allocating: hints and
+/// announcements of every chunk, which a file can have millions of.
+fn in_batches(ranges: impl Iterator<Item = Range<u64>>, mut f: impl FnMut(&[Range<u64>])) {
+    const BATCH: usize = 64;
+    let mut batch: [Range<u64>; BATCH] = core::array::from_fn(|_| 0..0);
+    let mut n = 0;
+    for r in ranges {
+        if let Some(slot) = batch.get_mut(n) {
+            *slot = r;
+            n += 1;
+        }
+        if n == BATCH {
+            f(&batch);
+            n = 0;
+        }
+    }
+    if n > 0 {
+        f(batch.get(..n).unwrap_or(&[]));
+    }
 }
 
 /// [`verify`] over any [`Data`]: the same rules, the same findings, for bytes in memory or
