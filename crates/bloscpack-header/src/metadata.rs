@@ -479,8 +479,13 @@ impl Metadata {
 
     /// Encodes the whole section (header, stored bytes, zero padding, digest).
     ///
-    /// When zlib does not make the metadata smaller, it is stored raw with level 0
-    /// (bloscpack keeps the requested level there; readers ignore it).
+    /// When zlib makes the metadata longer, it is stored raw; the header keeps the requested
+    /// level, as bloscpack's does (readers ignore it).
+    ///
+    /// With the `blosc` feature the zlib stream is C zlib's, byte for byte what bloscpack
+    /// writes (Python's `zlib.compress(json, level)`), so a packed file is the reference's.
+    /// Without it, miniz_oxide deflates: a valid zlib stream that every reader inflates, but
+    /// its bytes (and so the choice between zlib and raw) can differ from bloscpack's.
     ///
     /// # Errors
     /// [`ErrorKind::ArgumentOutOfRange`] for a level above 9 or metadata of 4 GiB or more,
@@ -507,11 +512,12 @@ impl Metadata {
             .unlocated()
         };
         let meta_size = u32::try_from(self.json.len()).map_err(|_| too_big(self.json.len()))?;
+        // bloscpack stores raw only when compressing made the metadata longer
+        // (`if meta_size < meta_comp_size`): equal lengths keep zlib.
         let compressed = match self.codec {
-            MetaCodec::Zlib => Some(miniz_oxide::deflate::compress_to_vec_zlib(
-                &self.json, self.level,
-            ))
-            .filter(|c| c.len() <= self.json.len()),
+            MetaCodec::Zlib => {
+                Some(deflate(&self.json, self.level)?).filter(|c| c.len() <= self.json.len())
+            }
             MetaCodec::None => None,
         };
         // The level is written as asked, also when the metadata is stored uncompressed
@@ -562,5 +568,144 @@ impl Metadata {
         out.resize(out.len() + padding, 0);
         out.extend_from_slice(digest.as_bytes());
         Ok(out)
+    }
+}
+
+/// Deflates `data` into a zlib stream, byte for byte what Python's `zlib.compress(data,
+/// level)` returns when Python links stock zlib (bloscpack's `metacodecs`).
+///
+/// One `deflate(Z_FINISH)` over the whole input, as CPython's `zlib.compress` makes, into
+/// output blocks of CPython's sizes (3.10 and later: `BUFFER_BLOCK_SIZE` of its blocks
+/// output buffer). Level 0's stored blocks end where an output block does, so there those
+/// sizes are part of the bytes (CPython 3.9 and older grow their buffer otherwise, and
+/// their level-0 streams of some 100 KiB and more differ; but level 0 never reaches a file,
+/// its stream being longer than the text). Levels 1 to 9 do not depend on the blocks.
+/// `data` is shorter than 4 GiB (`encode` checks), so zlib sees it all at once, as in
+/// CPython.
+#[cfg(feature = "blosc")]
+fn deflate(data: &[u8], level: u8) -> Result<Vec<u8>> {
+    use flate2::{Compress, Compression, FlushCompress, Status};
+    const KB: usize = 1024;
+    const MB: usize = 1024 * KB;
+    const BLOCKS: [usize; 17] = [
+        32 * KB,
+        64 * KB,
+        256 * KB,
+        MB,
+        4 * MB,
+        8 * MB,
+        16 * MB,
+        16 * MB,
+        32 * MB,
+        32 * MB,
+        32 * MB,
+        32 * MB,
+        64 * MB,
+        64 * MB,
+        128 * MB,
+        128 * MB,
+        256 * MB,
+    ];
+    let failed = || {
+        ErrorKind::InvalidArgument {
+            what: "metadata",
+            reason: "zlib could not deflate it",
+        }
+        .unlocated()
+    };
+    // Python's `deflateInit2(level, Z_DEFLATED, 15, 8, Z_DEFAULT_STRATEGY)`.
+    let mut z = Compress::new(Compression::new(level.into()), true);
+    let mut out = Vec::new();
+    for block in 0usize.. {
+        let size = BLOCKS.get(block).or(BLOCKS.last()).copied().unwrap_or(MB);
+        let start = out.len();
+        out.try_reserve_exact(size).map_err(|_| {
+            ErrorKind::OutOfMemory {
+                bytes: to_u64(start.saturating_add(size)),
+            }
+            .unlocated()
+        })?;
+        out.resize(start + size, 0);
+        let consumed = usize::try_from(z.total_in()).map_err(|_| failed())?;
+        let (input, output) = data
+            .get(consumed..)
+            .zip(out.get_mut(start..))
+            .ok_or_else(failed)?;
+        let status = z
+            .compress(input, output, FlushCompress::Finish)
+            .map_err(|_| failed())?;
+        let end = usize::try_from(z.total_out()).map_err(|_| failed())?;
+        out.truncate(end);
+        match status {
+            Status::StreamEnd => return Ok(out),
+            // zlib stopped because the block is full: CPython adds the next one.
+            Status::Ok if end == start + size => {}
+            Status::Ok | Status::BufError => return Err(failed()),
+        }
+    }
+    Err(failed())
+}
+
+/// Deflates `data` with miniz_oxide (a valid zlib stream, not zlib's bytes); without
+/// `blosc` there is no C zlib to call.
+#[cfg(all(feature = "alloc", not(feature = "blosc")))]
+fn deflate(data: &[u8], level: u8) -> Result<Vec<u8>> {
+    Ok(miniz_oxide::deflate::compress_to_vec_zlib(data, level))
+}
+
+#[cfg(all(test, feature = "blosc"))]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::panic, clippy::indexing_slicing)]
+
+    use alloc::vec;
+    use alloc::vec::Vec;
+
+    /// The lengths of the stored blocks of a level-0 zlib stream.
+    fn stored_blocks(z: &[u8]) -> Vec<usize> {
+        let mut at = 2; // the zlib header
+        let mut lens = Vec::new();
+        loop {
+            let len = usize::from(u16::from_le_bytes([z[at + 1], z[at + 2]]));
+            lens.push(len);
+            let last = z[at] & 1 == 1;
+            at += 5 + len;
+            if last {
+                assert_eq!(at + 4, z.len(), "the Adler-32 ends the stream");
+                return lens;
+            }
+        }
+    }
+
+    /// Level 0 is the one level whose bytes depend on the output buffer: its stored blocks
+    /// end where CPython's output blocks do (32 KiB, 96 KiB, 352 KiB, 1376 KiB). The
+    /// lengths are `zlib.compress(b'x' * n, 0)`'s on CPython 3.10 to 3.13 (zlib 1.2.13);
+    /// tests/metadata_zlib.rs compares levels 1 to 9 with the reference itself.
+    #[test]
+    fn level_0_splits_its_stored_blocks_where_cpython_does() {
+        const MIB_AND_HALF: [usize; 25] = [
+            65_531, 32_773, 65_535, 65_535, 65_535, 65_507, 65_531, 65_535, 65_535, 65_535, 65_535,
+            65_535, 65_535, 65_535, 65_535, 65_535, 65_535, 65_535, 65_535, 65_535, 65_535, 65_475,
+            65_531, 65_535, 60_022,
+        ];
+        let cases: [(usize, &[usize]); 5] = [
+            (0, &[0]),
+            (40_000, &[40_000]),
+            (98_304, &[65_531, 32_773]),
+            (
+                400_000,
+                &[65_531, 32_773, 65_535, 65_535, 65_535, 65_507, 39_584],
+            ),
+            (1_600_000, &MIB_AND_HALF),
+        ];
+        for (n, want) in cases {
+            let data = vec![b'x'; n];
+            let z = super::deflate(&data, 0).unwrap();
+            assert_eq!(stored_blocks(&z), want, "{n} bytes");
+            assert_eq!(z[..2], [0x78, 0x01]);
+            assert_eq!(
+                miniz_oxide::inflate::decompress_to_vec_zlib(&z).unwrap(),
+                data
+            );
+        }
     }
 }

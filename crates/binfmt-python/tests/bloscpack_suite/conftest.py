@@ -80,10 +80,6 @@ NOT_APPLICABLE = {
     "test_append.py::test_rewrite_metadata": _INTERNALS + " (append._rewrite_metadata_fp, "
                                                           "file_io._write_metadata)",
     # test_file_io.py
-    "test_file_io.py::test_metadata_opportunisitic_compression":
-        "binfmt's metadata section is deflated by miniz_oxide, not zlib: for this 84-byte "
-        "metadata it saves nothing, so binfmt stores it uncompressed where zlib saves one "
-        "byte (both files read everywhere; see binfmt.bloscpack's docstring)",
     "test_file_io.py::test_invalid_format": "patches the reference writer's private "
                                             "constant file_io.FORMAT_VERSION; binfmt's "
                                             "writer has no such hook",

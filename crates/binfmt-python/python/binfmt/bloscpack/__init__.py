@@ -3,10 +3,9 @@
 Works on every Python the wheel supports (``bloscpack`` 0.16 no longer imports on 3.10+).
 Compression and decompression run in the bundled c-blosc 1.21, chunks in parallel, with
 the GIL released. Files written are byte-identical to bloscpack 0.16's with the same
-options, except a zlib-compressed metadata section: its deflate stream comes from
-miniz_oxide, not zlib, so it may differ (both read each other's files; with
-``MetadataArgs(meta_codec="None")`` the bytes are identical). Format-2 files (bloscpack
-0.2), which bloscpack 0.16 refuses, are read too.
+options, a zlib-compressed metadata section included (deflated by C zlib, as Python's
+``zlib.compress`` does). Format-2 files (bloscpack 0.2), which bloscpack 0.16 refuses,
+are read too.
 
 * :func:`pack_ndarray_to_file` / :func:`unpack_ndarray_from_file` (and ``_bytes``):
   numpy arrays, with dtype, shape and order stored as bloscpack stores them and restored

@@ -467,8 +467,7 @@ def unpack(source: CompressedSource, sink: PlainSink) -> None:
 def _write_metadata(output_fp: Any, metadata: Any, metadata_args: Any) -> int:
     """Writes the metadata section (header, metadata, preallocated space, digest) at the
     position of ``output_fp``, as bloscpack's ``_write_metadata`` (the section is
-    binfmt's packer's: a zlib-compressed one is deflated by miniz_oxide, so its bytes may
-    differ from zlib's); returns its size."""
+    binfmt's packer's, byte for byte the reference's); returns its size."""
     pkg = _pkg()
     out = pkg._pack(b"", None, 1, metadata, pkg.BloscArgs(),
                     pkg.BloscpackArgs(offsets=False, checksum=None), metadata_args)
