@@ -426,7 +426,36 @@ pub(crate) fn append_file(
 mod tests {
     use super::*;
     use crate::{Bloscpack, PackOptions, UnpackOptions};
-    use binfmt_test_support::Scratch;
+
+    /// A scratch directory, removed when the test passes. (The crate as packaged has no
+    /// `binfmt-test-support`, whose `Scratch` this mirrors: these tests run there too.)
+    struct Scratch(std::path::PathBuf);
+
+    impl Scratch {
+        fn new(name: &str) -> Self {
+            let dir =
+                std::env::temp_dir().join(std::format!("binfmt-{name}-{}", std::process::id()));
+            let _ = std::fs::remove_dir_all(&dir);
+            std::fs::create_dir_all(&dir).unwrap();
+            Scratch(dir)
+        }
+    }
+
+    impl core::ops::Deref for Scratch {
+        type Target = std::path::Path;
+
+        fn deref(&self) -> &std::path::Path {
+            &self.0
+        }
+    }
+
+    impl Drop for Scratch {
+        fn drop(&mut self) {
+            if !std::thread::panicking() {
+                let _ = std::fs::remove_dir_all(&self.0);
+            }
+        }
+    }
 
     fn data(len: usize, seed: u8) -> Vec<u8> {
         (0..len)

@@ -13,7 +13,7 @@ use std::time::Instant;
 use binfmt_core::verify::Findings;
 use bloscpack_header::{
     Bloscpack, Checksum, Error, ErrorKind, Header, HeaderFields, JSON_FORMAT, Options, ReadOptions,
-    Severity, verify,
+    verify,
 };
 
 fn findings(data: &[u8], options: &ReadOptions) -> (binfmt_core::Summary, Findings<Error>) {
@@ -275,10 +275,14 @@ fn a_short_last_chunk_is_read_with_a_warning() {
         warnings[0]
     );
     let mut seen = Vec::new();
-    let summary = verify(&file, &ReadOptions::new(), &mut |s: Severity, e: Error| {
-        seen.push((s, e));
-        core::ops::ControlFlow::Continue(())
-    });
+    let summary = verify(
+        &file,
+        &ReadOptions::new(),
+        &mut |s: bloscpack_header::Severity, e| {
+            seen.push((s, e));
+            core::ops::ControlFlow::Continue(())
+        },
+    );
     assert!(summary.is_valid());
     assert_eq!(summary.warnings(), 1);
     assert!(matches!(seen[0].1.kind(), ErrorKind::ShortLastChunk { .. }));
