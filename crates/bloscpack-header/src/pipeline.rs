@@ -48,6 +48,23 @@ pub(crate) fn run<T: Sync>(
     work: &(dyn Fn(&T, &mut Vec<u8>) -> Result<usize> + Sync),
     emit: &mut dyn FnMut(&[u8]) -> Result<()>,
 ) -> Result<Vec<Vec<u8>>> {
+    let workers = if shape.caller_helps {
+        shape.threads.saturating_sub(1)
+    } else {
+        shape.threads.max(1)
+    };
+    if workers == 0 {
+        // The caller alone: no channels, no scope (`thread::scope` registers a
+        // thread-local destructor on the caller's thread, which a leak checker reports).
+        let mut buffers = buffers;
+        let mut buffer = buffers.pop().unwrap_or_default();
+        for item in items {
+            let n = work(item, &mut buffer)?;
+            emit(buffer.get(..n).unwrap_or(&[]))?;
+        }
+        buffers.push(buffer);
+        return Ok(buffers);
+    }
     let count = buffers.len().max(1);
     let (free_tx, free_rx) = mpsc::sync_channel::<Vec<u8>>(count);
     for buffer in buffers {
@@ -66,11 +83,6 @@ pub(crate) fn run<T: Sync>(
             Some(item) => Ok((i, work(item, &mut buffer).map(|n| (buffer, n)))),
             None => Err(buffer),
         }
-    };
-    let workers = if shape.caller_helps {
-        shape.threads.saturating_sub(1)
-    } else {
-        shape.threads.max(1)
     };
     std::thread::scope(|s| {
         for _ in 0..workers {
