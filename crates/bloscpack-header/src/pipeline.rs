@@ -85,61 +85,77 @@ pub(crate) fn run<T: Sync>(
         }
     };
     std::thread::scope(|s| {
-        for _ in 0..workers {
-            let done_tx = done_tx.clone();
-            let (free_rx, take) = (&free_rx, &take);
-            s.spawn(move || {
-                loop {
-                    let buffer = match free_rx.lock() {
-                        Ok(rx) => rx.recv(),
-                        Err(_) => return,
-                    };
-                    let Ok(buffer) = buffer else { return };
-                    let Ok(result) = take(buffer) else { return };
-                    if done_tx.send(result).is_err() {
-                        return;
+        let workers: Vec<_> = (0..workers)
+            .map(|_| {
+                let done_tx = done_tx.clone();
+                let (free_rx, take) = (&free_rx, &take);
+                s.spawn(move || {
+                    loop {
+                        let buffer = match free_rx.lock() {
+                            Ok(rx) => rx.recv(),
+                            Err(_) => return,
+                        };
+                        let Ok(buffer) = buffer else { return };
+                        let Ok(result) = take(buffer) else { return };
+                        if done_tx.send(result).is_err() {
+                            return;
+                        }
                     }
-                }
-            });
-        }
+                })
+            })
+            .collect();
         drop(done_tx);
-        // Owned here: returning drops them, so every worker's next `recv` or `send`
-        // fails and the scope joins.
-        let (free_tx, done_rx) = (free_tx, done_rx);
-        let mut pending: BTreeMap<usize, Result<(Vec<u8>, usize)>> = BTreeMap::new();
-        let mut emitted = 0usize;
-        while emitted < items.len() {
-            while let Some(result) = pending.remove(&emitted) {
-                let (buffer, n) = result?;
-                emit(buffer.get(..n).unwrap_or(&[]))?;
-                let _ = free_tx.send(buffer);
-                emitted += 1;
-            }
-            if emitted == items.len() {
-                break;
-            }
-            if shape.caller_helps {
-                // A free buffer without waiting (a worker waiting for one holds the
-                // lock), then the next index, as the workers do.
-                let spare = free_rx.try_lock().ok().and_then(|rx| rx.try_recv().ok());
-                if let Some(buffer) = spare {
-                    match take(buffer) {
-                        Ok((i, result)) => {
-                            pending.insert(i, result);
-                            continue;
-                        }
-                        Err(buffer) => {
-                            let _ = free_tx.send(buffer);
+        let (free, take) = (&free_rx, &take);
+        // Owns the free list's sender and the results' receiver: when it is dropped (done
+        // or failed) so are they, and every worker's next `recv` or `send` fails.
+        let mut drive = move || -> Result<()> {
+            let mut pending: BTreeMap<usize, Result<(Vec<u8>, usize)>> = BTreeMap::new();
+            let mut emitted = 0usize;
+            while emitted < items.len() {
+                while let Some(result) = pending.remove(&emitted) {
+                    let (buffer, n) = result?;
+                    emit(buffer.get(..n).unwrap_or(&[]))?;
+                    let _ = free_tx.send(buffer);
+                    emitted += 1;
+                }
+                if emitted == items.len() {
+                    break;
+                }
+                if shape.caller_helps {
+                    // A free buffer without waiting (a worker waiting for one holds the
+                    // lock), then the next index, as the workers do.
+                    let spare = free.try_lock().ok().and_then(|rx| rx.try_recv().ok());
+                    if let Some(buffer) = spare {
+                        match take(buffer) {
+                            Ok((i, result)) => {
+                                pending.insert(i, result);
+                                continue;
+                            }
+                            Err(buffer) => {
+                                let _ = free_tx.send(buffer);
+                            }
                         }
                     }
                 }
+                let Ok((i, result)) = done_rx.recv() else {
+                    return Err((shape.died)());
+                };
+                pending.insert(i, result);
             }
-            let Ok((i, result)) = done_rx.recv() else {
-                return Err((shape.died)());
-            };
-            pending.insert(i, result);
+            Ok(())
+        };
+        let done = drive();
+        drop(drive);
+        // Joined here, not by the scope: a join waits for the thread itself to end, after
+        // its thread-local destructors (the channels' per-thread context), where the
+        // scope's own end waits only for the closures. A leak checker run right after the
+        // call (cargo-fuzz's) would otherwise see those not yet freed.
+        for worker in workers {
+            if let Err(panic) = worker.join() {
+                std::panic::resume_unwind(panic);
+            }
         }
-        drop(free_tx);
+        done?;
         let kept = match free_rx.lock() {
             Ok(rx) => rx.try_iter().collect(),
             Err(_) => Vec::new(),

@@ -394,10 +394,15 @@ where
             // scratch block mapped from one call to the next; a new thread's does not).
             blosc::keep_scratch_mapped();
             std::thread::scope(|s| {
-                for _ in 1..threads {
-                    s.spawn(work);
-                }
+                let helpers: Vec<_> = (1..threads).map(|_| s.spawn(work)).collect();
                 work();
+                // Joined, not left to the scope: a join waits for the thread's end, after
+                // its thread-local destructors (as in `pipeline::run`).
+                for helper in helpers {
+                    if let Err(panic) = helper.join() {
+                        std::panic::resume_unwind(panic);
+                    }
+                }
             });
             failures
                 .into_inner()

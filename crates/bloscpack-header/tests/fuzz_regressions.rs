@@ -8,6 +8,12 @@
 //! (registering the caller's thread handle) although the caller did all the work. The
 //! pipeline now runs on the caller alone, without a scope or channels, when it has no
 //! worker (`pipeline::run`).
+//!
+//! `leak-eb11327c…`: an append of several pieces, through the pipeline with one worker:
+//! LeakSanitizer reported the worker's channel context (`mpmc::context`), a thread-local
+//! freed when the thread ends, after `thread::scope` had returned (the scope waits for
+//! the closures, not for the threads' ends). The pipeline and the threaded `unpack_into`
+//! now join their workers themselves, which waits for the threads' ends.
 #![cfg(feature = "blosc")]
 #![allow(clippy::unwrap_used)]
 
