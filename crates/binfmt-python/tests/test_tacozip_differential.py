@@ -182,9 +182,6 @@ COUNT = ("the stored count: tacozip counts the entries that are not (0, 0) while
          "binfmt stores the number of entries given (binfmt.taco's documented difference)")
 
 
-SHORT = ("a file shorter than the 157-byte header: tacozip reports the short read as an "
-         "I/O error (TACOZ_ERR_IO); binfmt reports a malformed archive "
-         "(TACOZ_ERR_INVALID_HEADER, a ValueError with the offset), as it does for bytes")
 UNCHECKED = ("tacozip reads the entries without checking the header's {}; binfmt checks "
              "every field and the CRC-32 (documented) and refuses the header")
 WRITES_FIRST = ("tacozip writes its header over the first bytes and then fails "
@@ -295,12 +292,9 @@ CASES = [
     Case("read-bytes-empty", "read", reads(lambda e: b"", as_bytes=True)),
     Case("read-bytes-junk", "read", reads(lambda e: b"x" * 200, as_bytes=True)),
     Case("read-file-157", "read", reads(lambda e: e.base_bytes[:157])),
-    Case("read-file-truncated-100", "read", reads(lambda e: e.base_bytes[:100]),
-         Diff(SHORT, ref=Err("TacozipError", taco.TACOZ_ERR_IO),
-              ours=Err(ValueError, taco.TACOZ_ERR_INVALID_HEADER))),
-    Case("read-file-empty", "read", reads(lambda e: b""),
-         Diff(SHORT, ref=Err("TacozipError", taco.TACOZ_ERR_IO),
-              ours=Err(ValueError, taco.TACOZ_ERR_INVALID_HEADER))),
+    # A file shorter than the header: a short read, TACOZ_ERR_IO, in both.
+    Case("read-file-truncated-100", "read", reads(lambda e: e.base_bytes[:100])),
+    Case("read-file-empty", "read", reads(lambda e: b"")),
     Case("read-file-junk", "read", reads(lambda e: b"\x00" * 4096)),
     Case("read-not-a-zip", "read", reads(lambda e: b"just some text\n" * 20)),
     Case("read-plain-zip", "read", reads(lambda e: e.plain.read_bytes())),

@@ -33,6 +33,7 @@ exported as tacozip exports them.
 
 from __future__ import annotations
 
+import errno
 import operator
 import os
 from pathlib import Path
@@ -262,14 +263,22 @@ def read_header(source: PathLike | bytes | bytearray | memoryview) -> list[tuple
         TacoError: not a TACO header, or a field or the CRC-32 is wrong (a
             :class:`TacozipError`, ``code == TACOZ_ERR_INVALID_HEADER``).
         TacozipIOError: the file cannot be read (also the matching :class:`OSError`,
-            such as :class:`FileNotFoundError`; ``code == TACOZ_ERR_IO``).
+            such as :class:`FileNotFoundError`; ``code == TACOZ_ERR_IO``), or it is
+            shorter than the 157-byte header: tacozip reports that short read as an I/O
+            error, and so does this module (an :class:`OSError` with ``errno.EIO``;
+            bytes that are too short are a :class:`TacoError`, as in tacozip).
     """
     if isinstance(source, (bytes, bytearray, memoryview)):
         return _call(_binfmt.taco_read_header_bytes, bytes(source))
     if isinstance(source, str) and _binfmt.is_url(source):
         return _call(_binfmt.taco_read_header_url, source)
     path = os.fspath(source)
-    return _call(_binfmt.taco_read_header_path, path, path=path)
+    try:
+        return _call(_binfmt.taco_read_header_path, path, path=path)
+    except TacoError as e:
+        if e.kind != "Truncated":
+            raise
+        raise TacozipIOError(errno.EIO, str(e), path) from e
 
 
 def update_header(
