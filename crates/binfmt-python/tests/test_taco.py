@@ -347,3 +347,35 @@ def test_a_killed_updater_leaves_a_readable_or_repairable_archive(tmp_path: Path
             taco.update_header(path, OLD)
             _binfmt.taco_members_bytes(path.read_bytes())
             assert taco.read_header(path) == OLD
+
+
+def test_the_module_has_tacozip_s_shape() -> None:
+    """What code written for tacozip imports: its `__all__`, name for name; its `config`
+    constants with their values; its `exceptions` classes, with their constructors
+    (`TacozipIOError(code, message)`) and hierarchy; its `version` module. Its ctypes
+    internals (`bindings`, `loader`) have no counterpart: binfmt has no C library."""
+    tacozip = reference("tacozip")
+    import importlib
+
+    assert set(taco.__all__) == set(tacozip.__all__)
+    for name in tacozip.__all__:
+        assert hasattr(taco, name), name
+    ref_config = importlib.import_module("tacozip.config")
+    import binfmt.taco.config as config
+    import binfmt.taco.exceptions as exceptions
+    import binfmt.taco.version as version
+
+    for name in dir(ref_config):
+        if name.isupper() and name != "LIBRARY_NAMES":
+            assert getattr(config, name) == getattr(ref_config, name), name
+    ref_exceptions = importlib.import_module("tacozip.exceptions")
+    for name in dir(ref_exceptions):
+        if name.startswith("Tacozip"):
+            ours, theirs = getattr(exceptions, name), getattr(ref_exceptions, name)
+            assert issubclass(ours, exceptions.TacozipError)
+            e, r = ours(taco.TACOZ_ERR_IO, "IO failed"), theirs(taco.TACOZ_ERR_IO, "IO failed")
+            assert e.code == r.code and "IO failed" in str(e)
+    assert exceptions.TacozipError(-999).code == -999
+    assert "Unknown error code: -999" in str(exceptions.TacozipError(-999))
+    assert isinstance(version.__version__, str) and version._get_version()
+    assert taco.__version__ == taco.__tacozip_version__ == binfmt.__version__

@@ -39,21 +39,34 @@ import os
 from pathlib import Path
 from typing import Any, Callable, NamedTuple, Sequence, TypeVar, Union
 
-from . import _binfmt
-from ._errors import FormatError, _register
+from .. import _binfmt
+from .._errors import FormatError, _register
+from .config import (
+    ERROR_MESSAGES,
+    TACO_HEADER_MAX_ENTRIES,
+    TACO_HEADER_SIZE,
+    TACOZ_ERR_EXISTS,
+    TACOZ_ERR_INVALID_HEADER,
+    TACOZ_ERR_IO,
+    TACOZ_ERR_LIBZIP,
+    TACOZ_ERR_NOT_FOUND,
+    TACOZ_ERR_PARAM,
+    TACOZ_ERR_TOO_LARGE,
+    TACOZ_OK,
+)
 
+# tacozip's `__all__`, name for name (what `from tacozip import *` gives). binfmt's
+# additions (`members`, `Member`, `TacoError`, `TacozipIOError`, `TacozipValidationError`,
+# `HEADER_SIZE`) are imported by name.
 __all__ = [
-    "read_header",
-    "update_header",
-    "create",
-    "members",
-    "Member",
-    "TacoError",
-    "TacozipError",
-    "TacozipIOError",
-    "TacozipValidationError",
-    "TACO_HEADER_MAX_ENTRIES",
-    "HEADER_SIZE",
+    "__version__",
+    "__tacozip_version__",
+    "__author__",
+    "__author_email__",
+    "__description__",
+    "__url__",
+    "__license__",
+    "self_check",
     "TACOZ_OK",
     "TACOZ_ERR_IO",
     "TACOZ_ERR_LIBZIP",
@@ -62,33 +75,15 @@ __all__ = [
     "TACOZ_ERR_NOT_FOUND",
     "TACOZ_ERR_EXISTS",
     "TACOZ_ERR_TOO_LARGE",
+    "TACO_HEADER_MAX_ENTRIES",
+    "TacozipError",
+    "create",
+    "update_header",
+    "read_header",
     "get_library_version",
-    "self_check",
-    "__tacozip_version__",
 ]
 
-TACO_HEADER_MAX_ENTRIES = 7
-HEADER_SIZE = 157
-
-# tacozip's status codes (tacozip.config), with its values: TacozipError.code is one.
-TACOZ_OK = 0
-TACOZ_ERR_IO = -1
-TACOZ_ERR_LIBZIP = -2
-TACOZ_ERR_INVALID_HEADER = -3
-TACOZ_ERR_PARAM = -4
-TACOZ_ERR_NOT_FOUND = -5
-TACOZ_ERR_EXISTS = -6
-TACOZ_ERR_TOO_LARGE = -7
-
-ERROR_MESSAGES = {
-    TACOZ_ERR_IO: "I/O error (open/read/write/close/flush)",
-    TACOZ_ERR_LIBZIP: "An error occurred in libzip",
-    TACOZ_ERR_INVALID_HEADER: "Header bytes malformed or unexpected",
-    TACOZ_ERR_PARAM: "Invalid argument(s)",
-    TACOZ_ERR_NOT_FOUND: "File not found in archive",
-    TACOZ_ERR_EXISTS: "File already exists in archive",
-    TACOZ_ERR_TOO_LARGE: "Archive too large",
-}
+HEADER_SIZE = TACO_HEADER_SIZE
 
 PathLike = Union[str, os.PathLike]
 
@@ -114,6 +109,12 @@ class TacozipError(Exception):
 
 class TacozipValidationError(TacozipError):
     """A validation or parameter error (``tacozip.exceptions.TacozipValidationError``)."""
+
+
+class TacozipLibraryError(TacozipError):
+    """A native library that cannot be loaded (``tacozip.exceptions.TacozipLibraryError``):
+    kept for code that catches it; binfmt's native code is part of the wheel, so this
+    module does not raise it."""
 
 
 class TacozipIOError(TacozipError, OSError):
@@ -348,7 +349,7 @@ def members(source: PathLike | bytes | bytearray | memoryview) -> list[Member]:
 
 def get_library_version() -> str:
     """This package's version (tacozip returns its C library's)."""
-    from . import __version__
+    from .. import __version__
 
     return __version__
 
@@ -364,3 +365,15 @@ def self_check() -> None:
 
 
 __tacozip_version__ = get_library_version()
+__version__ = __tacozip_version__
+# This package's own metadata (tacozip's names; its values would claim another author).
+__author__ = "The binfmt developers"
+__author_email__ = "maintainers@users.noreply.a-seed-d723a818.example"
+__description__ = "TACO Header reads and writes (binfmt's drop-in for tacozip): TACO ZIP archives, STORE only, header at byte 0."
+__url__ = "https://github.com/binfmt-rs/binfmt"
+__license__ = "MIT OR Apache-2.0"
+
+# tacozip's submodules, for code that imports them (``from tacozip import config,
+# exceptions``): the constants, the exception classes and the version, the same objects
+# as above.
+from . import config, exceptions, version  # noqa: E402
