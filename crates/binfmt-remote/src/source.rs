@@ -146,10 +146,14 @@ struct Fetched {
 
 /// Copies the bytes of a response that arrived at `at` into the parts of `split` they
 /// belong to (a byte in two overlapping ranges goes to both), each part growing with the
-/// bytes that came and never past its range. An error when the allocator refuses.
+/// bytes that came and never past its range. `ahead` is what may still be reserved before
+/// the bytes come (a part's first bytes reserve its range from it): the response's
+/// parts together reserve at most [`RESERVED_AHEAD`] ahead, as a response received whole
+/// does, however many ranges overlap. An error when the allocator refuses.
 fn scatter(
     split: &[Range<u64>],
     parts: &mut [Vec<u8>],
+    ahead: &mut usize,
     at: u64,
     bytes: &[u8],
 ) -> Result<(), TryReserveError> {
@@ -168,7 +172,9 @@ fn scatter(
         };
         let cap = usize::try_from(r.end - r.start).unwrap_or(usize::MAX);
         if part.capacity() == 0 {
-            part.try_reserve_exact(cap.min(RESERVED_AHEAD))?;
+            let reserve = cap.min(*ahead).max(piece.len());
+            part.try_reserve_exact(reserve)?;
+            *ahead = ahead.saturating_sub(reserve);
         }
         grow(part, piece.len(), cap)?;
         part.extend_from_slice(piece);
@@ -582,6 +588,7 @@ impl Inner {
         // error, not an abort.
         let mut data = Vec::new();
         let mut parts: Vec<Vec<u8>> = split.iter().map(|_| Vec::new()).collect();
+        let mut ahead = RESERVED_AHEAD;
         let mut received = 0usize;
         if split.is_empty() && data.try_reserve_exact(cap.min(RESERVED_AHEAD)).is_err() {
             return Err(self
@@ -609,7 +616,7 @@ impl Inner {
                             grow(&mut data, c.len(), cap).map(|()| data.extend_from_slice(&c))
                         } else {
                             let at = got.start.saturating_add(crate::usize_u64(received));
-                            scatter(&split, &mut parts, at, &c)
+                            scatter(&split, &mut parts, &mut ahead, at, &c)
                         };
                         kept.map_err(|_| {
                             self.fail(Problem::Other(std::format!(
@@ -979,10 +986,22 @@ mod tests {
         let body: Vec<u8> = (0..=255).collect();
         // Ranges of a response at 100: apart, adjacent, overlapping, one inside another.
         let split = [100..110, 110..120, 115..140, 200..356, 250..260];
-        for piece in [1, 3, 7, 64, 256] {
+        // With room to reserve ahead, and with none (every part grows with its bytes).
+        for (piece, room) in [1, 3, 7, 64, 256]
+            .into_iter()
+            .flat_map(|p| [(p, 1 << 10), (p, 0)])
+        {
             let mut parts = vec![Vec::new(); split.len()];
+            let mut ahead = room;
             for (n, chunk) in body.chunks(piece).enumerate() {
-                scatter(&split, &mut parts, 100 + (n * piece) as u64, chunk).unwrap();
+                scatter(
+                    &split,
+                    &mut parts,
+                    &mut ahead,
+                    100 + (n * piece) as u64,
+                    chunk,
+                )
+                .unwrap();
             }
             for (r, part) in split.iter().zip(&parts) {
                 let want = &body[(r.start - 100) as usize..(r.end - 100) as usize];
