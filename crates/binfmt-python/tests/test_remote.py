@@ -257,3 +257,14 @@ def test_bloscpack_unpack_url(http_dir, tmp_path):
     np.testing.assert_array_equal(bloscpack.unpack_ndarray_from_file(url(path)), a)
     with pytest.raises(Exception):
         bloscpack.unpack_ndarray_from_file(f"{base}/missing.blp")
+
+
+def test_taco_a_short_file_is_a_short_read_by_path_and_by_url(tmp_path):
+    short = tmp_path / "short.taco"
+    short.write_bytes(b"PK\x03\x04" * 10)
+    for source in (short, str(short), url(short)):
+        with pytest.raises(taco.TacozipIOError) as got:
+            taco.read_header(source)
+        assert got.value.code == taco.TACOZ_ERR_IO and isinstance(got.value, OSError)
+    # A URL is not named in the error (it may carry credentials or a signed query).
+    assert got.value.filename is None

@@ -265,21 +265,27 @@ def read_header(source: PathLike | bytes | bytearray | memoryview) -> list[tuple
             :class:`TacozipError`, ``code == TACOZ_ERR_INVALID_HEADER``).
         TacozipIOError: the file cannot be read (also the matching :class:`OSError`,
             such as :class:`FileNotFoundError`; ``code == TACOZ_ERR_IO``), or it is
-            shorter than the 157-byte header: tacozip reports that short read as an I/O
-            error, and so does this module (an :class:`OSError` with ``errno.EIO``;
+            shorter than the 157-byte header (a path or a URL): tacozip reports that
+            short read as an I/O error, and so does this module (an :class:`OSError`
+            with ``errno.EIO``;
             bytes that are too short are a :class:`TacoError`, as in tacozip).
     """
     if isinstance(source, (bytes, bytearray, memoryview)):
         return _call(_binfmt.taco_read_header_bytes, bytes(source))
+    # A file (a path, or a URL: file://, s3://…) shorter than the header is a short read.
+    # A URL is not named in the error (it may carry credentials or a signed query).
+    name: str | None
     if isinstance(source, str) and _binfmt.is_url(source):
-        return _call(_binfmt.taco_read_header_url, source)
-    path = os.fspath(source)
+        name, call, args = None, _binfmt.taco_read_header_url, (source,)
+    else:
+        name = os.fspath(source)
+        call, args = _binfmt.taco_read_header_path, (name,)
     try:
-        return _call(_binfmt.taco_read_header_path, path, path=path)
+        return _call(call, *args, path=name)
     except TacoError as e:
         if e.kind != "Truncated":
             raise
-        raise TacozipIOError(errno.EIO, str(e), path) from e
+        raise TacozipIOError(*((errno.EIO, str(e)) + ((name,) if name else ()))) from e
 
 
 def update_header(
