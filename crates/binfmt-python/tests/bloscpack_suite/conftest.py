@@ -1,7 +1,8 @@
 """The bloscpack package's own test suite (bloscpack 0.16.0), run against the reference
 package and against binfmt.bloscpack.
 
-Each vendored ``test_*.py`` is imported twice, and every test runs twice: under
+The machinery is ``tests/suite_harness.py``, shared with the tacozip suite. Each
+vendored ``test_*.py`` is imported twice, and every test runs twice: under
 ``test_X.py::reference::`` with the reference package as ``bloscpack``, and under
 ``test_X.py::binfmt::`` with a view of binfmt.bloscpack installed as ``bloscpack`` (and
 as its submodules ``bloscpack.args``, ``.file_io``, ``.numpy_io``, ``.append``,
@@ -37,7 +38,6 @@ adaptations of the test files are listed in each file's header.
 
 from __future__ import annotations
 
-import contextlib
 import importlib
 import importlib.util
 import inspect
@@ -54,9 +54,9 @@ _TESTS = str(Path(__file__).resolve().parents[1])
 if _TESTS not in sys.path:
     sys.path.insert(0, _TESTS)  # helpers.py
 from helpers import reference  # noqa: E402
+from suite_harness import Suite, SuiteModule, view_module  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
-IMPLS = ("reference", "binfmt")
 
 # The binfmt run skips these, with the reason ("FILE::TEST" or a prefix of it).
 _INTERNALS = "tests the reference's private internals"
@@ -84,14 +84,6 @@ NOT_APPLICABLE = {
                                             "constant file_io.FORMAT_VERSION; binfmt's "
                                             "writer has no such hook",
 }
-
-
-def not_applicable(key: str) -> str | None:
-    """The reason `key` ("FILE::TEST", "FILE::CLASS::TEST") is not applicable, if listed."""
-    for prefix, reason in NOT_APPLICABLE.items():
-        if key == prefix or key.startswith(prefix if prefix.endswith("::") else prefix + "::"):
-            return reason
-    return None
 
 
 # --- shims ---------------------------------------------------------------------------
@@ -147,20 +139,11 @@ class _ForwardingModule(types.ModuleType):
 
 def _view(name: str, base: types.ModuleType, overrides: dict,
           forward: tuple[types.ModuleType, set[str]] | None = None) -> types.ModuleType:
-    module = (_ForwardingModule(name, *forward) if forward else types.ModuleType(name))
-    for k, v in vars(base).items():
-        if k not in ("__name__", "__spec__", "__loader__"):
-            module.__dict__[k] = v
-    module.__dict__.update(overrides)
-    return module
-
-
-_VIEWS: dict[str, dict[str, types.ModuleType]] = {}
+    return view_module(name, base, overrides,
+                       _ForwardingModule(name, *forward) if forward else None)
 
 
 def _build_views() -> dict[str, dict[str, types.ModuleType]]:
-    if _VIEWS:
-        return _VIEWS
     ref = reference("bloscpack")  # a skip, or a failure under BINFMT_REQUIRE_REFERENCE=1
     subs = {s: importlib.import_module(f"bloscpack.{s}") for s in _REF_SUBMODULES}
     shims = _nose_modules()
@@ -234,58 +217,11 @@ def _build_views() -> dict[str, dict[str, types.ModuleType]]:
     binfmt_view = {"bloscpack": top,
                    **{f"bloscpack.{s}": m for s, m in binfmt_subs.items()},
                    "bloscpack.testutil": testutil, **shims}
-    _VIEWS.update(reference=reference_view, binfmt=binfmt_view)
-    return _VIEWS
+    return {"reference": reference_view, "binfmt": binfmt_view}
 
 
-@contextlib.contextmanager
-def installed(impl: str):
-    """Installs `impl`'s bloscpack (and the shims) in sys.modules; restores after."""
-    view = _build_views()[impl]
-    names = set(view) | {n for n in sys.modules if n == "bloscpack" or n.startswith("bloscpack.")}
-    saved = {n: sys.modules[n] for n in names if n in sys.modules}
-    for n in names:
-        sys.modules.pop(n, None)
-    sys.modules.update(view)
-    try:
-        yield
-    finally:
-        for n in names:
-            sys.modules.pop(n, None)
-        sys.modules.update(saved)
-
-
-# --- collection: each file twice --------------------------------------------------------
-
-
-class SuiteModule(pytest.Module):
-    """The test file imported with one implementation installed as ``bloscpack``."""
-
-    impl: str
-
-    def _getobj(self):
-        name = f"bloscpack_suite__{self.impl}__{self.path.stem}"
-        spec = importlib.util.spec_from_file_location(name, self.path)
-        module = importlib.util.module_from_spec(spec)
-        with installed(self.impl):
-            spec.loader.exec_module(module)
-        sys.modules[name] = module
-        return module
-
-
-class SuiteFile(pytest.File):
-    def collect(self):
-        for impl in IMPLS:
-            node = SuiteModule.from_parent(self, path=self.path, name=impl,
-                                           nodeid=f"{self.nodeid}::{impl}")
-            node.impl = impl
-            yield node
-
-
-def pytest_pycollect_makemodule(module_path, parent):
-    if module_path.parent == HERE and module_path.name.startswith("test_"):
-        return SuiteFile.from_parent(parent, path=module_path)
-    return None
+SUITE = Suite("bloscpack", HERE, _build_views, NOT_APPLICABLE)
+globals().update(SUITE.hooks())
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -302,59 +238,3 @@ def pytest_pycollect_makeitem(collector, name, obj):
         return pytest.Function.from_parent(collector, name=name, callobj=run_cases)
     return None
 
-
-def _impl_and_key(item) -> tuple[str, str] | None:
-    module = next((n for n in item.listchain() if isinstance(n, SuiteModule)), None)
-    if module is None:
-        return None
-    rest = item.nodeid.split(f"::{module.impl}::", 1)[1]
-    return module.impl, f"{item.path.name}::{rest}"
-
-
-def pytest_collection_modifyitems(config, items):
-    for item in items:
-        found = _impl_and_key(item)
-        if found is None or found[0] != "binfmt":
-            continue
-        reason = not_applicable(found[1])
-        if reason is not None:
-            item.add_marker(pytest.mark.skip(reason="not applicable: " + reason))
-
-
-# --- running: the implementation installed, and binfmt reached --------------------------
-
-
-def _watch_binfmt() -> dict:
-    """A profiler that records whether code of the binfmt package runs (then stops)."""
-    import binfmt
-
-    root = str(Path(binfmt.__file__).resolve().parent)
-    state = {"reached": False}
-
-    def profile(frame, event, arg):
-        if event == "call" and frame.f_code.co_filename.startswith(root):
-            state["reached"] = True
-            sys.setprofile(None)
-
-    sys.setprofile(profile)
-    return state
-
-
-@pytest.hookimpl(wrapper=True)
-def pytest_runtest_call(item):
-    found = _impl_and_key(item)
-    if found is None:
-        return (yield)
-    impl, key = found
-    with installed(impl):
-        if impl != "binfmt":
-            return (yield)
-        state = _watch_binfmt()
-        try:
-            result = yield
-        finally:
-            sys.setprofile(None)
-    if not state["reached"]:
-        pytest.fail(f"{key} does not reach binfmt: list it in NOT_APPLICABLE in "
-                    f"{Path(__file__).name}, with the reason", pytrace=False)
-    return result
