@@ -119,12 +119,9 @@ fn verify(c: &mut Criterion) {
     group.finish();
 }
 
-/// 64 MiB of float64 samples of a 12-bit sensor (a slow sine plus up to ±2 counts of
-/// noise), packed with bloscpack's defaults: data of the kind Blosc is made for (it
-/// compresses 6.6:1 here).
-fn unpack_input(dir: &Path) -> (PathBuf, u64) {
-    let path = dir.join("sensor-64MiB-v1.blp");
-    let n = 8 << 20;
+/// `n` float64 samples (little-endian) of a 12-bit sensor: a slow sine plus up to ±2
+/// counts of noise, the same every run.
+fn sensor(n: usize) -> Vec<u8> {
     let mut state = 12345u64;
     let mut data = Vec::with_capacity(n * 8);
     for i in 0..n {
@@ -135,6 +132,16 @@ fn unpack_input(dir: &Path) -> (PathBuf, u64) {
         let counts = ((i as f64 * 1e-4).sin() * 2047.0 + noise).round();
         data.extend_from_slice(&(counts / 2048.0).to_le_bytes());
     }
+    data
+}
+
+/// 64 MiB of float64 samples of a 12-bit sensor (a slow sine plus up to ±2 counts of
+/// noise), packed with bloscpack's defaults: data of the kind Blosc is made for (it
+/// compresses 6.6:1 here).
+fn unpack_input(dir: &Path) -> (PathBuf, u64) {
+    let path = dir.join("sensor-64MiB-v1.blp");
+    let n = 8 << 20;
+    let data = sensor(n);
     if !path.exists() {
         PackOptions::default().write_to_path(&data, &path).unwrap();
     }
@@ -244,16 +251,7 @@ fn unpack_42mb(c: &mut Criterion) {
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("sensor-42MB-v1.blp");
     let n = 42_000_000 / 8;
-    let mut state = 12345u64;
-    let mut data = Vec::with_capacity(n * 8);
-    for i in 0..n {
-        state = state
-            .wrapping_mul(6_364_136_223_846_793_005)
-            .wrapping_add(1);
-        let noise = ((state >> 61) as f64) - 3.5;
-        let counts = ((i as f64 * 1e-4).sin() * 2047.0 + noise).round();
-        data.extend_from_slice(&(counts / 2048.0).to_le_bytes());
-    }
+    let data = sensor(n);
     if !path.exists() {
         PackOptions::default().write_to_path(&data, &path).unwrap();
     }
@@ -299,16 +297,7 @@ fn input_42mb(dir: &Path) -> (PathBuf, u64) {
     let path = dir.join("sensor-42MB-v1.blp");
     let n = 42_000_000 / 8;
     if !path.exists() {
-        let mut state = 12345u64;
-        let mut data = Vec::with_capacity(n * 8);
-        for i in 0..n {
-            state = state
-                .wrapping_mul(6_364_136_223_846_793_005)
-                .wrapping_add(1);
-            let noise = ((state >> 61) as f64) - 3.5;
-            let counts = ((i as f64 * 1e-4).sin() * 2047.0 + noise).round();
-            data.extend_from_slice(&(counts / 2048.0).to_le_bytes());
-        }
+        let data = sensor(n);
         PackOptions::default().write_to_path(&data, &path).unwrap();
     }
     (path, (n * 8) as u64)

@@ -375,29 +375,37 @@ fn summary(since: SystemTime) {
         }
         _ => println!("  reaching every array: reference C not measured in this run"),
     }
-    match (
-        m("kastore_50MB", "ours_mmap_checksum"),
-        m("kastore_50MB", "plain_read"),
-    ) {
-        (Some(sum), Some(read)) => println!(
-            "  checksum over every array (mmap) {} vs plain read() {}: {:.2}× (target ≤ 1.5×)",
-            show(sum),
-            show(read),
-            sum / read
+    // Two measurements and their ratio: (what, (group, bench)) of each, what follows the
+    // ratio, and what to say when either is missing.
+    for ((what_a, a), (what_b, b), after, missing) in [
+        (
+            (
+                "checksum over every array (mmap)",
+                ("kastore_50MB", "ours_mmap_checksum"),
+            ),
+            ("plain read()", ("kastore_50MB", "plain_read")),
+            " (target ≤ 1.5×)",
+            "checksum vs read(): not measured in this run",
         ),
-        _ => println!("  checksum vs read(): not measured in this run"),
-    }
-    match (
-        m("kastore_one_column", "reference_c_lazy_open_get_one"),
-        m("kastore_one_column", "ours_reader_get_one"),
-    ) {
-        (Some(theirs), Some(ours)) => println!(
-            "  one 13.2 MB column by ranges: reference C lazy open + get {} vs our Reader {}: {:.2}×",
-            show(theirs),
-            show(ours),
-            theirs / ours
+        (
+            (
+                "one 13.2 MB column by ranges: reference C lazy open + get",
+                ("kastore_one_column", "reference_c_lazy_open_get_one"),
+            ),
+            ("our Reader", ("kastore_one_column", "ours_reader_get_one")),
+            "",
+            "one column: reference C not measured in this run",
         ),
-        _ => println!("  one column: reference C not measured in this run"),
+    ] {
+        match (m(a.0, a.1), m(b.0, b.1)) {
+            (Some(x), Some(y)) => println!(
+                "  {what_a} {} vs {what_b} {}: {:.2}×{after}",
+                show(x),
+                show(y),
+                x / y
+            ),
+            _ => println!("  {missing}"),
+        }
     }
 }
 

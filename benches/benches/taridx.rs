@@ -18,6 +18,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
+use binfmt_test_support::tar;
 use criterion::{BenchmarkId, Criterion, Throughput};
 use taridx::{BuildOptions, Index, IndexFile, RowData, StemMap, Writer, keyhash};
 
@@ -59,31 +60,18 @@ fn index_file(stems: u64) -> IndexFile {
     IndexFile::new(exts, vec![], rows).unwrap()
 }
 
-fn tar_header(name: &str, size: u64) -> [u8; 512] {
-    let mut h = [0u8; 512];
-    h[..name.len()].copy_from_slice(name.as_bytes());
-    h[100..107].copy_from_slice(b"0000644");
-    h[108..115].copy_from_slice(b"0000000");
-    h[116..123].copy_from_slice(b"0000000");
-    h[124..135].copy_from_slice(format!("{size:011o}").as_bytes());
-    h[136..147].copy_from_slice(b"14524770400");
-    h[156] = b'0';
-    h[257..263].copy_from_slice(b"ustar\0");
-    h[263..265].copy_from_slice(b"00");
-    h[148..156].copy_from_slice(b"        ");
-    let sum: u32 = h.iter().map(|&b| u32::from(b)).sum();
-    h[148..156].copy_from_slice(format!("{sum:06o}\0 ").as_bytes());
-    h
-}
-
 /// A USTAR shard of small members as glzn's writer makes them.
 fn write_tar(path: &Path) -> u64 {
     let mut out = std::io::BufWriter::new(std::fs::File::create(path).unwrap());
     let mut members = 0;
     for i in 0..TAR_SAMPLES {
         for (ext, size) in [("cls", 1u64), ("jpg", 2000), ("json", 30)] {
-            out.write_all(&tar_header(&format!("{}.{ext}", stem(i)), size))
-                .unwrap();
+            out.write_all(&tar::header(
+                format!("{}.{ext}", stem(i)).as_bytes(),
+                size,
+                b'0',
+            ))
+            .unwrap();
             let padded = size.div_ceil(512) * 512;
             out.write_all(&vec![b'x'; usize::try_from(padded).unwrap()])
                 .unwrap();

@@ -12,6 +12,7 @@ pub mod tacozip;
 
 use std::ffi::OsString;
 use std::path::PathBuf;
+use std::process::Command;
 
 use libloading::Library;
 
@@ -43,4 +44,22 @@ pub fn locate(
         Some(path) if !path.is_empty() => Ok(PathBuf::from(path)),
         _ => find(),
     }
+}
+
+/// Runs `command` and takes the path it prints. `what` names the command in the error when
+/// it cannot run; `failed` starts the error when it fails, followed by its standard error.
+///
+/// # Errors
+/// Why it did not run, or did not succeed.
+pub fn printed_path(command: &mut Command, what: &str, failed: &str) -> Result<PathBuf, String> {
+    let out = command
+        .output()
+        .map_err(|e| format!("cannot run {what}: {e}"))?;
+    if !out.status.success() {
+        return Err(format!(
+            "{failed}: {}",
+            String::from_utf8_lossy(&out.stderr).trim()
+        ));
+    }
+    Ok(PathBuf::from(String::from_utf8_lossy(&out.stdout).trim()))
 }

@@ -109,19 +109,11 @@ fn build(out_dir: &Path) -> Result<PathBuf, String> {
         .ok_or("set BINFMT_PYTHON (a Python with pip) or KASTORE_REFERENCE_LIB to measure it")?;
     let script =
         Path::new(env!("CARGO_MANIFEST_DIR")).join("../tools/kastore/build_c_reference.py");
-    let out = Command::new(python)
-        .arg(script)
-        .arg(out_dir)
-        .output()
-        .map_err(|e| format!("cannot run build_c_reference.py: {e}"))?;
-    if !out.status.success() {
-        return Err(format!(
-            "build_c_reference.py failed: {}",
-            String::from_utf8_lossy(&out.stderr).trim()
-        ));
-    }
-    let printed = String::from_utf8_lossy(&out.stdout);
-    Ok(PathBuf::from(printed.trim()))
+    super::printed_path(
+        Command::new(python).arg(script).arg(out_dir),
+        "build_c_reference.py",
+        "build_c_reference.py failed",
+    )
 }
 
 /// `path` as a C string.

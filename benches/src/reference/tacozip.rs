@@ -1,6 +1,5 @@
 //! tacozip 0.13's C `tacozip_parse_header`, from the library its PyPI wheel ships.
 
-use std::path::PathBuf;
 use std::process::Command;
 
 use libloading::{Library, Symbol};
@@ -27,17 +26,11 @@ pub fn load() -> Result<Library, String> {
     let path = super::locate("BINFMT_TACOZIP_LIB", || {
         let python =
             super::python().ok_or("set BINFMT_PYTHON or BINFMT_TACOZIP_LIB to time tacozip")?;
-        let out = Command::new(python)
-            .args(["-c", "import os, tacozip; print(os.path.join(os.path.dirname(tacozip.__file__), 'libtacozip.so'))"])
-            .output()
-            .map_err(|e| format!("cannot run BINFMT_PYTHON: {e}"))?;
-        if !out.status.success() {
-            return Err(format!(
-                "tacozip is not installed: {}",
-                String::from_utf8_lossy(&out.stderr).trim()
-            ));
-        }
-        Ok(PathBuf::from(String::from_utf8_lossy(&out.stdout).trim()))
+        super::printed_path(
+            Command::new(python).args(["-c", "import os, tacozip; print(os.path.join(os.path.dirname(tacozip.__file__), 'libtacozip.so'))"]),
+            "BINFMT_PYTHON",
+            "tacozip is not installed",
+        )
     })?;
     super::load(&path)
 }

@@ -16,6 +16,7 @@ use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
+use binfmt_core::cache::ReadCache;
 use binfmt_core::source::{ByteSource, Counting, FileSource, StreamSource};
 #[cfg(feature = "remote")]
 use binfmt_remote::RemoteSource;
@@ -112,6 +113,10 @@ pub(crate) fn stats_lines() -> Vec<String> {
         })
         .collect()
 }
+
+/// What formats read an input through ([`Input::cache`]): metadata is read by ranges
+/// and kept, payloads are streamed and not kept, so memory does not grow with the input.
+pub(crate) type Cache<'i> = ReadCache<&'i dyn ByteSource>;
 
 /// An input file.
 pub(crate) struct Input {
@@ -233,6 +238,13 @@ impl Input {
     /// The input as a byte source, for formats that read only the ranges they need.
     pub(crate) fn source(&self) -> &dyn ByteSource {
         &*self.source
+    }
+
+    /// The input as the one door reads it: a range cache over [`Input::source`] that
+    /// starts with the bytes detection read ([`Input::head`]), so that what they hold
+    /// costs no request.
+    pub(crate) fn cache(&self) -> Cache<'_> {
+        ReadCache::with_head(self.source(), self.head(), self.head_len())
     }
 
     /// The whole input, read once with ordinary reads and kept.

@@ -264,19 +264,7 @@ fn render(json: &Value, escape: bool) -> String {
         Value::Number(n) => n.to_string(),
         Value::String(s) => show(s, MAX_VALUE_CHARS, escape),
         Value::Array(items) if items.iter().all(is_scalar) => {
-            let mut shown: Vec<String> = items
-                .iter()
-                .take(MAX_LIST_ITEMS)
-                .map(|item| escape::cut(&render(item, escape), MAX_CELL_CHARS))
-                .collect();
-            if items.len() > MAX_LIST_ITEMS {
-                shown.push(format!("… ({} in all)", items.len()));
-            }
-            if shown.is_empty() {
-                "none".to_owned()
-            } else {
-                shown.join(", ")
-            }
+            render_list(items, |item| render(item, escape))
         }
         other => show(&other.to_string(), MAX_VALUE_CHARS, escape),
     }
@@ -284,10 +272,16 @@ fn render(json: &Value, escape: bool) -> String {
 
 /// A list of strings as text, as [`render`] shows a list of scalars.
 fn render_strings(items: &[Box<str>], escape: bool) -> String {
+    render_list(items, |item| show(item, MAX_VALUE_CHARS, escape))
+}
+
+/// A list as text: its first [`MAX_LIST_ITEMS`] items, each as `text` gives it cut to a
+/// cell, joined, then how many there are in all when there are more; "none" for none.
+fn render_list<T>(items: &[T], text: impl Fn(&T) -> String) -> String {
     let mut shown: Vec<String> = items
         .iter()
         .take(MAX_LIST_ITEMS)
-        .map(|item| escape::cut(&show(item, MAX_VALUE_CHARS, escape), MAX_CELL_CHARS))
+        .map(|item| escape::cut(&text(item), MAX_CELL_CHARS))
         .collect();
     if items.len() > MAX_LIST_ITEMS {
         shown.push(format!("… ({} in all)", items.len()));

@@ -7,12 +7,10 @@
 use std::ops::ControlFlow;
 use std::process::ExitCode;
 
-use binfmt_core::cache::ReadCache;
-use binfmt_core::source::ByteSource;
 use binfmt_core::{Diagnostic, Severity, Summary};
 
 use crate::formats;
-use crate::input::Input;
+use crate::input::{Cache, Input};
 use crate::model::{Facts, Key};
 use crate::report::{Failure, Problem};
 
@@ -33,6 +31,20 @@ pub(crate) struct Inspection {
     pub(crate) facts: Facts,
     /// Things worth knowing that do not make the file invalid.
     pub(crate) warnings: Vec<Problem>,
+}
+
+impl Inspection {
+    /// The facts, with a library's `warnings` as problems.
+    pub(crate) fn with_warnings<W: Diagnostic>(
+        facts: Facts,
+        warnings: impl IntoIterator<Item = W>,
+    ) -> Self {
+        let warnings = warnings
+            .into_iter()
+            .map(|w| Problem::from_diagnostic(Severity::Warning, &w))
+            .collect();
+        Inspection { facts, warnings }
+    }
 }
 
 /// Where a format's `verify` sends what it finds (the CLI prints, counts and caps it).
@@ -62,6 +74,27 @@ pub(crate) struct Format {
     /// their formatting) over one input, output discarded: the `cli_commands` fuzz target.
     pub(crate) fuzz: fn(&Input),
 }
+
+/// The registry entry of a format module whose items have the usual names: `name`,
+/// `about`, `noun` and `sniff` given, then the module's `KEYS`, `inspect`, `verify`,
+/// `Command`'s subcommands, `run` and `fuzz`.
+macro_rules! format_entry {
+    (name: $name:expr, about: $about:expr, noun: $noun:expr, sniff: $sniff:expr $(,)?) => {
+        $crate::registry::Format {
+            name: $name,
+            about: $about,
+            noun: $noun,
+            sniff: $sniff,
+            keys: KEYS,
+            inspect,
+            verify,
+            command: Command::augment_subcommands,
+            run,
+            fuzz,
+        }
+    };
+}
+pub(crate) use format_entry;
 
 impl std::fmt::Debug for Format {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -150,21 +183,16 @@ pub(crate) fn names() -> String {
         .join(", ")
 }
 
-/// What `verify` reads an input through: a range cache over its source, holding the
-/// bytes detection read.
-pub(crate) type VerifyCache<'i> = ReadCache<&'i dyn ByteSource>;
-
 /// `binfmt verify` of one input for any format: the crate's own `verify_data` with its
-/// default (every check on) options, over a range cache of the input
-/// ([`VerifyCache`]): metadata is read by ranges and kept, payloads are streamed and not
-/// kept, so memory does not grow with the input.
+/// default (every check on) options, over the input's range cache ([`Input::cache`]):
+/// metadata is read by ranges and kept, payloads are streamed and not kept, so memory
+/// does not grow with the input.
 pub(crate) fn verify_with<O: Default, E: Diagnostic>(
     input: &Input,
     report: &mut Report<'_>,
-    verify: fn(&VerifyCache<'_>, &O, &mut dyn binfmt_core::Sink<E>) -> Summary,
+    verify: fn(&Cache<'_>, &O, &mut dyn binfmt_core::Sink<E>) -> Summary,
 ) -> Result<Summary, Failure> {
-    let cache = ReadCache::with_head(input.source(), input.head(), input.head_len());
-    Ok(verify(&cache, &O::default(), &mut sink(report)))
+    Ok(verify(&input.cache(), &O::default(), &mut sink(report)))
 }
 
 /// A library sink that turns a crate's errors into [`Problem`]s for `report`.

@@ -1,15 +1,18 @@
 //! `binfmt inspect|verify` on Bloscpack files and `binfmt bloscpack pack|unpack|append`.
 #![allow(clippy::unwrap_used, clippy::cast_possible_truncation)]
 
+#[path = "../../bloscpack-header/tests/common/mod.rs"]
+mod bloscpack_common;
 mod common;
 
 use core::time::Duration;
-use std::io::{Read as _, Write as _};
+use std::io::Read as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Instant;
 
-use bloscpack_header::{Checksum, Header, HeaderFields, Metadata, Options, PackOptions};
+use bloscpack_common::claiming_chunk;
+use bloscpack_header::{Metadata, PackOptions};
 use common::{run, s, scratch, text};
 use serde_json::Value;
 
@@ -22,17 +25,9 @@ fn fixture(name: &str) -> PathBuf {
 #[test]
 fn inspect_json_has_the_documented_keys_in_order() {
     let path = fixture("ramp_100000.blp");
-    let out = run(&["inspect", "--json", s(&path)]);
-    assert!(out.status.success(), "{}", text(&out.stderr));
-    let line = text(&out.stdout);
-    let v: Value = serde_json::from_str(line.trim()).unwrap();
-    let keys: Vec<&str> = v.as_object().unwrap().keys().map(String::as_str).collect();
-    assert_eq!(
-        keys,
-        [
-            "file",
-            "format",
-            "version",
+    let v = common::inspect_json(
+        &path,
+        &[
             "options",
             "checksum",
             "typesize",
@@ -42,11 +37,11 @@ fn inspect_json_has_the_documented_keys_in_order() {
             "max_app_chunks",
             "offsets",
             "metadata",
-            "chunks"
-        ]
+            "chunks",
+        ],
+        "bloscpack",
+        "3",
     );
-    assert_eq!(v["format"], "bloscpack");
-    assert_eq!(v["version"], "3");
     assert_eq!(v["options"], 1);
     assert_eq!(v["checksum"], "adler32");
     assert_eq!(v["typesize"], 8);
@@ -194,11 +189,7 @@ fn pack_unpack_append_round_trip() {
     let before = std::fs::read(&blp).unwrap();
     let out = run(&["bloscpack", "append", s(&blp), s(&big)]);
     assert_eq!(out.status.code(), Some(1));
-    assert!(
-        text(&out.stderr).contains("spare offset slots"),
-        "{}",
-        text(&out.stderr)
-    );
+    common::assert_contains(&text(&out.stderr), "spare offset slots");
     assert_eq!(std::fs::read(&blp).unwrap(), before);
 
     // 2,000 bytes fit (top-up plus one chunk).
@@ -353,20 +344,12 @@ fn outputs_follow_the_one_output_rule() {
     ] {
         let out = run(&args);
         assert_eq!(out.status.code(), Some(1), "{args:?}");
-        assert!(
-            text(&out.stderr).contains("--force"),
-            "{}",
-            text(&out.stderr)
-        );
+        common::assert_contains(&text(&out.stderr), "--force");
     }
     // Never over an input, even with --force.
     let out = run(&["bloscpack", "unpack", "--force", s(&blp), s(&blp)]);
     assert_eq!(out.status.code(), Some(1));
-    assert!(
-        text(&out.stderr).contains("is also an input"),
-        "{}",
-        text(&out.stderr)
-    );
+    common::assert_contains(&text(&out.stderr), "is also an input");
     let out = run(&["bloscpack", "pack", "--force", s(&raw), s(&raw)]);
     assert_eq!(out.status.code(), Some(1));
     assert_eq!(std::fs::read(&raw).unwrap(), data);
@@ -434,20 +417,10 @@ fn outputs_follow_the_one_output_rule() {
         );
     }
     // Standard input as the input.
-    let mut child = Command::new(env!("CARGO_BIN_EXE_binfmt"))
-        .args(["bloscpack", "unpack", "-", "-"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(&std::fs::read(&blp).unwrap())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
+    let out = common::binfmt_fed(
+        &["bloscpack", "unpack", "-", "-"],
+        &std::fs::read(&blp).unwrap(),
+    );
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert_eq!(out.stdout, data);
 }
@@ -553,20 +526,12 @@ fn a_torn_append_is_reported_by_verify_and_repaired_by_append() {
     std::fs::write(&blp, &torn).unwrap();
 
     let out = run(&["verify", s(&blp)]);
-    assert!(
-        text(&out.stderr).contains("an interrupted append left"),
-        "{}",
-        text(&out.stderr)
-    );
+    common::assert_contains(&text(&out.stderr), "an interrupted append left");
     let more = dir.join("more.bin");
     std::fs::write(&more, b"appended after the repair").unwrap();
     let out = run(&["bloscpack", "append", s(&blp), s(&more)]);
     assert!(out.status.success(), "{}", text(&out.stderr));
-    assert!(
-        text(&out.stderr).contains("repaired an interrupted append first"),
-        "{}",
-        text(&out.stderr)
-    );
+    common::assert_contains(&text(&out.stderr), "repaired an interrupted append first");
     let out = run(&["verify", s(&blp)]);
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert!(text(&out.stderr).is_empty(), "{}", text(&out.stderr));
@@ -576,35 +541,13 @@ fn a_torn_append_is_reported_by_verify_and_repaired_by_append() {
     assert_eq!(out.stdout, want);
 }
 
-/// A 52-byte file (68 with an offsets section): one Blosc chunk that claims 700 MB from
-/// a 20-byte buffer.
-fn claiming_chunk(offsets: bool) -> Vec<u8> {
-    let n = 700_000_000u32;
-    let header = Header::new(HeaderFields {
-        options: if offsets {
-            Options::OFFSETS
-        } else {
-            Options::NONE
-        },
-        checksum: Checksum::None,
-        typesize: 1,
-        chunk_size: Some(n),
-        last_chunk: Some(n),
-        nchunks: Some(1),
-        max_app_chunks: u64::from(offsets),
-    })
-    .unwrap();
-    let mut bytes = header.to_bytes().to_vec();
-    if offsets {
-        bytes.extend_from_slice(&48u64.to_le_bytes());
-        bytes.extend_from_slice(&(-1i64).to_le_bytes());
-    }
-    bytes.extend_from_slice(&[2, 1, 0x00, 1]); // blosclz, no shuffle, typesize 1
-    bytes.extend_from_slice(&n.to_le_bytes()); // nbytes
-    bytes.extend_from_slice(&n.to_le_bytes()); // blocksize
-    bytes.extend_from_slice(&20u32.to_le_bytes()); // cbytes
-    bytes.extend_from_slice(&16u32.to_le_bytes()); // block 0 starts at 16
-    bytes
+/// Runs `binfmt` with `args`, which must fail (exit 1) within 5 s saying `needle`.
+fn fails_fast_saying(args: &[&str], needle: &str) {
+    let start = Instant::now();
+    let out = run(args);
+    let took = start.elapsed();
+    common::assert_exit_saying(&out, 1, needle);
+    assert!(took < Duration::from_secs(5), "{took:?}");
 }
 
 #[test]
@@ -616,18 +559,9 @@ fn tiny_files_claiming_gigabytes_fail_fast_and_write_nothing() {
     std::fs::write(&claim, claiming_chunk(false)).unwrap();
     assert_eq!(std::fs::metadata(&claim).unwrap().len(), 52);
     let raw = dir.join("out.bin");
-    let start = Instant::now();
-    let out = run(&["bloscpack", "unpack", s(&claim), s(&raw)]);
-    assert_eq!(out.status.code(), Some(1));
-    assert!(
-        start.elapsed() < Duration::from_secs(5),
-        "{:?}",
-        start.elapsed()
-    );
-    assert!(
-        text(&out.stderr).contains("chunk 0 has an invalid Blosc header"),
-        "{}",
-        text(&out.stderr)
+    fails_fast_saying(
+        &["bloscpack", "unpack", s(&claim), s(&raw)],
+        "chunk 0 has an invalid Blosc header",
     );
     assert_eq!(listing(&dir), ["claim.blp"], "no output, no temporary file");
     let out = run(&["bloscpack", "unpack", s(&claim), "-"]);
@@ -640,18 +574,9 @@ fn tiny_files_claiming_gigabytes_fail_fast_and_write_nothing() {
     std::fs::write(&target, &bytes).unwrap();
     let one = dir.join("one.bin");
     std::fs::write(&one, b"x").unwrap();
-    let start = Instant::now();
-    let out = run(&["bloscpack", "append", s(&target), s(&one)]);
-    assert_eq!(out.status.code(), Some(1));
-    assert!(
-        start.elapsed() < Duration::from_secs(5),
-        "{:?}",
-        start.elapsed()
-    );
-    assert!(
-        text(&out.stderr).contains("invalid Blosc header"),
-        "{}",
-        text(&out.stderr)
+    fails_fast_saying(
+        &["bloscpack", "append", s(&target), s(&one)],
+        "invalid Blosc header",
     );
     assert_eq!(std::fs::read(&target).unwrap(), bytes);
     assert_eq!(listing(&dir), ["claim.blp", "one.bin", "target.blp"]);
@@ -664,11 +589,7 @@ fn append_refuses_its_own_input_and_standard_output() {
     let before = std::fs::read(&blp).unwrap();
     let out = run(&["bloscpack", "append", s(&blp), s(&blp)]);
     assert_eq!(out.status.code(), Some(1));
-    assert!(
-        text(&out.stderr).contains("is also the input"),
-        "{}",
-        text(&out.stderr)
-    );
+    common::assert_contains(&text(&out.stderr), "is also the input");
     assert_eq!(std::fs::read(&blp).unwrap(), before);
     let out = run(&["bloscpack", "append", "-", s(&blp)]);
     assert_eq!(out.status.code(), Some(2));

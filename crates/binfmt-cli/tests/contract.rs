@@ -8,7 +8,7 @@ mod common;
 
 use std::io::Read as _;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 
 use common::{binfmt, json_lines, s, scratch, sh, stderr, stdout};
 
@@ -114,11 +114,7 @@ fn io_and_argument_error_texts_are_escaped() {
     let out = binfmt(&["inspect", hostile]);
     assert_eq!(out.status.code(), Some(1));
     assert_terminal_safe(&out.stderr, "inspect");
-    assert!(
-        stderr(&out).contains("\\e]0;PWNED\\u{7}"),
-        "{}",
-        stderr(&out)
-    );
+    common::assert_contains(&stderr(&out), "\\e]0;PWNED\\u{7}");
     // clap quotes the arguments it refuses: through the sink too, still exit 2.
     let out = binfmt(&[
         "bloscpack",
@@ -171,24 +167,14 @@ fn stored_text_goes_to_a_pipe_byte_for_byte() {
     builder.add_bytes("a\tb\u{1b}[1m.txt", b"x".to_vec());
     builder.write_to_path(&taco).unwrap();
     let out = binfmt(&["inspect", s(&taco)]);
-    assert!(
-        stdout(&out).contains("a\tb\u{1b}[1m.txt"),
-        "{}",
-        stdout(&out)
-    );
+    common::assert_contains(&stdout(&out), "a\tb\u{1b}[1m.txt");
 }
 
 // 4. Standard output closed early, or from the start.
 
 /// Runs `args`, reads 10 bytes of standard output, closes it, and waits.
 fn close_after_ten_bytes(args: &[&str]) -> std::process::Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_binfmt"))
-        .args(args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child = common::spawn_binfmt(args, Stdio::null());
     let mut stdout = child.stdout.take().unwrap();
     let mut ten = [0u8; 10];
     stdout
@@ -300,8 +286,7 @@ fn verify_warnings_leave_the_exit_code_alone_unless_strict() {
     let file = dir.join("trailing.kas");
     std::fs::write(&file, bytes).unwrap();
     let out = binfmt(&["verify", s(&file)]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    assert!(stderr(&out).contains("warning: "), "{}", stderr(&out));
+    common::assert_exit_saying(&out, 0, "warning: ");
     assert!(stdout(&out).contains(": OK (kastore)"));
     let out = binfmt(&["verify", "--json", s(&file)]);
     assert_eq!(out.status.code(), Some(0));

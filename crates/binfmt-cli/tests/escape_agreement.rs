@@ -8,6 +8,7 @@
 mod common;
 
 use binfmt_core::text::{EscapedBytes, escape_bytes};
+use binfmt_test_support::tar;
 use common::{binfmt, s, scratch, stderr};
 
 /// Names that could act on a terminal or pass for another name, each with the one
@@ -74,26 +75,11 @@ fn taco_member_names_are_escaped_as_core_escapes() {
     }
 }
 
-/// A USTAR header naming `name`, of `size` bytes, with its checksum.
-fn tar_header(name: &[u8], size: usize) -> Vec<u8> {
-    let mut h = vec![0u8; 512];
-    h[..name.len()].copy_from_slice(name);
-    h[100..107].copy_from_slice(b"0000644");
-    h[124..135].copy_from_slice(format!("{size:011o}").as_bytes());
-    h[156] = b'0';
-    h[257..263].copy_from_slice(b"ustar\0");
-    h[263..265].copy_from_slice(b"00");
-    h[148..156].copy_from_slice(b"        ");
-    let sum: u32 = h.iter().map(|&b| u32::from(b)).sum();
-    h[148..156].copy_from_slice(format!("{sum:06o}\0 ").as_bytes());
-    h
-}
-
 /// A shard holding each name twice (duplicates: a warning naming each), one byte each.
 fn shard_of(names: &[&[u8]]) -> Vec<u8> {
     let mut shard = Vec::new();
     for name in names.iter().chain(names) {
-        shard.extend(tar_header(name, 1));
+        shard.extend(tar::header(name, 1, b'0'));
         shard.push(b'1');
         shard.resize(shard.len().div_ceil(512) * 512, 0);
     }
@@ -192,12 +178,7 @@ fn the_cli_names_tar_members_as_core_escapes() {
 fn the_cli_lists_taco_names_on_a_terminal_as_core_escapes() {
     let dir = scratch("taco");
     let path = dir.join("hostile.taco");
-    let mut builder = taco_header::Writer::new(taco_header::Entries::new());
-    builder.options(taco_header::WriterOptions::new().verbatim_names(true));
-    for (raw, _) in utf8_names() {
-        builder.add_bytes(raw, b"x".to_vec());
-    }
-    builder.write_to_path(&path).unwrap();
+    common::taco_with_names(&path, utf8_names().map(|(raw, _)| (raw, &b"x"[..])));
     if let Some(shown) = common::binfmt_on_terminal(&["inspect", s(&path)]) {
         let shown = common::text(&shown);
         for (_, escaped) in utf8_names() {

@@ -28,29 +28,12 @@ fn json_line(out: &Output) -> Value {
 #[test]
 fn inspect_json_has_the_documented_keys_in_order() {
     let file = fixture("valid/control.kas");
-    let out = binfmt_on(&["inspect", "--json"], &file);
-    assert!(out.status.success(), "{}", stderr(&out));
-    let value = json_line(&out);
-    let keys: Vec<&str> = value
-        .as_object()
-        .unwrap()
-        .keys()
-        .map(String::as_str)
-        .collect();
-    assert_eq!(
-        keys,
-        [
-            "file",
-            "format",
-            "version",
-            "file_size",
-            "items",
-            "stores",
-            "more_stores"
-        ]
+    let value = common::inspect_json(
+        &file,
+        &["file_size", "items", "stores", "more_stores"],
+        "kastore",
+        "1.0",
     );
-    assert_eq!(value["format"], "kastore");
-    assert_eq!(value["version"], "1.0");
     assert_eq!(value["file_size"], 221);
     assert_eq!(
         value["items"],
@@ -123,11 +106,7 @@ fn inspect_shows_every_store_and_odd_keys() {
     let out = binfmt_on(&["inspect"], &prefix);
     assert!(stdout(&out).contains("a\0b"), "NUL written as it is");
     let out = binfmt_on(&["inspect"], &fixture("malformed/invalid_utf8_key.kas"));
-    assert!(
-        stdout(&out).contains("    0xfffe  fffe     uint8  1\n"),
-        "{}",
-        stdout(&out)
-    );
+    common::assert_contains(&stdout(&out), "    0xfffe  fffe     uint8  1\n");
 }
 
 #[test]
@@ -189,21 +168,12 @@ fn get_fails_clearly() {
     }
     // A store past the file's: an argument out of range (exit 2).
     let out = binfmt(&["kastore", "get", "--store", "1", file, "a"]);
-    assert_eq!(out.status.code(), Some(2));
-    assert!(
-        stderr(&out).contains("--store 1: ") && stderr(&out).contains(" holds 1 store(s)"),
-        "{}",
-        stderr(&out)
-    );
+    common::assert_exit_saying(&out, 2, "--store 1: ");
+    assert!(stderr(&out).contains(" holds 1 store(s)"));
     assert!(out.stdout.is_empty());
     let bad = fixture("malformed/bad_type_11.kas");
     let out = binfmt(&["kastore", "get", bad.to_str().unwrap(), "a"]);
-    assert_eq!(out.status.code(), Some(1));
-    assert!(
-        stderr(&out).contains("byte 64: item 0: unknown element type code 11"),
-        "{}",
-        stderr(&out)
-    );
+    common::assert_exit_saying(&out, 1, "byte 64: item 0: unknown element type code 11");
     // A missing argument is a usage error (exit 2, from clap).
     assert_eq!(binfmt(&["kastore", "get", file]).status.code(), Some(2));
 }
@@ -221,11 +191,10 @@ fn verify_accepts_valid_files_and_lists_problems_with_offsets() {
     assert_eq!(stdout(&out).matches(": OK (kastore)").count(), valid.len());
 
     let out = binfmt_on(&["verify"], &fixture("malformed/bad_filesize_10_1.kas"));
-    assert_eq!(out.status.code(), Some(1));
-    assert!(
-        stderr(&out).contains("bad_filesize_10_1.kas: byte 16: the header's file_size is 1121, but the keys and arrays end at byte 1120"),
-        "{}",
-        stderr(&out)
+    common::assert_exit_saying(
+        &out,
+        1,
+        "bad_filesize_10_1.kas: byte 16: the header's file_size is 1121, but the keys and arrays end at byte 1120",
     );
     let out = binfmt_on(&["verify"], &fixture("malformed/trailing_garbage.kas"));
     assert!(stderr(&out).contains("byte 137"), "{}", stderr(&out));
@@ -363,11 +332,9 @@ fn trailing_bytes_are_accepted_with_a_warning() {
     assert_eq!(value["warnings"][0]["offset"], 137);
     assert!(stderr(&out).contains(warning), "{}", stderr(&out));
     let out = binfmt_on(&["inspect"], &file);
-    assert_eq!(out.status.code(), Some(0));
-    assert!(stderr(&out).contains(warning), "{}", stderr(&out));
+    common::assert_exit_saying(&out, 0, warning);
     let out = binfmt_on(&["verify"], &file);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    assert!(stderr(&out).contains(warning), "{}", stderr(&out));
+    common::assert_exit_saying(&out, 0, warning);
     let out = binfmt(&["kastore", "get", common::s(&file), "a"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert_eq!(stdout(&out), "1\n");
@@ -441,16 +408,7 @@ fn get_reads_standard_input() {
             "0.0\n0.25\n0.5\n0.75\n1.0\n",
         ),
     ] {
-        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_binfmt"))
-            .args(&args)
-            .stdin(std::process::Stdio::piped())
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::piped())
-            .spawn()
-            .unwrap();
-        use std::io::Write as _;
-        child.stdin.take().unwrap().write_all(&bytes).unwrap();
-        let out = child.wait_with_output().unwrap();
+        let out = common::binfmt_fed(&args, &bytes);
         assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
         assert_eq!(stdout(&out), expected);
     }

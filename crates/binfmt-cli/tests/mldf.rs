@@ -26,23 +26,12 @@ fn ok(args: &[&str]) -> Vec<u8> {
 #[test]
 fn inspect_json_has_the_documented_keys() {
     let a = fixture("golden_a.mldf");
-    let line = text(ok(&["inspect", "--json", s(&a)]));
-    let v: serde_json::Value = serde_json::from_str(line.trim()).unwrap();
-    let keys: Vec<&str> = v.as_object().unwrap().keys().map(String::as_str).collect();
-    assert_eq!(
-        keys,
-        [
-            "file",
-            "format",
-            "version",
-            "flags",
-            "num_samples",
-            "page_size",
-            "fields"
-        ]
+    let v = common::inspect_json(
+        &a,
+        &["flags", "num_samples", "page_size", "fields"],
+        "mldf",
+        "1.0",
     );
-    assert_eq!(v["format"], "mldf");
-    assert_eq!(v["version"], "1.0");
     assert_eq!(v["flags"], 1);
     assert_eq!(v["num_samples"], 2);
     assert_eq!(v["page_size"], 4096);
@@ -415,6 +404,19 @@ fn pack_never_overwrites_its_inputs() {
     assert_eq!(r.stdout, std::fs::read(&out).unwrap());
 }
 
+/// `binfmt mldf pack DIR/schema.json SAMPLES DIR/NAME`, which must succeed: the file.
+fn pack(dir: &Path, samples: &Path, name: &str) -> PathBuf {
+    let out = dir.join(name);
+    ok(&[
+        "mldf",
+        "pack",
+        s(&dir.join("schema.json")),
+        s(samples),
+        s(&out),
+    ]);
+    out
+}
+
 #[test]
 fn get_and_diff_escape_what_comes_from_the_file() {
     let dir = scratch("hostile");
@@ -432,14 +434,7 @@ fn get_and_diff_escape_what_comes_from_the_file() {
         ),
     )
     .unwrap();
-    let a = dir.join("a.mldf");
-    ok(&[
-        "mldf",
-        "pack",
-        s(&dir.join("schema.json")),
-        s(&samples),
-        s(&a),
-    ]);
+    let a = pack(&dir, &samples, "a.mldf");
     let a = s(&a);
     // To a pipe, the stored text byte for byte (and a newline); on a terminal, escaped.
     let printed = text(ok(&["mldf", "get", a, "0", "0"]));
@@ -466,14 +461,7 @@ fn get_and_diff_escape_what_comes_from_the_file() {
         .replace("c\\nd", "c\\ne")
         .replace("\\u009by", "\\u009bz");
     std::fs::write(&samples, other).unwrap();
-    let b = dir.join("b.mldf");
-    ok(&[
-        "mldf",
-        "pack",
-        s(&dir.join("schema.json")),
-        s(&samples),
-        s(&b),
-    ]);
+    let b = pack(&dir, &samples, "b.mldf");
     let out = binfmt(&["mldf", "diff", a, s(&b)]);
     assert_eq!(out.status.code(), Some(1));
     let lines = text(&out.stdout);

@@ -131,11 +131,7 @@ fn a_taco_header_is_one_request_of_at_most_256_bytes() {
     assert_eq!(log.len(), 1, "{:?}", ranges(&log));
     assert_eq!(log[0].range, "bytes=0-255", "{:?}", ranges(&log));
     assert!(log[0].sent <= 256);
-    assert!(
-        stderr(&out).contains(&format!("binfmt: stats: {url}: 1 requests")),
-        "{}",
-        stderr(&out)
-    );
+    common::assert_contains(&stderr(&out), &format!("binfmt: stats: {url}: 1 requests"));
     // `inspect` lists the members too: detection's first read (64 KiB), then the tail
     // and the directory if the first read does not hold them.
     let out = binfmt(&["--stats", "inspect", "--json", &url], &[]);
@@ -341,11 +337,6 @@ fn s3_urls_through_the_usual_environment() {
     assert_eq!(strip(&out), strip(&local));
 
     let out = binfmt(&["inspect", "s3://data/nothing-here.taco"], &env);
-    assert_eq!(out.status.code(), Some(1));
-    assert!(
-        stderr(&out).contains("s3://data/nothing-here.taco"),
-        "{}",
-        stderr(&out)
-    );
+    common::assert_exit_saying(&out, 1, "s3://data/nothing-here.taco");
     assert_eq!(stderr(&out).lines().count(), 1, "{}", stderr(&out));
 }

@@ -81,15 +81,7 @@ fn site(test: &str) -> Option<Site> {
 
 /// `len` bytes that do not compress.
 fn pattern(len: usize) -> Vec<u8> {
-    let mut x = 0x9e37_79b9_7f4a_7c15_u64;
-    (0..len)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x.to_le_bytes()[0]
-        })
-        .collect()
+    binfmt_test_support::noise::noise_low(len, 0x9e37_79b9_7f4a_7c15)
 }
 
 /// One measured operation.

@@ -273,9 +273,8 @@ fn garbage_never_panics() {
 fn inspect_json_keys_are_in_the_documented_order() {
     let out = binfmt(&["inspect", "--json", &fixture("three_entries.taco")]);
     let v = &json_lines(&out)[0];
-    let keys: Vec<&str> = v.as_object().unwrap().keys().map(String::as_str).collect();
     assert_eq!(
-        keys,
+        common::keys(v),
         [
             "file",
             "format",
@@ -301,11 +300,13 @@ fn inspect_json_keys_are_in_the_documented_order() {
 fn member_names_with_terminal_escapes_are_escaped_in_text() {
     let dir = scratch("escapes");
     let path = dir.join("hostile.taco");
-    let mut builder = taco_header::Writer::new(taco_header::Entries::new());
-    builder.options(taco_header::WriterOptions::new().verbatim_names(true));
-    builder.add_bytes("red\u{1b}[31m\u{1b}]0;pwned\u{7}.txt", b"x".to_vec());
-    builder.add_bytes("bidi\u{202e}txt.exe", b"y".to_vec());
-    builder.write_to_path(&path).unwrap();
+    common::taco_with_names(
+        &path,
+        [
+            ("red\u{1b}[31m\u{1b}]0;pwned\u{7}.txt", &b"x"[..]),
+            ("bidi\u{202e}txt.exe", b"y"),
+        ],
+    );
 
     // To a pipe, names as they are (as `ls` writes them).
     let out = binfmt(&["inspect", s(&path)]);
@@ -344,11 +345,7 @@ fn create_never_replaces_an_existing_file_without_force() {
     fs::write(&precious, b"my thesis").unwrap();
     let out = binfmt(&["taco", "create", s(&precious)]);
     assert_eq!(out.status.code(), Some(1), "{out:?}");
-    assert!(
-        stderr(&out).contains("did you forget OUT?"),
-        "{}",
-        stderr(&out)
-    );
+    common::assert_contains(&stderr(&out), "did you forget OUT?");
     assert_eq!(fs::read(&precious).unwrap(), b"my thesis");
 
     let archive = dir.join("out.taco");

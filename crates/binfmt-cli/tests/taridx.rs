@@ -5,7 +5,7 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use binfmt_test_support::Scratch;
+use binfmt_test_support::{Scratch, tar};
 use common::{run, s, scratch, stderr, stdout};
 use serde_json::Value;
 
@@ -24,6 +24,13 @@ fn fold_copy(name: &str, sub: &str, fold: &str) -> Scratch {
         }
     }
     dir
+}
+
+/// `binfmt taridx get INDEX ARGS…`.
+fn get(index: &Path, args: &[&str]) -> std::process::Output {
+    let mut all = vec!["taridx", "get", s(index)];
+    all.extend_from_slice(args);
+    run(&all)
 }
 
 #[test]
@@ -92,8 +99,7 @@ fn build_errors_name_the_shard_and_the_byte() {
     );
 
     let out = run(&["taridx", "build", s(&dir), "nothing"]);
-    assert_eq!(out.status.code(), Some(1));
-    assert!(stderr(&out).contains("no shards of fold \"nothing\""));
+    common::assert_exit_saying(&out, 1, "no shards of fold \"nothing\"");
     let out = run(&[
         "taridx",
         "build",
@@ -118,30 +124,21 @@ fn get_writes_the_payload_and_verifies_names() {
     let index = dir.join("clean.taridx");
     let shard0 = std::fs::read(dir.join("clean_0000.tar")).unwrap();
 
-    let out = run(&["taridx", "get", s(&index), "sample000002", "--ext", "jpg"]);
+    let out = get(&index, &["sample000002", "--ext", "jpg"]);
     assert!(out.status.success(), "{}", stderr(&out));
     assert_eq!(out.stdout.len(), 511);
     assert!(out.stdout == shard0[4608..4608 + 511]);
     // The extension may come with the stem.
-    let out = run(&["taridx", "get", s(&index), "sample000002.JPG"]);
+    let out = get(&index, &["sample000002.JPG"]);
     assert!(out.status.success() && out.stdout.len() == 511);
     // A sample with several members needs --ext.
-    let out = run(&["taridx", "get", s(&index), "sample000002"]);
-    assert_eq!(out.status.code(), Some(1));
-    assert!(stderr(&out).contains("3 members (cls, jpg, json); choose one with --ext"));
+    let out = get(&index, &["sample000002"]);
+    common::assert_exit_saying(&out, 1, "3 members (cls, jpg, json); choose one with --ext");
     // The crash stem is found through the crash table.
-    let out = run(&[
-        "taridx",
-        "get",
-        s(&index),
-        "1aefceb10cb92620",
-        "--ext",
-        "cls",
-    ]);
+    let out = get(&index, &["1aefceb10cb92620", "--ext", "cls"]);
     assert!(out.status.success(), "{}", stderr(&out));
-    let out = run(&["taridx", "get", s(&index), "absent", "--ext", "cls"]);
-    assert_eq!(out.status.code(), Some(1));
-    assert!(stderr(&out).contains("no member \"absent\" with extension \"cls\""));
+    let out = get(&index, &["absent", "--ext", "cls"]);
+    common::assert_exit_saying(&out, 1, "no member \"absent\" with extension \"cls\"");
 
     // Index shard 0 alone: the colliding stem is absent, and only verification says so.
     let one = dir.join("one.taridx");
@@ -182,25 +179,18 @@ fn get_writes_the_payload_and_verifies_names() {
 #[test]
 fn inspect_json_has_the_documented_keys() {
     let path = fixtures().join("golden/clean.taridx");
-    let out = run(&["inspect", "--json", s(&path)]);
-    assert!(out.status.success(), "{}", stderr(&out));
-    let v: Value = serde_json::from_str(stdout(&out).trim()).unwrap();
-    let keys: Vec<&str> = v.as_object().unwrap().keys().map(String::as_str).collect();
-    assert_eq!(
-        keys,
-        [
-            "file",
-            "format",
-            "version",
+    let v = common::inspect_json(
+        &path,
+        &[
             "n_stems",
             "n_rows",
             "extensions",
             "crash_stems",
-            "contiguous"
-        ]
+            "contiguous",
+        ],
+        "taridx",
+        "1.0",
     );
-    assert_eq!(v["format"], "taridx");
-    assert_eq!(v["version"], "1.0");
     assert_eq!(v["n_stems"], 7);
     assert_eq!(v["n_rows"], 21);
     assert_eq!(v["extensions"], serde_json::json!(["cls", "jpg", "json"]));
@@ -274,46 +264,6 @@ fn help_documents_the_json_keys_and_subcommands() {
     assert!(stdout(&out).contains("--compat"));
 }
 
-/// A ustar header block (checksum filled in).
-fn tar_header(name: &[u8], size: u64, typeflag: u8) -> Vec<u8> {
-    let mut h = vec![0u8; 512];
-    let n = name.len().min(100);
-    h[..n].copy_from_slice(&name[..n]);
-    h[100..107].copy_from_slice(b"0000644");
-    h[124..135].copy_from_slice(format!("{size:011o}").as_bytes());
-    h[156] = typeflag;
-    h[257..263].copy_from_slice(b"ustar\0");
-    h[263..265].copy_from_slice(b"00");
-    h[148..156].copy_from_slice(b"        ");
-    let sum: u32 = h.iter().map(|&b| u32::from(b)).sum();
-    h[148..156].copy_from_slice(format!("{sum:06o}\0 ").as_bytes());
-    h
-}
-
-/// A header and its payload, padded to 512 bytes.
-fn tar_member(name: &str, data: &[u8]) -> Vec<u8> {
-    let mut v = tar_header(name.as_bytes(), data.len() as u64, b'0');
-    v.extend_from_slice(data);
-    v.resize(v.len().div_ceil(512) * 512, 0);
-    v
-}
-
-/// A global pax header (`g`) whose one record is `path=NAME`.
-fn global_path(name: &[u8]) -> Vec<u8> {
-    let body = name.len() + " path=\n".len();
-    let mut n = body + 1;
-    while n.to_string().len() + body != n {
-        n += 1;
-    }
-    let mut data = format!("{n} path=").into_bytes();
-    data.extend_from_slice(name);
-    data.push(b'\n');
-    let mut v = tar_header(b"pax_global_header", data.len() as u64, b'g');
-    v.extend_from_slice(&data);
-    v.resize(v.len().div_ceil(512) * 512, 0);
-    v
-}
-
 #[test]
 fn build_never_writes_over_a_shard_and_replaces_an_index_only_with_force() {
     let dir = fold_copy("clobber", "golden", "clean");
@@ -326,11 +276,7 @@ fn build_never_writes_over_a_shard_and_replaces_an_index_only_with_force() {
         }
         let out = run(&args);
         assert_eq!(out.status.code(), Some(1), "force {force}");
-        assert!(
-            stderr(&out).contains("is also an input"),
-            "{}",
-            stderr(&out)
-        );
+        common::assert_contains(&stderr(&out), "is also an input");
         assert!(
             std::fs::read(&shard).unwrap() == before,
             "the shard is intact"
@@ -355,12 +301,7 @@ fn build_never_writes_over_a_shard_and_replaces_an_index_only_with_force() {
     let index = dir.join("clean.taridx");
     std::fs::write(&index, b"old").unwrap();
     let out = run(&["taridx", "build", s(&dir), "clean"]);
-    assert_eq!(out.status.code(), Some(1));
-    assert!(
-        stderr(&out).contains("already exists; use --force"),
-        "{}",
-        stderr(&out)
-    );
+    common::assert_exit_saying(&out, 1, "already exists; use --force");
     assert_eq!(std::fs::read(&index).unwrap(), b"old");
     let out = run(&["taridx", "build", "--force", s(&dir), "clean"]);
     assert!(out.status.success(), "{}", stderr(&out));
@@ -384,9 +325,9 @@ fn build_warnings_are_escaped_and_capped() {
     let mut name = b"\x1b]0;pwned\x07".to_vec();
     name.extend(core::iter::repeat_n(b'p', 400));
     name.extend_from_slice(b".jpg");
-    let mut shard = global_path(&name);
+    let mut shard = tar::pax(b'g', &[("path", &name)]);
     for i in 0..2000 {
-        shard.extend(tar_header(format!("m{i}.jpg").as_bytes(), 0, b'0'));
+        shard.extend(tar::header(format!("m{i}.jpg").as_bytes(), 0, b'0'));
     }
     shard.extend(vec![0u8; 1024]);
     std::fs::write(dir.join("g_0000.tar"), &shard).unwrap();
@@ -411,7 +352,7 @@ fn build_warnings_are_escaped_and_capped() {
     // `get` of that sample reads one member's blocks: the name is the global path's.
     let index = dir.join("g.taridx");
     let stem = String::from_utf8(name[..name.len() - 4].to_vec()).unwrap();
-    let out = run(&["taridx", "get", s(&index), &stem, "--ext", "jpg"]);
+    let out = get(&index, &[&stem, "--ext", "jpg"]);
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(out.stdout.is_empty());
     let err = stderr(&out);
@@ -436,10 +377,9 @@ fn compressed_shards_fail_and_a_partial_block_is_a_warning() {
     let dir = fold_copy("partial", "edge", "partial");
     let out = run(&["taridx", "build", s(&dir), "partial"]);
     assert!(out.status.success(), "{}", stderr(&out));
-    assert!(
-        stderr(&out).contains("less than a 512-byte block and no end-of-archive marker"),
-        "{}",
-        stderr(&out)
+    common::assert_contains(
+        &stderr(&out),
+        "less than a 512-byte block and no end-of-archive marker",
     );
 }
 
@@ -447,10 +387,10 @@ fn compressed_shards_fail_and_a_partial_block_is_a_warning() {
 fn get_verifies_only_the_members_own_blocks() {
     // [a.jpg][b.jpg][c.jpg]: damage a's header after indexing; b and c still verify.
     let dir = scratch("damage");
-    let mut shard = tar_member("a.jpg", b"AAAA");
+    let mut shard = tar::member("a.jpg", b"AAAA");
     let b_at = shard.len();
-    shard.extend(tar_member("b.jpg", b"BBBB"));
-    shard.extend(tar_member("c.jpg", b"CCCC"));
+    shard.extend(tar::member("b.jpg", b"BBBB"));
+    shard.extend(tar::member("c.jpg", b"CCCC"));
     shard.extend(vec![0u8; 1024]);
     let path = dir.join("d_0000.tar");
     std::fs::write(&path, &shard).unwrap();
@@ -460,58 +400,39 @@ fn get_verifies_only_the_members_own_blocks() {
     std::fs::write(&path, &shard).unwrap();
     let index = dir.join("d.taridx");
     for (stem, payload) in [("b", b"BBBB"), ("c", b"CCCC")] {
-        let out = run(&["taridx", "get", s(&index), stem]);
+        let out = get(&index, &[stem]);
         assert!(out.status.success(), "{stem}: {}", stderr(&out));
         assert_eq!(out.stdout, payload);
     }
-    let out = run(&["taridx", "get", s(&index), "a.jpg"]);
-    assert_eq!(out.status.code(), Some(1));
-    assert!(
-        stderr(&out).contains("d_0000.tar: byte 0: "),
-        "{}",
-        stderr(&out)
-    );
+    let out = get(&index, &["a.jpg"]);
+    common::assert_exit_saying(&out, 1, "d_0000.tar: byte 0: ");
     // Damage in the member's own header is reported; --no-verify reads the payload.
     shard[148] ^= 1;
     shard[b_at + 148] ^= 1;
     std::fs::write(&path, &shard).unwrap();
-    let out = run(&["taridx", "get", s(&index), "b.jpg"]);
-    assert_eq!(out.status.code(), Some(1));
-    assert!(
-        stderr(&out).contains(&format!("byte {b_at}: ")),
-        "{}",
-        stderr(&out)
-    );
+    let out = get(&index, &["b.jpg"]);
+    common::assert_exit_saying(&out, 1, &format!("byte {b_at}: "));
     let out = run(&["taridx", "get", "--no-verify", s(&index), "b.jpg"]);
     assert!(out.status.success());
     assert_eq!(out.stdout, b"BBBB");
 
     // -o: a file (never an input), replaced only with --force.
     let to = dir.join("b.bin");
-    let out = run(&["taridx", "get", s(&index), "a.jpg", "-o", s(&to)]);
+    let out = get(&index, &["a.jpg", "-o", s(&to)]);
     assert!(out.status.success(), "{}", stderr(&out));
     assert_eq!(std::fs::read(&to).unwrap(), b"AAAA");
-    let out = run(&["taridx", "get", s(&index), "c.jpg", "-o", s(&to)]);
+    let out = get(&index, &["c.jpg", "-o", s(&to)]);
     assert_eq!(out.status.code(), Some(1));
-    let out = run(&["taridx", "get", s(&index), "c.jpg", "-o", s(&to), "-f"]);
+    let out = get(&index, &["c.jpg", "-o", s(&to), "-f"]);
     assert!(out.status.success());
     assert_eq!(std::fs::read(&to).unwrap(), b"CCCC");
     for input in [&index, &path] {
-        let out = run(&["taridx", "get", s(&index), "c.jpg", "-f", "-o", s(input)]);
-        assert_eq!(out.status.code(), Some(1));
-        assert!(stderr(&out).contains("is also an input"));
+        let out = get(&index, &["c.jpg", "-f", "-o", s(input)]);
+        common::assert_exit_saying(&out, 1, "is also an input");
     }
     // A missing shard is named; a shard id beyond the shards given is the index's.
-    let out = run(&[
-        "taridx",
-        "get",
-        s(&index),
-        "c.jpg",
-        "--shards",
-        s(&dir.join("missing.tar")),
-    ]);
-    assert_eq!(out.status.code(), Some(1));
-    assert!(stderr(&out).contains("missing.tar: "), "{}", stderr(&out));
+    let out = get(&index, &["c.jpg", "--shards", s(&dir.join("missing.tar"))]);
+    common::assert_exit_saying(&out, 1, "missing.tar: ");
 }
 
 #[test]
@@ -529,8 +450,7 @@ fn argument_errors_found_after_parsing_exit_2() {
         assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
     }
     let out = run(&["taridx", "get", "-", "x.jpg"]);
-    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
-    assert!(stderr(&out).contains("--shards"));
+    common::assert_exit_saying(&out, 2, "--shards");
 }
 
 #[test]

@@ -4,9 +4,7 @@
 
 mod common;
 
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 
 use common::{run, s, scratch, stderr};
 
@@ -40,23 +38,23 @@ fn untar(mut data: &[u8]) -> Vec<(String, Vec<u8>)> {
     out
 }
 
+/// `binfmt taridx get INDEX ARGS…` on the golden clean index.
+fn get(args: &[&str]) -> std::process::Output {
+    let index = index();
+    let mut all = vec!["taridx", "get", s(&index)];
+    all.extend_from_slice(args);
+    run(&all)
+}
+
 fn single(stem: &str, ext: &str) -> Vec<u8> {
-    let out = run(&["taridx", "get", s(&index()), stem, "--ext", ext]);
+    let out = get(&[stem, "--ext", ext]);
     assert!(out.status.success(), "{}", stderr(&out));
     out.stdout
 }
 
 #[test]
 fn many_stems_make_one_tar_stream_in_their_order() {
-    let out = run(&[
-        "taridx",
-        "get",
-        s(&index()),
-        "sample000003",
-        "sample000001",
-        "--ext",
-        "json",
-    ]);
+    let out = get(&["sample000003", "sample000001", "--ext", "json"]);
     assert!(out.status.success(), "{}", stderr(&out));
     let members = untar(&out.stdout);
     let names: Vec<&str> = members.iter().map(|(n, _)| n.as_str()).collect();
@@ -67,20 +65,10 @@ fn many_stems_make_one_tar_stream_in_their_order() {
 
 #[test]
 fn keys_from_standard_input_and_every_member_of_each_sample() {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_binfmt"))
-        .args(["taridx", "get", s(&index()), "--keys", "-"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(b"sample000002\r\n\nsample000001\n")
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
+    let out = common::binfmt_fed(
+        &["taridx", "get", s(&index()), "--keys", "-"],
+        b"sample000002\r\n\nsample000001\n",
+    );
     assert!(out.status.success(), "{}", stderr(&out));
     let members = untar(&out.stdout);
     assert!(members.len() >= 2, "{members:?}");
@@ -98,21 +86,8 @@ fn keys_from_standard_input_and_every_member_of_each_sample() {
 
 #[test]
 fn an_absent_stem_is_reported_and_the_batch_goes_on() {
-    let out = run(&[
-        "taridx",
-        "get",
-        s(&index()),
-        "nope",
-        "sample000001",
-        "--ext",
-        "json",
-    ]);
-    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
-    assert!(
-        stderr(&out).contains("no member \"nope\""),
-        "{}",
-        stderr(&out)
-    );
+    let out = get(&["nope", "sample000001", "--ext", "json"]);
+    common::assert_exit_saying(&out, 1, "no member \"nope\"");
     let members = untar(&out.stdout);
     assert_eq!(members.len(), 1);
 }
@@ -120,10 +95,7 @@ fn an_absent_stem_is_reported_and_the_batch_goes_on() {
 #[test]
 fn output_dir_gets_one_file_per_member() {
     let dir = scratch("batch-dir");
-    let out = run(&[
-        "taridx",
-        "get",
-        s(&index()),
+    let out = get(&[
         "sample000001",
         "sample000002",
         "--ext",
@@ -138,15 +110,6 @@ fn output_dir_gets_one_file_per_member() {
         assert_eq!(written, single(stem, "json"));
     }
     // An existing file is not replaced without --force.
-    let again = run(&[
-        "taridx",
-        "get",
-        s(&index()),
-        "sample000001",
-        "--ext",
-        "json",
-        "--output-dir",
-        s(&dir),
-    ]);
+    let again = get(&["sample000001", "--ext", "json", "--output-dir", s(&dir)]);
     assert_eq!(again.status.code(), Some(1), "{}", stderr(&again));
 }

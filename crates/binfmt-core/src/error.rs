@@ -164,7 +164,8 @@ pub trait Kind: core::error::Error + Send + Sync + 'static {
 /// Implements [`Kind::io_error`] and [`Kind::io_error_mut`] inside an `impl Kind` block,
 /// for a kind whose I/O variant is the tuple variant `$variant` holding an
 /// [`IoError`](crate::IoError): the two hooks every format crate would otherwise write
-/// alike. The methods exist under the calling crate's `std` feature.
+/// alike ([`format_kind!`](crate::format_kind) writes them with the rest of a format
+/// kind's `impl`). The methods exist under the calling crate's `std` feature.
 ///
 /// ```text
 /// impl binfmt_core::Kind for ErrorKind {
@@ -191,6 +192,125 @@ macro_rules! io_hooks {
                 _ => ::core::option::Option::None,
             }
         }
+    };
+}
+
+/// Implements [`Kind`], [`FormatKind`] and (under the calling crate's `std` feature)
+/// [`IoKind`] for a format crate's `ErrorKind`, from its two tables: who is to blame for
+/// each variant (`fault`) and each variant's stable name (`name`).
+///
+/// Every format kind has a `Layout` variant wrapping a [`Layout`] and, with `std`, an `Io`
+/// variant wrapping an [`IoError`](crate::IoError), and treats them alike: the `Layout`
+/// variant's blame and name are the layout problem's, the `Io` variant is
+/// [`Fault::Io`] named `"Io"`, and the I/O hooks ([`io_hooks!`]) and
+/// [`Kind::into_io_error`] return what it wraps. The macro writes that part once; the
+/// tables list the crate's other variants, in `match` arms with no catch-all arm (both
+/// matches deny `clippy::wildcard_enum_match_arm`), so that a new variant cannot go
+/// without a blame or a name.
+///
+/// It also asserts at compile time, under the calling crate's `alloc` feature, that
+/// `Error<ErrorKind>` and `Result<(), Error<ErrorKind>>` are one pointer each, as
+/// [`Error`]'s docs ("Size") and each format crate's promise.
+///
+/// A kind that turns more variants than `Io` into a precise `io::Error` writes its own
+/// [`Kind::into_io_error`] in a third section, `into_io_error { … }`, after the tables.
+///
+/// ```
+/// use binfmt_core::{Error, Fault, Kind, Layout};
+///
+/// #[derive(Debug, thiserror::Error)]
+/// pub enum ErrorKind {
+///     #[error(transparent)]
+///     Layout(#[from] Layout),
+///     #[error("the count is {count}; at most 3 fit")]
+///     CountTooLarge { count: u32 },
+///     #[error("a record was asked for past the last one")]
+///     NoSuchRecord,
+///     #[cfg(feature = "std")]
+///     #[error(transparent)]
+///     Io(#[from] binfmt_core::IoError),
+/// }
+///
+/// binfmt_core::format_kind! {
+///     ErrorKind;
+///     fault {
+///         ErrorKind::CountTooLarge { .. } => Fault::Input,
+///         ErrorKind::NoSuchRecord => Fault::Caller,
+///     }
+///     name {
+///         ErrorKind::CountTooLarge { .. } => "CountTooLarge",
+///         ErrorKind::NoSuchRecord => "NoSuchRecord",
+///     }
+/// }
+///
+/// let err = ErrorKind::CountTooLarge { count: 9 }.at(4);
+/// assert_eq!((err.fault(), err.kind().name()), (Fault::Input, "CountTooLarge"));
+/// let err: Error<ErrorKind> = Error::truncated("header", 0, 8, 2).into();
+/// assert_eq!((err.fault(), err.kind().name()), (Fault::Input, "Truncated"));
+/// ```
+#[macro_export]
+macro_rules! format_kind {
+    ($kind:ident; fault { $($fault:tt)* } name { $($name:tt)* }) => {
+        $crate::format_kind! {
+            $kind;
+            fault { $($fault)* }
+            name { $($name)* }
+            into_io_error {
+                #[cfg(feature = "std")]
+                fn into_io_error(self) -> ::core::result::Result<::std::io::Error, Self> {
+                    match self {
+                        $kind::Io(e) => ::core::result::Result::Ok(e.source),
+                        other => ::core::result::Result::Err(other),
+                    }
+                }
+            }
+        }
+    };
+    (
+        $kind:ident;
+        fault { $($fault:tt)* }
+        name { $($name:tt)* }
+        into_io_error { $($items:tt)* }
+    ) => {
+        impl $crate::Kind for $kind {
+            #[deny(clippy::wildcard_enum_match_arm)]
+            fn fault(&self) -> $crate::Fault {
+                match self {
+                    $kind::Layout(layout) => $crate::Kind::fault(layout),
+                    #[cfg(feature = "std")]
+                    $kind::Io(_) => $crate::Fault::Io,
+                    $($fault)*
+                }
+            }
+
+            #[deny(clippy::wildcard_enum_match_arm)]
+            fn name(&self) -> &'static str {
+                match self {
+                    $kind::Layout(layout) => $crate::Kind::name(layout),
+                    #[cfg(feature = "std")]
+                    $kind::Io(_) => "Io",
+                    $($name)*
+                }
+            }
+
+            $crate::io_hooks!($kind::Io);
+
+            $($items)*
+        }
+
+        impl $crate::FormatKind for $kind {}
+
+        #[cfg(feature = "std")]
+        impl $crate::IoKind for $kind {}
+
+        // The size `Error`'s docs promise, and each format crate's of its own: errors
+        // must stay cheap to move, whatever the kinds grow to hold.
+        #[cfg(feature = "alloc")]
+        const _: () = ::core::assert!(
+            ::core::mem::size_of::<$crate::Error<$kind>>() == ::core::mem::size_of::<usize>()
+                && ::core::mem::size_of::<::core::result::Result<(), $crate::Error<$kind>>>()
+                    == ::core::mem::size_of::<usize>()
+        );
     };
 }
 

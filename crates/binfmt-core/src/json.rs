@@ -100,24 +100,16 @@ impl Scanner<'_> {
         'value: loop {
             // A value starts here.
             match self.peek() {
-                Some(b'{') => {
+                Some(open @ (b'{' | b'[')) => {
                     self.bump();
                     self.ws();
-                    if self.peek() == Some(b'}') {
+                    if self.peek() == Some(closing(open)) {
                         self.bump();
                     } else {
-                        stack.push(b'{');
-                        self.key()?;
-                        continue 'value;
-                    }
-                }
-                Some(b'[') => {
-                    self.bump();
-                    self.ws();
-                    if self.peek() == Some(b']') {
-                        self.bump();
-                    } else {
-                        stack.push(b'[');
+                        stack.push(open);
+                        if open == b'{' {
+                            self.key()?;
+                        }
                         continue 'value;
                     }
                 }
@@ -149,7 +141,7 @@ impl Scanner<'_> {
                         };
                     }
                     Some(&open) => {
-                        let close = if open == b'[' { b']' } else { b'}' };
+                        let close = closing(open);
                         match self.peek() {
                             Some(b',') => {
                                 self.bump();
@@ -272,6 +264,11 @@ impl Scanner<'_> {
         }
         Ok(())
     }
+}
+
+/// The byte that closes the container `open` (`{` or `[`) opens.
+fn closing(open: u8) -> u8 {
+    if open == b'{' { b'}' } else { b']' }
 }
 
 #[cfg(test)]

@@ -310,17 +310,29 @@ impl ByteSource for [u8] {
     }
 }
 
-impl ByteSource for Vec<u8> {
-    fn len(&self) -> io::Result<u64> {
-        Ok(len_u64(self))
-    }
-    fn read_range(&self, range: Range<u64>) -> io::Result<Cow<'_, [u8]>> {
-        <[u8] as ByteSource>::read_range(self, range)
-    }
-    fn as_slice(&self) -> Option<&[u8]> {
-        Some(self)
-    }
+/// Implements [`ByteSource`] for owners of bytes (`Deref<Target = [u8]>`) as their slice.
+macro_rules! slice_byte_source {
+    ($($(#[$attr:meta])* $ty:ty),* $(,)?) => {$(
+        $(#[$attr])*
+        impl ByteSource for $ty {
+            fn len(&self) -> io::Result<u64> {
+                Ok(len_u64(self))
+            }
+            fn read_range(&self, range: Range<u64>) -> io::Result<Cow<'_, [u8]>> {
+                <[u8] as ByteSource>::read_range(self, range)
+            }
+            fn as_slice(&self) -> Option<&[u8]> {
+                Some(self)
+            }
+        }
+    )*};
 }
+
+slice_byte_source!(
+    Vec<u8>,
+    #[cfg(feature = "mmap")]
+    crate::mmap::Mmap
+);
 
 /// Forwards every method of [`ByteSource`] through a pointer type (`&S`, `Box<S>`,
 /// `Arc<S>`), so that the provided methods the inner source overrides stay overridden.
@@ -359,19 +371,6 @@ macro_rules! forward_byte_source {
 }
 
 forward_byte_source!(&S, Box<S>, std::sync::Arc<S>);
-
-#[cfg(feature = "mmap")]
-impl ByteSource for crate::mmap::Mmap {
-    fn len(&self) -> io::Result<u64> {
-        Ok(len_u64(self))
-    }
-    fn read_range(&self, range: Range<u64>) -> io::Result<Cow<'_, [u8]>> {
-        <[u8] as ByteSource>::read_range(self, range)
-    }
-    fn as_slice(&self) -> Option<&[u8]> {
-        Some(self)
-    }
-}
 
 /// A file read with positioned reads (`pread`), never mapped.
 ///

@@ -392,10 +392,7 @@ fn push_control(out: &mut String, c: char) {
 #[cfg_attr(docsrs, doc(cfg(feature = "alloc")))]
 #[must_use]
 pub fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    // Writing to a `String` cannot fail.
-    let _ = write_escaped(&mut out, text);
-    out
+    written(text.len(), |out| write_escaped(out, text))
 }
 
 /// `bytes` escaped as [`escape`] escapes text, every byte that is not part of valid UTF-8
@@ -408,9 +405,15 @@ pub fn escape(text: &str) -> String {
 #[cfg_attr(docsrs, doc(cfg(feature = "alloc")))]
 #[must_use]
 pub fn escape_bytes(bytes: &[u8]) -> String {
-    let mut out = String::with_capacity(bytes.len());
+    written(bytes.len(), |out| write_escaped_bytes(out, bytes))
+}
+
+/// What `write` writes, into a `String` of `capacity`.
+#[cfg(feature = "alloc")]
+fn written(capacity: usize, write: impl FnOnce(&mut String) -> fmt::Result) -> String {
+    let mut out = String::with_capacity(capacity);
     // Writing to a `String` cannot fail.
-    let _ = write_escaped_bytes(&mut out, bytes);
+    let _ = write(&mut out);
     out
 }
 

@@ -201,6 +201,117 @@ impl<'s, S: ?Sized> Tally<'s, S> {
     }
 }
 
+/// Declares a format crate's two verification functions, with the one signature of the
+/// contract (see [`verify`](crate::verify)) and each with the docs written before it:
+///
+/// ```text
+/// pub fn verify(data: &[u8], options: &ReadOptions, sink: &mut dyn Sink<Error>) -> Summary
+///
+/// pub fn verify_data<'d, D: Data<'d>>(
+///     data: D,
+///     options: &ReadOptions,
+///     sink: &mut dyn Sink<Error>,
+/// ) -> Summary
+/// where
+///     Error: From<D::Error>,
+/// ```
+///
+/// `verify` is `verify_data` over the slice; `verify_data` wraps the sink in a [`Tally`],
+/// passes it to the crate's walk and returns the tally's [`Summary`]: the two bodies every
+/// format crate would otherwise write alike.
+///
+/// `Error` and `ReadOptions` are the calling crate's. A walk is a function
+/// `(data, options: &ReadOptions, tally: &mut Tally<'_, dyn Sink<Error> + '_>)` that
+/// reports to the tally; what it returns (a `ControlFlow` saying whether the sink stopped
+/// it, or nothing) is dropped, as the tally records that. `=> walk` hands it the `Data`
+/// itself; `=> walk, walk_ranged` hands the first the whole input as a slice when the data
+/// has one ([`Data::whole`](crate::data::Data::whole)) and the second the `Data` otherwise.
+///
+/// ```
+/// use core::ops::ControlFlow;
+/// use binfmt_core::data::Data;
+/// use binfmt_core::Error;
+/// use binfmt_core::verify::{Severity, Sink, Tally};
+///
+/// /// A toy format's options: the byte every byte must differ from.
+/// pub struct ReadOptions(u8);
+///
+/// fn walk(data: &[u8], options: &ReadOptions, tally: &mut Tally<'_, dyn Sink<Error> + '_>) -> ControlFlow<()> {
+///     for (at, _) in data.iter().enumerate().filter(|&(_, &b)| b == options.0) {
+///         tally.error(Error::overflow("byte", at as u64))?;
+///     }
+///     ControlFlow::Continue(())
+/// }
+///
+/// fn walk_ranged<'d, D: Data<'d>>(data: D, options: &ReadOptions, tally: &mut Tally<'_, dyn Sink<Error> + '_>) -> ControlFlow<()>
+/// where
+///     Error: From<D::Error>,
+/// {
+///     match data.head(u64::MAX) {
+///         Ok(head) => walk(head, options, tally),
+///         Err(e) => tally.error(e.into()),
+///     }
+/// }
+///
+/// binfmt_core::verify_fns! {
+///     /// Reports every byte equal to the options' one.
+///     pub fn verify;
+///     /// [`verify`] over any [`Data`].
+///     pub fn verify_data => walk, walk_ranged;
+/// }
+///
+/// let mut last = None;
+/// let summary = verify(&[1, 0, 1], &ReadOptions(1), &mut |_: Severity, e: Error| {
+///     last = e.offset();
+///     ControlFlow::Continue(())
+/// });
+/// assert_eq!((summary.errors(), last), (2, Some(2)));
+/// ```
+#[macro_export]
+macro_rules! verify_fns {
+    (
+        $(#[$verify:meta])*
+        pub fn verify;
+        $(#[$verify_data:meta])*
+        pub fn verify_data => $($walk:tt)+
+    ) => {
+        $(#[$verify])*
+        pub fn verify(
+            data: &[u8],
+            options: &ReadOptions,
+            sink: &mut dyn $crate::verify::Sink<Error>,
+        ) -> $crate::verify::Summary {
+            verify_data(data, options, sink)
+        }
+
+        $(#[$verify_data])*
+        pub fn verify_data<'d, D: $crate::data::Data<'d>>(
+            data: D,
+            options: &ReadOptions,
+            sink: &mut dyn $crate::verify::Sink<Error>,
+        ) -> $crate::verify::Summary
+        where
+            Error: ::core::convert::From<D::Error>,
+        {
+            let mut tally = $crate::verify::Tally::new(sink);
+            // A `Break` means the sink stopped the walk; the summary records it.
+            let _ = $crate::verify_fns!(@walk data, options, &mut tally, $($walk)+);
+            tally.finish()
+        }
+    };
+    // `=> whole, ranged`: the slice when the data is one, else the data.
+    (@walk $data:ident, $options:ident, $tally:expr, $whole:path, $ranged:path $(;)?) => {
+        match $data.whole() {
+            ::core::option::Option::Some(all) => $whole(all, $options, $tally),
+            ::core::option::Option::None => $ranged($data, $options, $tally),
+        }
+    };
+    // `=> walk`: the data.
+    (@walk $data:ident, $options:ident, $tally:expr, $walk:path $(;)?) => {
+        $walk($data, $options, $tally)
+    };
+}
+
 #[cfg(feature = "alloc")]
 pub use findings::Findings;
 

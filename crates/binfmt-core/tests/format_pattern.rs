@@ -9,10 +9,7 @@ use core::ops::ControlFlow;
 
 use binfmt_core::source::{ByteSource, Counting, read_exact};
 use binfmt_core::verify::{Findings, Sink, Summary, Tally};
-use binfmt_core::{
-    Fault, FormatKind, IoError, IoKind, Kind, Layout, Severity, bytes, field_offset, le::U32,
-    zerocopy,
-};
+use binfmt_core::{Fault, IoError, Kind, Layout, Severity, bytes, field_offset, le::U32, zerocopy};
 use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout, Unaligned};
 
 mod raw {
@@ -43,48 +40,20 @@ pub enum ErrorKind {
     Io(#[from] IoError),
 }
 
-impl Kind for ErrorKind {
-    #[deny(clippy::wildcard_enum_match_arm)]
-    fn fault(&self) -> Fault {
-        match self {
-            ErrorKind::Layout(l) => l.fault(),
-            ErrorKind::CountTooLarge { .. }
-            | ErrorKind::OddRecord { .. }
-            | ErrorKind::Trailing(_) => Fault::Input,
-            ErrorKind::Io(_) => Fault::Io,
+// `Kind`, `FormatKind` and `IoKind`, as every format crate implements them.
+binfmt_core::format_kind! {
+    ErrorKind;
+    fault {
+        ErrorKind::CountTooLarge { .. } | ErrorKind::OddRecord { .. } | ErrorKind::Trailing(_) => {
+            Fault::Input
         }
     }
-    #[deny(clippy::wildcard_enum_match_arm)]
-    fn name(&self) -> &'static str {
-        match self {
-            ErrorKind::Layout(l) => l.name(),
-            ErrorKind::CountTooLarge { .. } => "CountTooLarge",
-            ErrorKind::OddRecord { .. } => "OddRecord",
-            ErrorKind::Trailing(_) => "Trailing",
-            ErrorKind::Io(_) => "Io",
-        }
-    }
-    fn io_error(&self) -> Option<&IoError> {
-        match self {
-            ErrorKind::Io(e) => Some(e),
-            _ => None,
-        }
-    }
-    fn io_error_mut(&mut self) -> Option<&mut IoError> {
-        match self {
-            ErrorKind::Io(e) => Some(e),
-            _ => None,
-        }
-    }
-    fn into_io_error(self) -> Result<std::io::Error, Self> {
-        match self {
-            ErrorKind::Io(e) => Ok(e.source),
-            other => Err(other),
-        }
+    name {
+        ErrorKind::CountTooLarge { .. } => "CountTooLarge",
+        ErrorKind::OddRecord { .. } => "OddRecord",
+        ErrorKind::Trailing(_) => "Trailing",
     }
 }
-impl FormatKind for ErrorKind {}
-impl IoKind for ErrorKind {}
 
 pub type Error = binfmt_core::Error<ErrorKind>;
 

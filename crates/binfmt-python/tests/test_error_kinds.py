@@ -1,6 +1,7 @@
 """The exception mapping branches on each library error's stable kind name
-(`binfmt_core::Kind::name`, written in each crate's `src/error.rs` by an exhaustive match,
-so that no variant goes unnamed), never on the variants' Debug output. These tests check
+(`binfmt_core::Kind::name`, written in each crate's `src/error.rs` as a table that
+`binfmt_core::format_kind!` makes an exhaustive match, so that no variant goes unnamed),
+never on the variants' Debug output. These tests check
 that every kind the Python classes are registered for is a name a library can give, so
 that a renamed or misspelt name cannot silently fall back to the format's base class."""
 
@@ -31,11 +32,16 @@ CRATES = {
 
 
 def _names(crate: str) -> list[str]:
-    """The names `Kind::name` returns in `crate`, read from its `fn name` match."""
+    """The names `Kind::name` returns in `crate`: core's `fn name` match for `Layout`, a
+    format crate's `name { ... }` table in its `binfmt_core::format_kind!` (which writes
+    the exhaustive match, delegating `Layout` to core's)."""
     src = (ROOT / "crates" / crate / "src" / "error.rs").read_text()
-    enum = "Layout" if crate == "binfmt-core" else "ErrorKind"
-    impl = src.index(f"impl Kind for {enum} {{")
-    m = re.compile(r"fn name\(&self\) -> &'static str \{").search(src, impl)
+    if crate == "binfmt-core":
+        impl = src.index("impl Kind for Layout {")
+        m = re.compile(r"fn name\(&self\) -> &'static str \{").search(src, impl)
+    else:
+        impl = src.index("binfmt_core::format_kind! {")
+        m = re.compile(r"\n\s*name \{").search(src, impl)
     assert m, crate
     i, depth = m.end(), 1
     while depth:
@@ -64,7 +70,9 @@ def test_names_are_unique_and_layouts_delegate(format: str) -> None:
     assert len(names) == len(set(names)), "two variants share a name"
     assert not set(names) & set(LAYOUT), "a format kind reuses a layout name"
     src = (ROOT / "crates" / CRATES[format] / "src" / "error.rs").read_text()
-    assert "ErrorKind::Layout(layout) => layout.name()" in src
+    assert "binfmt_core::format_kind! {" in src  # its `name` delegates `Layout` to core's
+    core = (ROOT / "crates" / "binfmt-core" / "src" / "error.rs").read_text()
+    assert "$kind::Layout(layout) => $crate::Kind::name(layout)," in core
 
 
 def test_every_registered_kind_is_a_name_the_library_gives() -> None:

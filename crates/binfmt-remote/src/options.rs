@@ -159,6 +159,31 @@ impl fmt::Debug for Options {
     }
 }
 
+/// Builder methods that set one field: `fn with_x(param: T) => field = value;` makes
+/// `pub fn with_x(mut self, param: T) -> Self`, which stores `Some(value)`.
+macro_rules! setters {
+    ($($(#[$doc:meta])* fn $name:ident($param:ident: $ty:ty) => $field:ident = $value:expr;)*) => {$(
+        $(#[$doc])*
+        #[must_use]
+        pub fn $name(mut self, $param: $ty) -> Self {
+            self.$field = Some($value);
+            self
+        }
+    )*};
+}
+
+/// Getters of the setting in force: `fn x -> T = DEFAULT;` makes `pub fn x(&self) -> T`,
+/// the field `x` when set, `DEFAULT` otherwise.
+macro_rules! getters {
+    ($($(#[$doc:meta])* fn $name:ident -> $ty:ty = $default:expr;)*) => {$(
+        $(#[$doc])*
+        #[must_use]
+        pub fn $name(&self) -> $ty {
+            self.$name.unwrap_or($default)
+        }
+    )*};
+}
+
 impl Options {
     /// The defaults.
     #[must_use]
@@ -176,144 +201,99 @@ impl Options {
 
     /// As [`from_env`](Options::from_env), reading variables through `lookup`.
     pub(crate) fn from_lookup(lookup: impl Fn(&str) -> Option<String>) -> io::Result<Self> {
-        let mut o = Self::new();
-        let get = |name: &str| lookup(name).filter(|v| !v.trim().is_empty());
-        if let Some(v) = get("BINFMT_REMOTE_COALESCE") {
-            o.coalesce_gap = Some(parse_size("BINFMT_REMOTE_COALESCE", &v)?);
+        /// The variable `name` parsed by `parse(name, value)`; `None` when unset or blank.
+        fn var<T>(
+            lookup: &impl Fn(&str) -> Option<String>,
+            name: &str,
+            parse: impl Fn(&str, &str) -> io::Result<T>,
+        ) -> io::Result<Option<T>> {
+            lookup(name)
+                .filter(|v| !v.trim().is_empty())
+                .map(|v| parse(name, &v))
+                .transpose()
         }
-        if let Some(v) = get("BINFMT_REMOTE_READ_AHEAD") {
-            o.read_ahead = Some(parse_size("BINFMT_REMOTE_READ_AHEAD", &v)?);
-        }
-        if let Some(v) = get("BINFMT_REMOTE_CONCURRENCY") {
-            let n = parse_count("BINFMT_REMOTE_CONCURRENCY", &v)?;
-            if n == 0 {
-                return Err(bad_var(
-                    "BINFMT_REMOTE_CONCURRENCY",
-                    &v,
-                    "must be at least 1",
-                ));
-            }
-            o.concurrency = Some(n);
-        }
-        if let Some(v) = get("BINFMT_REMOTE_TIMEOUT") {
-            o.timeout = Some(parse_duration("BINFMT_REMOTE_TIMEOUT", &v)?);
-        }
-        if let Some(v) = get("BINFMT_REMOTE_CONNECT_TIMEOUT") {
-            o.connect_timeout = Some(parse_duration("BINFMT_REMOTE_CONNECT_TIMEOUT", &v)?);
-        }
-        if let Some(v) = get("BINFMT_REMOTE_RETRIES") {
-            o.retries = Some(parse_count("BINFMT_REMOTE_RETRIES", &v)?);
-        }
-        if let Some(v) = get("BINFMT_REMOTE_RETRY_TIMEOUT") {
-            o.retry_timeout = Some(parse_duration("BINFMT_REMOTE_RETRY_TIMEOUT", &v)?);
-        }
-        if let Some(v) = get("BINFMT_REMOTE_DEADLINE") {
-            let d = parse_duration("BINFMT_REMOTE_DEADLINE", &v)?;
-            if d.is_zero() {
-                return Err(bad_var(
-                    "BINFMT_REMOTE_DEADLINE",
-                    &v,
+        Ok(Self {
+            coalesce_gap: var(&lookup, "BINFMT_REMOTE_COALESCE", parse_size)?,
+            read_ahead: var(&lookup, "BINFMT_REMOTE_READ_AHEAD", parse_size)?,
+            concurrency: var(
+                &lookup,
+                "BINFMT_REMOTE_CONCURRENCY",
+                refusing(parse_count, |n| *n == 0, "must be at least 1"),
+            )?,
+            timeout: var(&lookup, "BINFMT_REMOTE_TIMEOUT", parse_duration)?,
+            connect_timeout: var(&lookup, "BINFMT_REMOTE_CONNECT_TIMEOUT", parse_duration)?,
+            retries: var(&lookup, "BINFMT_REMOTE_RETRIES", parse_count)?,
+            retry_timeout: var(&lookup, "BINFMT_REMOTE_RETRY_TIMEOUT", parse_duration)?,
+            deadline: var(
+                &lookup,
+                "BINFMT_REMOTE_DEADLINE",
+                refusing(
+                    parse_duration,
+                    Duration::is_zero,
                     "must be more than 0 (BINFMT_REMOTE_MIN_RATE=0 turns the deadline off)",
-                ));
-            }
-            o.deadline = Some(d);
-        }
-        if let Some(v) = get("BINFMT_REMOTE_MIN_RATE") {
-            o.min_rate = Some(parse_rate("BINFMT_REMOTE_MIN_RATE", &v)?);
-        }
-        if let Some(v) = get("BINFMT_REMOTE_IF_MATCH") {
-            o.if_match = Some(match v.trim().to_ascii_lowercase().as_str() {
-                "1" | "true" | "yes" | "on" => true,
-                "0" | "false" | "no" | "off" => false,
-                _ => return Err(bad_var("BINFMT_REMOTE_IF_MATCH", &v, "expected 0 or 1")),
-            });
-        }
-        Ok(o)
+                ),
+            )?,
+            min_rate: var(&lookup, "BINFMT_REMOTE_MIN_RATE", parse_rate)?,
+            if_match: var(&lookup, "BINFMT_REMOTE_IF_MATCH", |name, v| {
+                match v.trim().to_ascii_lowercase().as_str() {
+                    "1" | "true" | "yes" | "on" => Ok(true),
+                    "0" | "false" | "no" | "off" => Ok(false),
+                    _ => Err(bad_var(name, v, "expected 0 or 1")),
+                }
+            })?,
+            ..Self::new()
+        })
     }
 
-    /// Ranges of one `read_ranges` call whose hole is smaller than `bytes` are fetched by
-    /// one request; 0 merges only overlapping ranges. Default [`DEFAULT_COALESCE_GAP`].
-    #[must_use]
-    pub fn with_coalesce_gap(mut self, bytes: u64) -> Self {
-        self.coalesce_gap = Some(bytes);
-        self
-    }
+    setters! {
+        /// Ranges of one `read_ranges` call whose hole is smaller than `bytes` are fetched by
+        /// one request; 0 merges only overlapping ranges. Default [`DEFAULT_COALESCE_GAP`].
+        fn with_coalesce_gap(bytes: u64) => coalesce_gap = bytes;
 
-    /// `read_head(n)` and `read_tail(n)` fetch `max(n, bytes)` and keep the block (when it
-    /// is at most 1 MiB) for later reads inside it; 0 turns read-ahead off. Default
-    /// [`DEFAULT_READ_AHEAD`].
-    #[must_use]
-    pub fn with_read_ahead(mut self, bytes: u64) -> Self {
-        self.read_ahead = Some(bytes);
-        self
-    }
+        /// `read_head(n)` and `read_tail(n)` fetch `max(n, bytes)` and keep the block (when it
+        /// is at most 1 MiB) for later reads inside it; 0 turns read-ahead off. Default
+        /// [`DEFAULT_READ_AHEAD`].
+        fn with_read_ahead(bytes: u64) => read_ahead = bytes;
 
-    /// At most `n` requests in flight at once (at least 1). Default
-    /// [`DEFAULT_CONCURRENCY`].
-    #[must_use]
-    pub fn with_concurrency(mut self, n: usize) -> Self {
-        self.concurrency = Some(n.max(1));
-        self
-    }
+        /// At most `n` requests in flight at once (at least 1). Default
+        /// [`DEFAULT_CONCURRENCY`].
+        fn with_concurrency(n: usize) => concurrency = n.max(1);
 
-    /// A request fails (and may be retried) when no byte comes for this long. Default
-    /// [`DEFAULT_TIMEOUT`].
-    #[must_use]
-    pub fn with_timeout(mut self, timeout: Duration) -> Self {
-        self.timeout = Some(timeout);
-        self
-    }
+        /// A request fails (and may be retried) when no byte comes for this long. Default
+        /// [`DEFAULT_TIMEOUT`].
+        fn with_timeout(timeout: Duration) => timeout = timeout;
 
-    /// Connecting takes at most this long. Default [`DEFAULT_CONNECT_TIMEOUT`].
-    #[must_use]
-    pub fn with_connect_timeout(mut self, timeout: Duration) -> Self {
-        self.connect_timeout = Some(timeout);
-        self
-    }
+        /// Connecting takes at most this long. Default [`DEFAULT_CONNECT_TIMEOUT`].
+        fn with_connect_timeout(timeout: Duration) => connect_timeout = timeout;
 
-    /// A failed request is retried up to `n` times (0: never). Default
-    /// [`DEFAULT_RETRIES`].
-    #[must_use]
-    pub fn with_retries(mut self, n: usize) -> Self {
-        self.retries = Some(n);
-        self
-    }
+        /// A failed request is retried up to `n` times (0: never). Default
+        /// [`DEFAULT_RETRIES`].
+        fn with_retries(n: usize) => retries = n;
 
-    /// No retry starts after this long since the first attempt. Default
-    /// [`DEFAULT_RETRY_TIMEOUT`].
-    #[must_use]
-    pub fn with_retry_timeout(mut self, timeout: Duration) -> Self {
-        self.retry_timeout = Some(timeout);
-        self
-    }
+        /// No retry starts after this long since the first attempt. Default
+        /// [`DEFAULT_RETRY_TIMEOUT`].
+        fn with_retry_timeout(timeout: Duration) => retry_timeout = timeout;
 
-    /// The fixed part of a request's deadline: a request of `n` bytes fails with
-    /// [`Problem::Deadline`](crate::Problem::Deadline) unless it is complete within
-    /// `base + n / min_rate` of its start, and its headers within `base`. Default
-    /// [`DEFAULT_DEADLINE`]; a zero `base` counts as 1 ms.
-    #[must_use]
-    pub fn with_deadline(mut self, base: Duration) -> Self {
-        self.deadline = Some(base.max(Duration::from_millis(1)));
-        self
-    }
+        /// The fixed part of a request's deadline: a request of `n` bytes fails with
+        /// [`Problem::Deadline`](crate::Problem::Deadline) unless it is complete within
+        /// `base + n / min_rate` of its start, and its headers within `base`. Default
+        /// [`DEFAULT_DEADLINE`]; a zero `base` counts as 1 ms.
+        fn with_deadline(base: Duration) => deadline = base.max(Duration::from_millis(1));
 
-    /// The slowest transfer a request's deadline allows, in bytes per second; 0 turns
-    /// the deadline off. Default [`DEFAULT_MIN_RATE`]. See
-    /// [`with_deadline`](Options::with_deadline).
-    #[must_use]
-    pub fn with_min_rate(mut self, bytes_per_second: u64) -> Self {
-        self.min_rate = Some(bytes_per_second);
-        self
-    }
+        /// The slowest transfer a request's deadline allows, in bytes per second; 0 turns
+        /// the deadline off. Default [`DEFAULT_MIN_RATE`]. See
+        /// [`with_deadline`](Options::with_deadline).
+        fn with_min_rate(bytes_per_second: u64) => min_rate = bytes_per_second;
 
-    /// Whether requests after the first carry `If-Match` (default: yes). Turn it off only
-    /// for a server that answers 412 wrongly (a host that redirects to a CDN and compares
-    /// the condition with an ETag of its own); every response is still checked against
-    /// the pinned ETag and length, so two versions are never mixed.
-    #[must_use]
-    pub fn with_if_match(mut self, on: bool) -> Self {
-        self.if_match = Some(on);
-        self
+        /// Whether requests after the first carry `If-Match` (default: yes). Turn it off only
+        /// for a server that answers 412 wrongly (a host that redirects to a CDN and compares
+        /// the condition with an ETag of its own); every response is still checked against
+        /// the pinned ETag and length, so two versions are never mixed.
+        fn with_if_match(on: bool) => if_match = on;
+
+        /// Resolves host names with `resolver` instead of the system's (tests; pinning a host
+        /// to an address). Applies to every store that speaks HTTP.
+        fn with_dns_resolver(resolver: Arc<dyn DnsResolver>) => dns_resolver = resolver;
     }
 
     /// One object-store setting, by object_store's key for the URL's store
@@ -325,24 +305,27 @@ impl Options {
         self
     }
 
-    /// Resolves host names with `resolver` instead of the system's (tests; pinning a host
-    /// to an address). Applies to every store that speaks HTTP.
-    #[must_use]
-    pub fn with_dns_resolver(mut self, resolver: Arc<dyn DnsResolver>) -> Self {
-        self.dns_resolver = Some(resolver);
-        self
-    }
+    getters! {
+        /// The coalesce gap in force.
+        fn coalesce_gap -> u64 = DEFAULT_COALESCE_GAP;
 
-    /// The coalesce gap in force.
-    #[must_use]
-    pub fn coalesce_gap(&self) -> u64 {
-        self.coalesce_gap.unwrap_or(DEFAULT_COALESCE_GAP)
-    }
+        /// The read-ahead in force.
+        fn read_ahead -> u64 = DEFAULT_READ_AHEAD;
 
-    /// The read-ahead in force.
-    #[must_use]
-    pub fn read_ahead(&self) -> u64 {
-        self.read_ahead.unwrap_or(DEFAULT_READ_AHEAD)
+        /// The retries in force.
+        fn retries -> usize = DEFAULT_RETRIES;
+
+        /// The retry timeout in force.
+        fn retry_timeout -> Duration = DEFAULT_RETRY_TIMEOUT;
+
+        /// The fixed part of a request's deadline in force.
+        fn deadline -> Duration = DEFAULT_DEADLINE;
+
+        /// The minimum rate of the deadline in force, in bytes per second (0: no deadline).
+        fn min_rate -> u64 = DEFAULT_MIN_RATE;
+
+        /// Whether later requests carry `If-Match`.
+        fn if_match -> bool = true;
     }
 
     /// How many small requests ([`SMALL_RANGE`] or less each) of one call go at once:
@@ -362,41 +345,11 @@ impl Options {
         self.concurrency.unwrap_or(DEFAULT_CONCURRENCY).max(1)
     }
 
-    /// The retries in force.
-    #[must_use]
-    pub fn retries(&self) -> usize {
-        self.retries.unwrap_or(DEFAULT_RETRIES)
-    }
-
-    /// The retry timeout in force.
-    #[must_use]
-    pub fn retry_timeout(&self) -> Duration {
-        self.retry_timeout.unwrap_or(DEFAULT_RETRY_TIMEOUT)
-    }
-
-    /// The fixed part of a request's deadline in force.
-    #[must_use]
-    pub fn deadline(&self) -> Duration {
-        self.deadline.unwrap_or(DEFAULT_DEADLINE)
-    }
-
-    /// The minimum rate of the deadline in force, in bytes per second (0: no deadline).
-    #[must_use]
-    pub fn min_rate(&self) -> u64 {
-        self.min_rate.unwrap_or(DEFAULT_MIN_RATE)
-    }
-
     /// The deadline of a request of `len` bytes, from its start: `base + len / min_rate`
     /// (saturating); `None` when the minimum rate is 0.
     #[must_use]
     pub fn deadline_for(&self, len: u64) -> Option<Duration> {
         deadline_for(self.deadline(), self.min_rate(), len)
-    }
-
-    /// Whether later requests carry `If-Match`.
-    #[must_use]
-    pub fn if_match(&self) -> bool {
-        self.if_match.unwrap_or(true)
     }
 
     /// The request timeout set here or by `BINFMT_REMOTE_TIMEOUT`; `None` when it comes
@@ -419,6 +372,18 @@ fn bad_var(name: &str, value: &str, why: &str) -> io::Error {
         io::ErrorKind::InvalidInput,
         std::format!("{name}={value:?}: {why}"),
     )
+}
+
+/// `parse`, refusing the values for which `bad` holds, saying `why`.
+fn refusing<T>(
+    parse: impl Fn(&str, &str) -> io::Result<T>,
+    bad: impl Fn(&T) -> bool,
+    why: &'static str,
+) -> impl Fn(&str, &str) -> io::Result<T> {
+    move |name, value| match parse(name, value)? {
+        v if bad(&v) => Err(bad_var(name, value, why)),
+        v => Ok(v),
+    }
 }
 
 /// `65536`, `64K`, `64KiB`, `1M`, `1MiB`, `0`.

@@ -131,16 +131,7 @@ pub(crate) fn build(url: &Url, options: &Options, shown: &str) -> Result<Built, 
             Ok(built(Arc::new(LocalFileSystem::new()), true, &client))
         }
         ObjectStoreScheme::AmazonS3 => {
-            let (client, rest) =
-                split_options(shown, "AWS_", options, |k: &AmazonS3ConfigKey| match k {
-                    AmazonS3ConfigKey::Client(c) => Some(*c),
-                    _ => None,
-                })?;
-            let client = finish_client(client, options);
-            let mut b = AmazonS3Builder::from_env().with_url(url.as_str());
-            for (k, v) in rest {
-                b = b.with_config(k, v);
-            }
+            let (b, client) = cloud_builder::<AmazonS3Builder>(shown, url, options)?;
             plain_http_check(
                 shown,
                 b.get_config_value(&AmazonS3ConfigKey::Endpoint),
@@ -148,44 +139,16 @@ pub(crate) fn build(url: &Url, options: &Options, shown: &str) -> Result<Built, 
                 "AWS_ENDPOINT",
                 "AWS_ALLOW_HTTP",
             )?;
-            let store = b
-                .with_client_options(client.clone())
-                .with_retry(retry)
-                .with_http_connector(connector())
-                .build()
-                .map_err(fail)?;
-            Ok(built(Arc::new(store), true, &client))
+            let store = b.finish(&client, retry, connector()).map_err(fail)?;
+            Ok(built(store, true, &client))
         }
         ObjectStoreScheme::GoogleCloudStorage => {
-            let (client, rest) =
-                split_options(shown, "GOOGLE_", options, |k: &GoogleConfigKey| match k {
-                    GoogleConfigKey::Client(c) => Some(*c),
-                    _ => None,
-                })?;
-            let client = finish_client(client, options);
-            let mut b = GoogleCloudStorageBuilder::from_env().with_url(url.as_str());
-            for (k, v) in rest {
-                b = b.with_config(k, v);
-            }
-            let store = b
-                .with_client_options(client.clone())
-                .with_retry(retry)
-                .with_http_connector(connector())
-                .build()
-                .map_err(fail)?;
-            Ok(built(Arc::new(store), true, &client))
+            let (b, client) = cloud_builder::<GoogleCloudStorageBuilder>(shown, url, options)?;
+            let store = b.finish(&client, retry, connector()).map_err(fail)?;
+            Ok(built(store, true, &client))
         }
         ObjectStoreScheme::MicrosoftAzure => {
-            let (client, rest) =
-                split_options(shown, "AZURE_", options, |k: &AzureConfigKey| match k {
-                    AzureConfigKey::Client(c) => Some(*c),
-                    _ => None,
-                })?;
-            let client = finish_client(client, options);
-            let mut b = MicrosoftAzureBuilder::from_env().with_url(url.as_str());
-            for (k, v) in rest {
-                b = b.with_config(k, v);
-            }
+            let (b, client) = cloud_builder::<MicrosoftAzureBuilder>(shown, url, options)?;
             // Azurite (`AZURE_STORAGE_USE_EMULATOR`) is allowed plain HTTP by the builder.
             let emulator = b
                 .get_config_value(&AzureConfigKey::UseEmulator)
@@ -198,13 +161,8 @@ pub(crate) fn build(url: &Url, options: &Options, shown: &str) -> Result<Built, 
                 "AZURE_STORAGE_ENDPOINT",
                 "AZURE_ALLOW_HTTP",
             )?;
-            let store = b
-                .with_client_options(client.clone())
-                .with_retry(retry)
-                .with_http_connector(connector())
-                .build()
-                .map_err(fail)?;
-            Ok(built(Arc::new(store), false, &client))
+            let store = b.finish(&client, retry, connector()).map_err(fail)?;
+            Ok(built(store, false, &client))
         }
         ObjectStoreScheme::Http => {
             if url.query().is_some() {
@@ -227,12 +185,9 @@ pub(crate) fn build(url: &Url, options: &Options, shown: &str) -> Result<Built, 
             let base = &url[..url::Position::BeforePath];
             let store = HttpBuilder::new()
                 .with_url(base)
-                .with_client_options(client.clone())
-                .with_retry(retry)
-                .with_http_connector(connector())
-                .build()
+                .finish(&client, retry, connector())
                 .map_err(fail)?;
-            Ok(built(Arc::new(store), true, &client))
+            Ok(built(store, true, &client))
         }
         _ => Err(config(
             shown,
@@ -241,6 +196,94 @@ pub(crate) fn build(url: &Url, options: &Options, shown: &str) -> Result<Built, 
             ),
         )),
     }
+}
+
+/// The last steps of every object_store builder (they share no trait of their own): our
+/// client settings, retries and counting connector, then `build`.
+trait StoreBuilder {
+    fn finish(
+        self,
+        client: &ClientOptions,
+        retry: RetryConfig,
+        connector: CountingConnector,
+    ) -> object_store::Result<Arc<dyn ObjectStore>>;
+}
+
+/// A cloud store's builder, configured from its environment variables and the options.
+trait CloudBuilder: StoreBuilder + Sized {
+    /// The builder's setting keys.
+    type Key: FromStr<Err = object_store::Error>;
+    /// The prefix of the environment variables its `from_env` reads.
+    const PREFIX: &'static str;
+    /// The client setting `key` is, if it is one.
+    fn client_key(key: &Self::Key) -> Option<ClientConfigKey>;
+    /// `from_env().with_url(url)`.
+    fn for_url(url: &Url) -> Self;
+    /// `with_config(key, value)`.
+    fn with_setting(self, key: Self::Key, value: String) -> Self;
+}
+
+/// Implements [`StoreBuilder`] for builders, and [`CloudBuilder`] for those given with
+/// their key type and environment prefix.
+macro_rules! store_builders {
+    ($($builder:ident $(($key:ident, $prefix:literal))?),* $(,)?) => {$(
+        impl StoreBuilder for $builder {
+            fn finish(
+                self,
+                client: &ClientOptions,
+                retry: RetryConfig,
+                connector: CountingConnector,
+            ) -> object_store::Result<Arc<dyn ObjectStore>> {
+                let store = self
+                    .with_client_options(client.clone())
+                    .with_retry(retry)
+                    .with_http_connector(connector)
+                    .build()?;
+                Ok(Arc::new(store))
+            }
+        }
+        $(
+            impl CloudBuilder for $builder {
+                type Key = $key;
+                const PREFIX: &'static str = $prefix;
+                fn client_key(key: &$key) -> Option<ClientConfigKey> {
+                    match key {
+                        $key::Client(c) => Some(*c),
+                        _ => None,
+                    }
+                }
+                fn for_url(url: &Url) -> Self {
+                    Self::from_env().with_url(url.as_str())
+                }
+                fn with_setting(self, key: $key, value: String) -> Self {
+                    self.with_config(key, value)
+                }
+            }
+        )?
+    )*};
+}
+
+store_builders!(
+    AmazonS3Builder(AmazonS3ConfigKey, "AWS_"),
+    GoogleCloudStorageBuilder(GoogleConfigKey, "GOOGLE_"),
+    MicrosoftAzureBuilder(AzureConfigKey, "AZURE_"),
+    HttpBuilder,
+);
+
+/// A cloud store's builder for `url` with its settings (its environment variables, then
+/// the store options), and the client settings it is to be built with.
+fn cloud_builder<B: CloudBuilder>(
+    shown: &str,
+    url: &Url,
+    options: &Options,
+) -> Result<(B, ClientOptions), RemoteError> {
+    let (client, rest) = split_options(shown, B::PREFIX, options, B::client_key)?;
+    let client = finish_client(client, options);
+    let mut b = B::for_url(url);
+    for (k, v) in rest {
+        b = b.with_setting(k, v);
+    }
+    Ok((b, client))
 }
 
 /// A store's client settings: from its environment variables (`prefix`; none for plain

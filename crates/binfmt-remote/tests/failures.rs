@@ -32,6 +32,47 @@ fn problem(e: &io::Error) -> &Problem {
         .problem()
 }
 
+/// `text` as an error of a read from `server`: `URL: text`.
+fn at(server: &Rogue, text: &str) -> String {
+    format!("{}: {text}", server.url("obj.bin"))
+}
+
+/// A 206 answer: `Content-Range: content_range`, `ETag: etag` and `body`.
+fn partial(content_range: &str, etag: &str, body: Body) -> Reply {
+    Reply::Send {
+        status: 206,
+        headers: vec![
+            ("Content-Range".into(), content_range.into()),
+            ("ETag".into(), etag.into()),
+        ],
+        body,
+    }
+}
+
+/// A server that answers every request with 206, `Content-Range: content_range` and
+/// `len` bytes, and the error of reading bytes 0-99 from it.
+fn read_first_hundred(content_range: &'static str, len: usize) -> (Rogue, io::Error) {
+    let server = Rogue::start(move |_, _: &Request| {
+        partial(content_range, "\"a\"", Body::Bytes(pattern(len, 1)))
+    });
+    let e = open(&server, &quick()).read_range(0..100).unwrap_err();
+    (server, e)
+}
+
+/// True when no request `server` had carried `If-Match`.
+fn no_if_match(server: &Rogue) -> bool {
+    server
+        .requests()
+        .iter()
+        .all(|r| r.header("If-Match").is_none())
+}
+
+/// Checks an error's kind and its whole text.
+fn assert_error(e: &io::Error, kind: io::ErrorKind, text: &str) {
+    assert_eq!(e.kind(), kind, "{e}");
+    assert_eq!(e.to_string(), text);
+}
+
 fn reply(status: u16, headers: &[(&str, &str)], body: Vec<u8>) -> Reply {
     Reply::Send {
         status,
@@ -58,9 +99,9 @@ fn range_ignored_on_a_large_object_downloads_nothing() {
     assert_eq!(*problem(&e), Problem::RangeIgnored);
     assert_eq!(
         e.to_string(),
-        format!(
-            "{}: the server ignored the Range header and answered 200 with the whole object; nothing was downloaded (binfmt reads objects by range)",
-            server.url("obj.bin")
+        at(
+            &server,
+            "the server ignored the Range header and answered 200 with the whole object; nothing was downloaded (binfmt reads objects by range)"
         )
     );
     assert!(started.elapsed() < Duration::from_secs(5));
@@ -114,22 +155,14 @@ fn read_ranges_runs_requests_concurrently_up_to_the_limit() {
 #[test]
 fn short_body() {
     // Content-Range announces 100 bytes; Content-Length and the body are 40.
-    let server = Rogue::start(|_, _: &Request| {
-        reply(
-            206,
-            &[("Content-Range", "bytes 0-99/1000"), ("ETag", "\"a\"")],
-            pattern(40, 1),
-        )
-    });
-    let src = open(&server, &quick());
-    let e = src.read_range(0..100).unwrap_err();
-    assert_eq!(e.kind(), io::ErrorKind::UnexpectedEof);
-    assert_eq!(
-        e.to_string(),
-        format!(
-            "{}: the server announced bytes 0-99 but sent only 40 bytes (a short body)",
-            server.url("obj.bin")
-        )
+    let (server, e) = read_first_hundred("bytes 0-99/1000", 40);
+    assert_error(
+        &e,
+        io::ErrorKind::UnexpectedEof,
+        &at(
+            &server,
+            "the server announced bytes 0-99 but sent only 40 bytes (a short body)",
+        ),
     );
     assert_eq!(server.requests().len(), 1);
 }
@@ -159,9 +192,9 @@ fn connection_closed_in_the_middle_of_the_body() {
     let e = src.read_range(0..100).unwrap_err();
     assert_eq!(e.kind(), io::ErrorKind::UnexpectedEof, "{e}");
     assert!(
-        e.to_string().starts_with(&format!(
-            "{}: the server announced bytes 0-99 but sent only",
-            server.url("obj.bin")
+        e.to_string().starts_with(&at(
+            &server,
+            "the server announced bytes 0-99 but sent only"
         )),
         "{e}"
     );
@@ -172,42 +205,24 @@ fn connection_closed_in_the_middle_of_the_body() {
 #[test]
 fn over_long_body() {
     // Content-Range announces 100 bytes; 5000 come.
-    let server = Rogue::start(|_, _: &Request| {
-        reply(
-            206,
-            &[("Content-Range", "bytes 0-99/100000"), ("ETag", "\"a\"")],
-            pattern(5000, 1),
-        )
-    });
-    let src = open(&server, &quick());
-    let e = src.read_range(0..100).unwrap_err();
-    assert_eq!(e.kind(), io::ErrorKind::InvalidData);
-    assert_eq!(
-        e.to_string(),
-        format!(
-            "{}: the server sent more than the 100 bytes of bytes 0-99 asked for; the rest was not read",
-            server.url("obj.bin")
-        )
+    let (server, e) = read_first_hundred("bytes 0-99/100000", 5000);
+    assert_error(
+        &e,
+        io::ErrorKind::InvalidData,
+        &at(
+            &server,
+            "the server sent more than the 100 bytes of bytes 0-99 asked for; the rest was not read",
+        ),
     );
 }
 
 #[test]
 fn wrong_range() {
-    let server = Rogue::start(|_, _: &Request| {
-        reply(
-            206,
-            &[("Content-Range", "bytes 500-599/100000"), ("ETag", "\"a\"")],
-            pattern(100, 1),
-        )
-    });
-    let src = open(&server, &quick());
-    let e = src.read_range(0..100).unwrap_err();
+    let (server, e) = read_first_hundred("bytes 500-599/100000", 100);
     assert_eq!(e.kind(), io::ErrorKind::InvalidData, "{e}");
     assert!(
-        e.to_string().starts_with(&format!(
-            "{}: the server answered another range",
-            server.url("obj.bin")
-        )),
+        e.to_string()
+            .starts_with(&at(&server, "the server answered another range")),
         "{e}"
     );
 }
@@ -231,13 +246,13 @@ fn etag_changing_between_requests_is_refused() {
     let src = open(&server, &quick());
     src.read_range(0..10).unwrap();
     let e = src.read_range(5000..5010).unwrap_err();
-    assert_eq!(e.kind(), io::ErrorKind::StaleNetworkFileHandle);
-    assert_eq!(
-        e.to_string(),
-        format!(
-            "{}: the object changed while it was being read (ETag \"v1\" became \"v2\"); nothing was mixed, read it again",
-            server.url("obj.bin")
-        )
+    assert_error(
+        &e,
+        io::ErrorKind::StaleNetworkFileHandle,
+        &at(
+            &server,
+            "the object changed while it was being read (ETag \"v1\" became \"v2\"); nothing was mixed, read it again",
+        ),
     );
     // It asked for the pinned version.
     assert_eq!(server.requests()[1].header("If-Match"), Some("\"v1\""));
@@ -276,12 +291,7 @@ fn if_match_can_be_turned_off_but_changes_are_still_caught() {
     let e = src.read_range(200..210).unwrap_err();
     assert_eq!(e.kind(), io::ErrorKind::StaleNetworkFileHandle, "{e}");
     assert!(e.to_string().contains("ETag \"v1\" became \"v2\""), "{e}");
-    assert!(
-        server
-            .requests()
-            .iter()
-            .all(|r| r.header("If-Match").is_none())
-    );
+    assert!(no_if_match(&server));
 }
 
 #[test]
@@ -292,12 +302,7 @@ fn weak_etags_are_compared_not_sent() {
     src.read_range(0..10).unwrap();
     src.read_range(100..110).unwrap();
     // `If-Match` compares strongly: a weak ETag would never match, so it is not sent.
-    assert!(
-        server
-            .requests()
-            .iter()
-            .all(|r| r.header("If-Match").is_none())
-    );
+    assert!(no_if_match(&server));
 }
 
 #[test]
@@ -358,7 +363,7 @@ fn forbidden_and_not_found_are_not_retried() {
         let src = open(&server, &quick());
         let e = src.read_head(10).unwrap_err();
         assert_eq!(e.kind(), kind, "{status}: {e}");
-        assert_eq!(e.to_string(), format!("{}: {text}", server.url("obj.bin")));
+        assert_eq!(e.to_string(), at(&server, text));
         assert_eq!(server.requests().len(), 1, "{status} is not retried");
     }
 }
@@ -390,13 +395,13 @@ fn server_errors_are_retried_then_reported() {
     });
     let src = open(&server, &quick().with_retries(2));
     let e = src.read_head(10).unwrap_err();
-    assert_eq!(e.kind(), io::ErrorKind::Other);
-    assert_eq!(
-        e.to_string(),
-        format!(
-            "{}: HTTP 503 Service Unavailable (SlowDown) (after 2 retries)",
-            server.url("obj.bin")
-        )
+    assert_error(
+        &e,
+        io::ErrorKind::Other,
+        &at(
+            &server,
+            "HTTP 503 Service Unavailable (SlowDown) (after 2 retries)",
+        ),
     );
     assert_eq!(server.requests().len(), 3);
     assert_eq!(src.stats().http_requests, 3);
@@ -409,13 +414,10 @@ fn a_server_that_never_answers_times_out() {
     let src = open(&server, &options);
     let started = Instant::now();
     let e = src.read_head(10).unwrap_err();
-    assert_eq!(e.kind(), io::ErrorKind::TimedOut, "{e}");
-    assert_eq!(
-        e.to_string(),
-        format!(
-            "{}: no answer within 500 ms (after 1 retry)",
-            server.url("obj.bin")
-        )
+    assert_error(
+        &e,
+        io::ErrorKind::TimedOut,
+        &at(&server, "no answer within 500 ms (after 1 retry)"),
     );
     assert!(
         started.elapsed() < Duration::from_secs(5),
@@ -432,34 +434,26 @@ fn the_timeout_is_for_silence_not_for_slow_bodies() {
     let data = pattern(1000, 8);
     let server = {
         let data = data.clone();
-        Rogue::start(move |_, _: &Request| Reply::Send {
-            status: 206,
-            headers: vec![
-                ("Content-Range".into(), "bytes 0-999/5000".into()),
-                ("ETag".into(), "\"s\"".into()),
-            ],
-            body: Body::Slow {
+        Rogue::start(move |_, _: &Request| {
+            let body = Body::Slow {
                 data: data.clone(),
                 pieces: 10,
                 pause: Duration::from_millis(200),
-            },
+            };
+            partial("bytes 0-999/5000", "\"s\"", body)
         })
     };
     let src = open(&server, &quick().with_timeout(Duration::from_millis(500)));
     assert_eq!(&*src.read_range(0..1000).unwrap(), &data[..]);
 
     // Half the body, then a stall: the timeout, not a hang.
-    let server = Rogue::start(move |_, _: &Request| Reply::Send {
-        status: 206,
-        headers: vec![
-            ("Content-Range".into(), "bytes 0-999/5000".into()),
-            ("ETag".into(), "\"s\"".into()),
-        ],
-        body: Body::Slow {
+    let server = Rogue::start(move |_, _: &Request| {
+        let body = Body::Slow {
             data: pattern(1000, 8),
             pieces: 2,
             pause: Duration::from_millis(1500),
-        },
+        };
+        partial("bytes 0-999/5000", "\"s\"", body)
     });
     let src = open(
         &server,
@@ -470,10 +464,7 @@ fn the_timeout_is_for_silence_not_for_slow_bodies() {
     let started = Instant::now();
     let e = src.read_range(0..1000).unwrap_err();
     assert_eq!(e.kind(), io::ErrorKind::TimedOut, "{e}");
-    assert_eq!(
-        e.to_string(),
-        format!("{}: no answer within 500 ms", server.url("obj.bin"))
-    );
+    assert_eq!(e.to_string(), at(&server, "no answer within 500 ms"));
     assert!(
         started.elapsed() < Duration::from_millis(1400),
         "{:?}",
@@ -522,21 +513,12 @@ fn dns_failure() {
 /// A body of `len` bytes, one byte every `pause` (a server that never goes silent for
 /// as long as the idle timeout, and never finishes).
 fn trickle(len: usize, pause: Duration) -> Reply {
-    Reply::Send {
-        status: 206,
-        headers: vec![
-            (
-                "Content-Range".into(),
-                format!("bytes 0-{}/100000", len - 1),
-            ),
-            ("ETag".into(), "\"t\"".into()),
-        ],
-        body: Body::Slow {
-            data: pattern(len, 9),
-            pieces: len,
-            pause,
-        },
-    }
+    let body = Body::Slow {
+        data: pattern(len, 9),
+        pieces: len,
+        pause,
+    };
+    partial(&format!("bytes 0-{}/100000", len - 1), "\"t\"", body)
 }
 
 #[test]
@@ -593,13 +575,10 @@ fn the_deadline_covers_waiting_for_the_headers() {
     let src = open(&server, &options);
     let started = Instant::now();
     let e = src.read_head(10).unwrap_err();
-    assert_eq!(e.kind(), io::ErrorKind::TimedOut, "{e}");
-    assert_eq!(
-        e.to_string(),
-        format!(
-            "{}: no response within 300 ms, the request's deadline",
-            server.url("obj.bin")
-        )
+    assert_error(
+        &e,
+        io::ErrorKind::TimedOut,
+        &at(&server, "no response within 300 ms, the request's deadline"),
     );
     assert!(started.elapsed() < Duration::from_secs(3));
     // A HEAD has the same deadline.
@@ -614,17 +593,13 @@ fn the_deadline_covers_waiting_for_the_headers() {
 fn a_slow_body_within_the_minimum_rate_is_read() {
     // 1000 bytes in 10 pieces 100 ms apart: 1 s, within 0.5 s + 1000 / 500 = 2.5 s.
     let data = pattern(1000, 9);
-    let server = Rogue::start(|_, _: &Request| Reply::Send {
-        status: 206,
-        headers: vec![
-            ("Content-Range".into(), "bytes 0-999/100000".into()),
-            ("ETag".into(), "\"t\"".into()),
-        ],
-        body: Body::Slow {
+    let server = Rogue::start(|_, _: &Request| {
+        let body = Body::Slow {
             data: pattern(1000, 9),
             pieces: 10,
             pause: Duration::from_millis(100),
-        },
+        };
+        partial("bytes 0-999/100000", "\"t\"", body)
     });
     let options = quick()
         .with_deadline(Duration::from_millis(500))

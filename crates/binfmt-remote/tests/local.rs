@@ -1,5 +1,6 @@
 //! `file://` and in-memory stores: the `ByteSource` contract, pinning, threads, and
 //! configuration errors. No server needed.
+#![allow(clippy::unwrap_used)]
 
 use std::io;
 use std::sync::Arc;
@@ -19,6 +20,16 @@ fn past_end_len(e: &io::Error) -> Option<u64> {
     e.get_ref()?.downcast_ref::<PastEnd>().map(|p| p.len)
 }
 
+/// A new directory (tagged `tag`) holding the file `name` of `pattern(len, seed)`: the
+/// directory (removed when dropped), the file and its bytes.
+fn sample(tag: &str, name: &str, len: usize, seed: u64) -> (TempDir, std::path::PathBuf, Vec<u8>) {
+    let dir = TempDir::new(tag);
+    let data = pattern(len, seed);
+    let path = dir.path().join(name);
+    std::fs::write(&path, &data).unwrap();
+    (dir, path, data)
+}
+
 /// A tiny deterministic generator for ranges.
 struct Rng(u64);
 impl Rng {
@@ -32,10 +43,7 @@ impl Rng {
 
 #[test]
 fn file_url_behaves_like_the_bytes_themselves() {
-    let dir = TempDir::new("local");
-    let data = pattern(300_000, 11);
-    let path = dir.path().join("sample.bin");
-    std::fs::write(&path, &data).unwrap();
+    let (_dir, path, data) = sample("local", "sample.bin", 300_000, 11);
     let len = data.len() as u64;
     let mut rng = Rng(0x5eed);
     for read_ahead in [0, 4096, 65536] {
@@ -86,9 +94,7 @@ fn file_url_behaves_like_the_bytes_themselves() {
 
 #[test]
 fn read_ranges_reports_the_first_failing_range_in_the_callers_order() {
-    let dir = TempDir::new("order");
-    let path = dir.path().join("f.bin");
-    std::fs::write(&path, pattern(1000, 3)).unwrap();
+    let (_dir, path, _) = sample("order", "f.bin", 1000, 3);
     let url = file_url(&path);
     // Nothing known yet: the ranges are fetched, then checked in the caller's order.
     let src = RemoteSource::open_with(&url, &Options::new().with_coalesce_gap(0)).unwrap();
@@ -127,10 +133,7 @@ fn head_and_tail_of_short_and_empty_objects() {
 
 #[test]
 fn read_ahead_serves_the_next_structure_from_memory() {
-    let dir = TempDir::new("ahead");
-    let data = pattern(200_000, 5);
-    let path = dir.path().join("f.bin");
-    std::fs::write(&path, &data).unwrap();
+    let (_dir, path, data) = sample("ahead", "f.bin", 200_000, 5);
     let options = Options::new().with_read_ahead(65536);
     let src = RemoteSource::open_with(&file_url(&path), &options).unwrap();
     src.read_head(64).unwrap();
@@ -188,10 +191,7 @@ fn a_changed_object_is_refused_not_mixed() {
 
 #[test]
 fn usable_from_plain_threads_and_inside_a_runtime() {
-    let dir = TempDir::new("threads");
-    let data = pattern(500_000, 9);
-    let path = dir.path().join("f.bin");
-    std::fs::write(&path, &data).unwrap();
+    let (_dir, path, data) = sample("threads", "f.bin", 500_000, 9);
     let src = Arc::new(RemoteSource::open_with(&file_url(&path), &Options::new()).unwrap());
     let handles: Vec<_> = (0..8u64)
         .map(|t| {

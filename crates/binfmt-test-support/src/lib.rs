@@ -7,6 +7,9 @@
 //! * [`reference`](mod@reference): the Python interpreter with the reference implementations
 //!   (`BINFMT_PYTHON`), and running `tools/` scripts with it.
 //! * [`scratch`]: a temporary directory for one test, removed when the test passes.
+//! * [`tar`]: small tar shards written byte by byte (ustar, pax and GNU long-name headers).
+//! * [`noise`]: deterministic bytes that do not compress (xorshift64).
+//! * [`rounds`]: a byte source that counts the calls (round trips) its readers make.
 //! * `servers` (feature `servers`): nginx, moto's S3 server, a misbehaving HTTP server and a
 //!   delay proxy on 127.0.0.1, with their request logs.
 //!
@@ -29,9 +32,12 @@
 
 pub mod agree;
 pub mod fixtures;
+pub mod noise;
 pub mod reference;
+pub mod rounds;
 pub mod scratch;
 #[cfg(feature = "servers")]
 pub mod servers;
+pub mod tar;
 
 pub use scratch::Scratch;

@@ -91,15 +91,53 @@ pub fn free_port() -> u16 {
 
 /// `len` deterministic bytes that differ per `seed` and per position (xorshift).
 pub fn pattern(len: usize, seed: u64) -> Vec<u8> {
-    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-    (0..len)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            (x >> 24) as u8
-        })
-        .collect()
+    crate::noise::noise(len, seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
+}
+
+/// Starts a server up to `tries` times, each time in a fresh [`TempDir`] tagged `tag` and
+/// on a fresh port, until it accepts connections within `limit`. `command` writes what the
+/// server needs into the directory and says how to run it; the file `log` there says why
+/// it did not start. A port taken between [`free_port`] and the bind ("Address already
+/// in use") is tried again; any other failure panics, naming `what`.
+fn start_server(
+    test: &str,
+    what: &str,
+    tag: &str,
+    tries: usize,
+    limit: Duration,
+    log: &str,
+    command: impl Fn(&Path, u16) -> Command,
+) -> (Child, u16, TempDir) {
+    let mut last_error = String::new();
+    for _ in 0..tries {
+        let dir = TempDir::new(tag);
+        let port = free_port();
+        let mut command = command(dir.path(), port);
+        let mut child = command.spawn().unwrap_or_else(|e| {
+            panic!(
+                "{test}: cannot run {}: {e}",
+                Path::new(command.get_program()).display()
+            )
+        });
+        match wait_listening(port, &mut child, limit) {
+            Ok(()) => return (child, port, dir),
+            Err(why) => {
+                let _ = child.kill();
+                let _ = child.wait();
+                let text = fs::read_to_string(dir.path().join(log)).unwrap_or_default();
+                last_error = format!("{why}: {text}");
+                if !text.contains("Address already in use") {
+                    break;
+                }
+            }
+        }
+    }
+    panic!("{test}: {what} did not start: {last_error}");
+}
+
+/// `http://127.0.0.1:PORT/path` (one slash between the two).
+fn local_url(port: u16, path: &str) -> String {
+    format!("http://127.0.0.1:{port}/{}", path.trim_start_matches('/'))
 }
 
 /// Waits until something accepts connections on `port`, or `child` exits.
@@ -178,13 +216,18 @@ impl Nginx {
         let Some(bin) = nginx_program() else {
             return missing(test, "nginx", "BINFMT_NGINX");
         };
-        let mut last_error = String::new();
-        for _ in 0..5 {
-            let dir = TempDir::new("nginx");
-            let port = free_port();
-            let d = dir.path().display();
-            let conf = format!(
-                r#"daemon off;
+        let root = root.display();
+        let (child, port, dir) = start_server(
+            test,
+            "nginx",
+            "nginx",
+            5,
+            Duration::from_secs(10),
+            "error.log",
+            |dir, port| {
+                let d = dir.display();
+                let conf = format!(
+                    r#"daemon off;
 master_process off;
 worker_processes 1;
 pid {d}/nginx.pid;
@@ -210,46 +253,29 @@ http {{
         location /norange/ {{ alias {root}/; max_ranges 0; }}
     }}
 }}
-"#,
-                root = root.display()
-            );
-            fs::write(dir.path().join("nginx.conf"), conf).expect("write nginx.conf");
-            let mut child = Command::new(&bin)
-                .arg("-p")
-                .arg(dir.path())
-                .arg("-c")
-                .arg(dir.path().join("nginx.conf"))
-                .arg("-e")
-                .arg(dir.path().join("error.log"))
-                .stdin(Stdio::null())
-                .stdout(Stdio::null())
-                .stderr(Stdio::null())
-                .spawn()
-                .unwrap_or_else(|e| panic!("{test}: cannot run {}: {e}", bin.display()));
-            match wait_listening(port, &mut child, Duration::from_secs(10)) {
-                Ok(()) => return Some(Nginx { child, port, dir }),
-                Err(why) => {
-                    let _ = child.kill();
-                    let _ = child.wait();
-                    let log = fs::read_to_string(dir.path().join("error.log")).unwrap_or_default();
-                    last_error = format!("{why}: {log}");
-                    // A port taken between free_port and bind: try another.
-                    if !log.contains("Address already in use") {
-                        break;
-                    }
-                }
-            }
-        }
-        panic!("{test}: nginx did not start: {last_error}");
+"#
+                );
+                fs::write(dir.join("nginx.conf"), conf).expect("write nginx.conf");
+                let mut command = Command::new(&bin);
+                command
+                    .arg("-p")
+                    .arg(dir)
+                    .arg("-c")
+                    .arg(dir.join("nginx.conf"))
+                    .arg("-e")
+                    .arg(dir.join("error.log"))
+                    .stdin(Stdio::null())
+                    .stdout(Stdio::null())
+                    .stderr(Stdio::null());
+                command
+            },
+        );
+        Some(Nginx { child, port, dir })
     }
 
     /// `http://127.0.0.1:PORT/path`.
     pub fn url(&self, path: &str) -> String {
-        format!(
-            "http://127.0.0.1:{}/{}",
-            self.port,
-            path.trim_start_matches('/')
-        )
+        local_url(self.port, path)
     }
 
     /// The port nginx listens on.
@@ -341,34 +367,27 @@ impl Moto {
         let Some(bin) = moto_program(&repo_root()) else {
             return missing(test, "moto_server (moto[server])", "BINFMT_MOTO_SERVER");
         };
-        let mut last_error = String::new();
-        for _ in 0..3 {
-            let dir = TempDir::new("moto");
-            let port = free_port();
-            let log = fs::File::create(dir.path().join("moto.log")).expect("create moto.log");
-            let mut child = Command::new(&bin)
-                .args(["-H", "127.0.0.1", "-p", &port.to_string()])
-                .env("PYTHONUNBUFFERED", "1")
-                .env("NO_COLOR", "1")
-                .stdin(Stdio::null())
-                .stdout(log.try_clone().expect("dup log"))
-                .stderr(log)
-                .spawn()
-                .unwrap_or_else(|e| panic!("{test}: cannot run {}: {e}", bin.display()));
-            match wait_listening(port, &mut child, Duration::from_secs(30)) {
-                Ok(()) => return Some(Moto { child, port, dir }),
-                Err(why) => {
-                    let _ = child.kill();
-                    let _ = child.wait();
-                    let text = fs::read_to_string(dir.path().join("moto.log")).unwrap_or_default();
-                    last_error = format!("{why}: {text}");
-                    if !text.contains("Address already in use") {
-                        break;
-                    }
-                }
-            }
-        }
-        panic!("{test}: moto_server did not start: {last_error}");
+        let (child, port, dir) = start_server(
+            test,
+            "moto_server",
+            "moto",
+            3,
+            Duration::from_secs(30),
+            "moto.log",
+            |dir, port| {
+                let log = fs::File::create(dir.join("moto.log")).expect("create moto.log");
+                let mut command = Command::new(&bin);
+                command
+                    .args(["-H", "127.0.0.1", "-p", &port.to_string()])
+                    .env("PYTHONUNBUFFERED", "1")
+                    .env("NO_COLOR", "1")
+                    .stdin(Stdio::null())
+                    .stdout(log.try_clone().expect("dup log"))
+                    .stderr(log);
+                command
+            },
+        );
+        Some(Moto { child, port, dir })
     }
 
     /// `http://127.0.0.1:PORT`, for `AWS_ENDPOINT`.
@@ -640,11 +659,7 @@ impl Rogue {
 
     /// `http://127.0.0.1:PORT/path`.
     pub fn url(&self, path: &str) -> String {
-        format!(
-            "http://127.0.0.1:{}/{}",
-            self.port,
-            path.trim_start_matches('/')
-        )
+        local_url(self.port, path)
     }
 
     /// The requests so far.
@@ -918,11 +933,7 @@ impl DelayProxy {
 
     /// `http://127.0.0.1:PORT/path` through the proxy.
     pub fn url(&self, path: &str) -> String {
-        format!(
-            "http://127.0.0.1:{}/{}",
-            self.port,
-            path.trim_start_matches('/')
-        )
+        local_url(self.port, path)
     }
 
     /// The proxy's port.

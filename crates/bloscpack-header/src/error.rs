@@ -4,7 +4,7 @@
 //! the file) and an [`ErrorKind`]. `Display` is `byte N: message`; no message names its
 //! offset itself.
 
-use binfmt_core::{Fault, Found, Kind, Layout};
+use binfmt_core::{Fault, Found, Layout};
 
 use crate::checksum::Checksum;
 
@@ -417,106 +417,80 @@ pub enum ErrorKind {
     Io(#[from] binfmt_core::IoError),
 }
 
-impl Kind for ErrorKind {
-    #[deny(clippy::wildcard_enum_match_arm)]
-    fn fault(&self) -> Fault {
-        match self {
-            ErrorKind::Layout(e) => e.fault(),
-            ErrorKind::UndefinedOptions { .. }
-            | ErrorKind::UnknownChecksum { .. }
-            | ErrorKind::FieldOutOfRange { .. }
-            | ErrorKind::LastChunkTooLarge { .. }
-            | ErrorKind::InconsistentSizes { .. }
-            | ErrorKind::BadAppendSlots { .. }
-            | ErrorKind::UnknownMetadataFormat { .. }
-            | ErrorKind::BadMetadataField { .. }
-            | ErrorKind::MetadataOverflowsSection { .. }
-            | ErrorKind::RawMetadataSize { .. }
-            | ErrorKind::MetadataDigestMismatch { .. }
-            | ErrorKind::BadMetadataStream { .. }
-            | ErrorKind::MetadataNotUtf8 { .. }
-            | ErrorKind::MetadataNotJson { .. }
-            | ErrorKind::OffsetMismatch { .. }
-            | ErrorKind::SpareSlotInUse { .. }
-            | ErrorKind::BloscVersion { .. }
-            | ErrorKind::BadBloscHeader { .. }
-            | ErrorKind::ChunkSizeMismatch { .. }
-            | ErrorKind::ShortLastChunk { .. }
-            | ErrorKind::ChunkDigestMismatch { .. }
-            | ErrorKind::TrailingBytes { .. }
-            | ErrorKind::InterruptedAppend { .. }
-            | ErrorKind::Decompress { .. } => Fault::Input,
-            ErrorKind::UnsupportedCodec { .. } | ErrorKind::Compress { .. } => Fault::Unsupported,
-            ErrorKind::InvalidArgument { .. }
-            | ErrorKind::ArgumentOutOfRange { .. }
-            | ErrorKind::MetadataTooLarge { .. }
-            | ErrorKind::NotEnoughSpace { .. }
-            | ErrorKind::CannotAppend { .. } => Fault::Caller,
-            ErrorKind::MetadataLimit { .. }
-            | ErrorKind::TooLarge { .. }
-            | ErrorKind::OutOfMemory { .. } => Fault::Limit,
-            #[cfg(feature = "std")]
-            ErrorKind::Io(_) => Fault::Io,
-        }
+binfmt_core::format_kind! {
+    ErrorKind;
+    fault {
+        ErrorKind::UndefinedOptions { .. }
+        | ErrorKind::UnknownChecksum { .. }
+        | ErrorKind::FieldOutOfRange { .. }
+        | ErrorKind::LastChunkTooLarge { .. }
+        | ErrorKind::InconsistentSizes { .. }
+        | ErrorKind::BadAppendSlots { .. }
+        | ErrorKind::UnknownMetadataFormat { .. }
+        | ErrorKind::BadMetadataField { .. }
+        | ErrorKind::MetadataOverflowsSection { .. }
+        | ErrorKind::RawMetadataSize { .. }
+        | ErrorKind::MetadataDigestMismatch { .. }
+        | ErrorKind::BadMetadataStream { .. }
+        | ErrorKind::MetadataNotUtf8 { .. }
+        | ErrorKind::MetadataNotJson { .. }
+        | ErrorKind::OffsetMismatch { .. }
+        | ErrorKind::SpareSlotInUse { .. }
+        | ErrorKind::BloscVersion { .. }
+        | ErrorKind::BadBloscHeader { .. }
+        | ErrorKind::ChunkSizeMismatch { .. }
+        | ErrorKind::ShortLastChunk { .. }
+        | ErrorKind::ChunkDigestMismatch { .. }
+        | ErrorKind::TrailingBytes { .. }
+        | ErrorKind::InterruptedAppend { .. }
+        | ErrorKind::Decompress { .. } => Fault::Input,
+        ErrorKind::UnsupportedCodec { .. } | ErrorKind::Compress { .. } => Fault::Unsupported,
+        ErrorKind::InvalidArgument { .. }
+        | ErrorKind::ArgumentOutOfRange { .. }
+        | ErrorKind::MetadataTooLarge { .. }
+        | ErrorKind::NotEnoughSpace { .. }
+        | ErrorKind::CannotAppend { .. } => Fault::Caller,
+        ErrorKind::MetadataLimit { .. }
+        | ErrorKind::TooLarge { .. }
+        | ErrorKind::OutOfMemory { .. } => Fault::Limit,
     }
-
-    #[deny(clippy::wildcard_enum_match_arm)]
-    fn name(&self) -> &'static str {
-        match self {
-            ErrorKind::Layout(layout) => layout.name(),
-            ErrorKind::UndefinedOptions { .. } => "UndefinedOptions",
-            ErrorKind::UnknownChecksum { .. } => "UnknownChecksum",
-            ErrorKind::FieldOutOfRange { .. } => "FieldOutOfRange",
-            ErrorKind::LastChunkTooLarge { .. } => "LastChunkTooLarge",
-            ErrorKind::InconsistentSizes { .. } => "InconsistentSizes",
-            ErrorKind::BadAppendSlots { .. } => "BadAppendSlots",
-            ErrorKind::UnknownMetadataFormat { .. } => "UnknownMetadataFormat",
-            ErrorKind::BadMetadataField { .. } => "BadMetadataField",
-            ErrorKind::MetadataOverflowsSection { .. } => "MetadataOverflowsSection",
-            ErrorKind::RawMetadataSize { .. } => "RawMetadataSize",
-            ErrorKind::MetadataDigestMismatch { .. } => "MetadataDigestMismatch",
-            ErrorKind::BadMetadataStream { .. } => "BadMetadataStream",
-            ErrorKind::MetadataLimit { .. } => "MetadataLimit",
-            ErrorKind::MetadataNotUtf8 { .. } => "MetadataNotUtf8",
-            ErrorKind::MetadataNotJson { .. } => "MetadataNotJson",
-            ErrorKind::OffsetMismatch { .. } => "OffsetMismatch",
-            ErrorKind::SpareSlotInUse { .. } => "SpareSlotInUse",
-            ErrorKind::BloscVersion { .. } => "BloscVersion",
-            ErrorKind::BadBloscHeader { .. } => "BadBloscHeader",
-            ErrorKind::ChunkSizeMismatch { .. } => "ChunkSizeMismatch",
-            ErrorKind::ShortLastChunk { .. } => "ShortLastChunk",
-            ErrorKind::ChunkDigestMismatch { .. } => "ChunkDigestMismatch",
-            ErrorKind::TrailingBytes { .. } => "TrailingBytes",
-            ErrorKind::InterruptedAppend { .. } => "InterruptedAppend",
-            ErrorKind::UnsupportedCodec { .. } => "UnsupportedCodec",
-            ErrorKind::Decompress { .. } => "Decompress",
-            ErrorKind::Compress { .. } => "Compress",
-            ErrorKind::InvalidArgument { .. } => "InvalidArgument",
-            ErrorKind::ArgumentOutOfRange { .. } => "ArgumentOutOfRange",
-            ErrorKind::MetadataTooLarge { .. } => "MetadataTooLarge",
-            ErrorKind::NotEnoughSpace { .. } => "NotEnoughSpace",
-            ErrorKind::CannotAppend { .. } => "CannotAppend",
-            ErrorKind::TooLarge { .. } => "TooLarge",
-            ErrorKind::OutOfMemory { .. } => "OutOfMemory",
-            #[cfg(feature = "std")]
-            ErrorKind::Io(_) => "Io",
-        }
-    }
-
-    binfmt_core::io_hooks!(ErrorKind::Io);
-
-    #[cfg(feature = "std")]
-    fn into_io_error(self) -> core::result::Result<std::io::Error, Self> {
-        match self {
-            ErrorKind::Io(e) => Ok(e.source),
-            other => Err(other),
-        }
+    name {
+        ErrorKind::UndefinedOptions { .. } => "UndefinedOptions",
+        ErrorKind::UnknownChecksum { .. } => "UnknownChecksum",
+        ErrorKind::FieldOutOfRange { .. } => "FieldOutOfRange",
+        ErrorKind::LastChunkTooLarge { .. } => "LastChunkTooLarge",
+        ErrorKind::InconsistentSizes { .. } => "InconsistentSizes",
+        ErrorKind::BadAppendSlots { .. } => "BadAppendSlots",
+        ErrorKind::UnknownMetadataFormat { .. } => "UnknownMetadataFormat",
+        ErrorKind::BadMetadataField { .. } => "BadMetadataField",
+        ErrorKind::MetadataOverflowsSection { .. } => "MetadataOverflowsSection",
+        ErrorKind::RawMetadataSize { .. } => "RawMetadataSize",
+        ErrorKind::MetadataDigestMismatch { .. } => "MetadataDigestMismatch",
+        ErrorKind::BadMetadataStream { .. } => "BadMetadataStream",
+        ErrorKind::MetadataLimit { .. } => "MetadataLimit",
+        ErrorKind::MetadataNotUtf8 { .. } => "MetadataNotUtf8",
+        ErrorKind::MetadataNotJson { .. } => "MetadataNotJson",
+        ErrorKind::OffsetMismatch { .. } => "OffsetMismatch",
+        ErrorKind::SpareSlotInUse { .. } => "SpareSlotInUse",
+        ErrorKind::BloscVersion { .. } => "BloscVersion",
+        ErrorKind::BadBloscHeader { .. } => "BadBloscHeader",
+        ErrorKind::ChunkSizeMismatch { .. } => "ChunkSizeMismatch",
+        ErrorKind::ShortLastChunk { .. } => "ShortLastChunk",
+        ErrorKind::ChunkDigestMismatch { .. } => "ChunkDigestMismatch",
+        ErrorKind::TrailingBytes { .. } => "TrailingBytes",
+        ErrorKind::InterruptedAppend { .. } => "InterruptedAppend",
+        ErrorKind::UnsupportedCodec { .. } => "UnsupportedCodec",
+        ErrorKind::Decompress { .. } => "Decompress",
+        ErrorKind::Compress { .. } => "Compress",
+        ErrorKind::InvalidArgument { .. } => "InvalidArgument",
+        ErrorKind::ArgumentOutOfRange { .. } => "ArgumentOutOfRange",
+        ErrorKind::MetadataTooLarge { .. } => "MetadataTooLarge",
+        ErrorKind::NotEnoughSpace { .. } => "NotEnoughSpace",
+        ErrorKind::CannotAppend { .. } => "CannotAppend",
+        ErrorKind::TooLarge { .. } => "TooLarge",
+        ErrorKind::OutOfMemory { .. } => "OutOfMemory",
     }
 }
-
-impl binfmt_core::FormatKind for ErrorKind {}
-#[cfg(feature = "std")]
-impl binfmt_core::IoKind for ErrorKind {}
 
 /// A problem and, when it is in the input, the byte offset at which it was found.
 ///
@@ -525,13 +499,6 @@ impl binfmt_core::IoKind for ErrorKind {}
 /// share one allocation, made on the error path only ([`binfmt_core::Error`], "Size").
 /// Without `alloc` they are inline: 72 bytes on 64-bit targets.
 pub type Error = binfmt_core::Error<ErrorKind>;
-
-// The size the docs above promise: errors must stay cheap to move, whatever the kinds
-// grow to hold.
-#[cfg(feature = "alloc")]
-const _: () = assert!(
-    size_of::<Error>() == size_of::<usize>() && size_of::<Result<()>>() == size_of::<usize>()
-);
 
 /// The result of this crate's fallible functions.
 pub type Result<T, E = Error> = core::result::Result<T, E>;

@@ -11,7 +11,7 @@ use core::ops::{ControlFlow, Range};
 use binfmt_core::bytes::{self, len_u64, to_u64};
 use binfmt_core::data::Data;
 use binfmt_core::le::I64;
-use binfmt_core::verify::{Sink, Summary, Tally};
+use binfmt_core::verify::{Sink, Tally};
 use binfmt_core::{Kind, Severity};
 
 use crate::checksum::Checksum;
@@ -747,43 +747,63 @@ where
     }
 }
 
-/// Checks `data` against every rule of the format and reports **every** problem to
-/// `sink`: the structure (as [`Bloscpack::parse_with`] checks it, through the same
-/// functions), then, when the walk reached the end, the metadata (digest, inflated size
-/// within `options`' limit, UTF-8, JSON as Python writes it — the JSON check needs the
-/// `alloc` feature), each chunk's digest (unless `options.checksums(false)`) and each
-/// chunk's block table (what c-blosc 1.21 would refuse). Warnings
-/// ([`Bloscpack::warnings`]) go to the sink at [`Severity::Warning`]. An undo record of an
-/// interrupted append at the end of a file whose structure is broken is reported as an
-/// error ([`ErrorKind::InterruptedAppend`]): `fs::repair` restores the file. A record
-/// counts only where the file's committed state says an append was in flight: it starts
-/// at or after the end of the last chunk the header and offsets name, and it names the
-/// header in place (docs/edit-protocol.md); bytes inside the file that look like one
-/// are data.
-///
-/// Memory does not grow with the number of problems (the inflated metadata aside).
-///
-/// ```
-/// use core::ops::ControlFlow;
-/// use bloscpack_header::{ReadOptions, Severity, verify};
-///
-/// let mut file = Vec::new();
-/// file.extend_from_slice(b"blpk\x03\x00\x00\x08"); // no sections, no digest, typesize 8
-/// file.extend_from_slice(&[0; 8]); // chunk_size 0, last_chunk 0
-/// file.extend_from_slice(&1i64.to_le_bytes()); // nchunks 1
-/// file.extend_from_slice(&0i64.to_le_bytes()); // max_app_chunks 0
-/// file.extend_from_slice(&[2, 1, 0x13, 8, 0, 0, 0, 0, 1, 0, 0, 0, 16, 0, 0, 0]);
-/// file.extend_from_slice(b"junk");
-/// let mut seen = Vec::new();
-/// let summary = verify(&file, &ReadOptions::new(), &mut |s: Severity, e: bloscpack_header::Error| {
-///     seen.push((s, e.to_string()));
-///     ControlFlow::Continue(())
-/// });
-/// assert!(summary.is_valid());
-/// assert_eq!(seen, [(Severity::Warning, "byte 48: 4 bytes after the last chunk are not part of the file".to_string())]);
-/// ```
-pub fn verify(data: &[u8], options: &ReadOptions, sink: &mut dyn Sink<Error>) -> Summary {
-    verify_data(data, options, sink)
+binfmt_core::verify_fns! {
+    /// Checks `data` against every rule of the format and reports **every** problem to
+    /// `sink`: the structure (as [`Bloscpack::parse_with`] checks it, through the same
+    /// functions), then, when the walk reached the end, the metadata (digest, inflated size
+    /// within `options`' limit, UTF-8, JSON as Python writes it — the JSON check needs the
+    /// `alloc` feature), each chunk's digest (unless `options.checksums(false)`) and each
+    /// chunk's block table (what c-blosc 1.21 would refuse). Warnings
+    /// ([`Bloscpack::warnings`]) go to the sink at [`Severity::Warning`]. An undo record of an
+    /// interrupted append at the end of a file whose structure is broken is reported as an
+    /// error ([`ErrorKind::InterruptedAppend`]): `fs::repair` restores the file. A record
+    /// counts only where the file's committed state says an append was in flight: it starts
+    /// at or after the end of the last chunk the header and offsets name, and it names the
+    /// header in place (docs/edit-protocol.md); bytes inside the file that look like one
+    /// are data.
+    ///
+    /// Memory does not grow with the number of problems (the inflated metadata aside).
+    ///
+    /// ```
+    /// use core::ops::ControlFlow;
+    /// use bloscpack_header::{ReadOptions, Severity, verify};
+    ///
+    /// let mut file = Vec::new();
+    /// file.extend_from_slice(b"blpk\x03\x00\x00\x08"); // no sections, no digest, typesize 8
+    /// file.extend_from_slice(&[0; 8]); // chunk_size 0, last_chunk 0
+    /// file.extend_from_slice(&1i64.to_le_bytes()); // nchunks 1
+    /// file.extend_from_slice(&0i64.to_le_bytes()); // max_app_chunks 0
+    /// file.extend_from_slice(&[2, 1, 0x13, 8, 0, 0, 0, 0, 1, 0, 0, 0, 16, 0, 0, 0]);
+    /// file.extend_from_slice(b"junk");
+    /// let mut seen = Vec::new();
+    /// let summary = verify(&file, &ReadOptions::new(), &mut |s: Severity, e: bloscpack_header::Error| {
+    ///     seen.push((s, e.to_string()));
+    ///     ControlFlow::Continue(())
+    /// });
+    /// assert!(summary.is_valid());
+    /// assert_eq!(seen, [(Severity::Warning, "byte 48: 4 bytes after the last chunk are not part of the file".to_string())]);
+    /// ```
+    pub fn verify;
+
+    /// [`verify`] over any [`Data`]: the same rules, the same findings, for bytes in memory or
+    /// a `ReadCache` (the structure with the plan of the
+    /// [request plan](Bloscpack#request-plan-over-a-cache), then each chunk read once, as a payload that is not
+    /// kept: memory does not grow with the file). I/O errors are reported as errors.
+    ///
+    /// ```
+    /// use core::ops::ControlFlow;
+    /// use bloscpack_header::{ReadOptions, Severity, verify_data};
+    ///
+    /// let mut file = [0u8; 48];
+    /// file[..8].copy_from_slice(b"blpk\x03\x00\x00\x08");
+    /// file[16] = 1; // nchunks 1
+    /// file[32..].copy_from_slice(&[2, 1, 0x13, 8, 0, 0, 0, 0, 1, 0, 0, 0, 16, 0, 0, 0]);
+    /// let summary = verify_data(&file[..], &ReadOptions::new(), &mut |_: Severity, _| {
+    ///     ControlFlow::Continue(())
+    /// });
+    /// assert!(summary.is_valid());
+    /// ```
+    pub fn verify_data => walk;
 }
 
 /// Passes `ranges` to `f` in batches of up to 64, without allocating: hints and
@@ -807,33 +827,14 @@ fn in_batches(ranges: impl Iterator<Item = Range<u64>>, mut f: impl FnMut(&[Rang
     }
 }
 
-/// [`verify`] over any [`Data`]: the same rules, the same findings, for bytes in memory or
-/// a `ReadCache` (the structure with the plan of the
-/// [request plan](Bloscpack#request-plan-over-a-cache), then each chunk read once, as a payload that is not
-/// kept: memory does not grow with the file). I/O errors are reported as errors.
-///
-/// ```
-/// use core::ops::ControlFlow;
-/// use bloscpack_header::{ReadOptions, Severity, verify_data};
-///
-/// let mut file = [0u8; 48];
-/// file[..8].copy_from_slice(b"blpk\x03\x00\x00\x08");
-/// file[16] = 1; // nchunks 1
-/// file[32..].copy_from_slice(&[2, 1, 0x13, 8, 0, 0, 0, 0, 1, 0, 0, 0, 16, 0, 0, 0]);
-/// let summary = verify_data(&file[..], &ReadOptions::new(), &mut |_: Severity, _| {
-///     ControlFlow::Continue(())
-/// });
-/// assert!(summary.is_valid());
-/// ```
-pub fn verify_data<'d, D: Data<'d>>(
+/// [`verify_data`]'s walk: the structure, then the metadata, every chunk and the warnings.
+fn walk<'d, D: Data<'d>>(
     data: D,
     options: &ReadOptions,
-    sink: &mut dyn Sink<Error>,
-) -> Summary
-where
+    tally: &mut Tally<'_, dyn Sink<Error> + '_>,
+) where
     Error: From<D::Error>,
 {
-    let mut tally = Tally::new(sink);
     let file = Bloscpack::scan(data, options, true, &mut |e| tally.error(e));
     let Some(file) = file else {
         if !tally.is_stopped() {
@@ -849,13 +850,13 @@ where
                 let _ = tally.error(ErrorKind::InterruptedAppend { len }.at(at));
             }
         }
-        return tally.finish();
+        return;
     };
     if let Some(meta) = file.metadata()
         && let Err(e) = decode_metadata(meta, options)
         && tally.error(e).is_break()
     {
-        return tally.finish();
+        return;
     }
     file.prefetch_chunks();
     for chunk in file.chunks() {
@@ -864,7 +865,7 @@ where
             Ok(read) => read,
             Err(e) => {
                 if tally.error(e).is_break() {
-                    return tally.finish();
+                    return;
                 }
                 continue;
             }
@@ -874,12 +875,12 @@ where
             && let Err(e) = chunk.verify_bytes(body, digest)
             && tally.error(e).is_break()
         {
-            return tally.finish();
+            return;
         }
         if let Err(e) = chunk.header.check_blocks(body, chunk.offset, chunk.index)
             && tally.error(e).is_break()
         {
-            return tally.finish();
+            return;
         }
     }
     for warning in file.warnings() {
@@ -887,7 +888,6 @@ where
             break;
         }
     }
-    tally.finish()
 }
 
 /// The metadata rules beyond the section's structure: limit, inflation, UTF-8, JSON.

@@ -262,21 +262,13 @@ impl Header {
             self.max_app_chunks,
         );
         let max = i32::try_from(MAX_CHUNK_SIZE).unwrap_or(i32::MAX);
-        if !(-1..=max).contains(&cs) {
-            return Err(out_of_range(
-                CHUNK_SIZE_AT,
-                "chunk_size",
-                cs.into(),
-                max.into(),
-            ));
-        }
-        if !(-1..=max).contains(&lc) {
-            return Err(out_of_range(
-                LAST_CHUNK_AT,
-                "last_chunk",
-                lc.into(),
-                max.into(),
-            ));
+        for (at, field, value) in [
+            (CHUNK_SIZE_AT, "chunk_size", cs),
+            (LAST_CHUNK_AT, "last_chunk", lc),
+        ] {
+            if !(-1..=max).contains(&value) {
+                return Err(out_of_range(at, field, value.into(), max.into()));
+            }
         }
         if n < -1 {
             return Err(out_of_range(NCHUNKS_AT, "nchunks", n, i64::MAX));

@@ -50,21 +50,7 @@ pub use metadata::{JSON_FORMAT, MetaCodec, MetadataSection};
 pub use options::ReadOptions;
 pub use raw::{HEADER_SIZE, MAGIC, VERSION};
 
-#[cfg(feature = "std")]
-#[cfg_attr(docsrs, doc(cfg(feature = "std")))]
-pub use binfmt_core::IoError;
-/// The byte-data trait the view reads through: `&[u8]`, or a [`ReadCache`] over a byte
-/// source (re-exported so that a user of this crate alone can name them).
-pub use binfmt_core::data::Data;
-pub use binfmt_core::{
-    Compatibility, Diagnostic, Fault, Found, Layout, Severity, Sink, Summary, Version,
-};
-#[cfg(feature = "std")]
-#[cfg_attr(docsrs, doc(cfg(feature = "std")))]
-pub use binfmt_core::{
-    cache::ReadCache,
-    source::{ByteSource, Counting, FileSource, SeekSource, StreamSource},
-};
+binfmt_core::reexport_shared!();
 
 #[cfg(feature = "std")]
 #[cfg_attr(docsrs, doc(cfg(feature = "std")))]

@@ -211,22 +211,13 @@ impl<'a> MetadataSection<'a> {
         self.header.meta_level
     }
 
-    /// The serialized (uncompressed) length.
-    #[must_use]
-    pub fn meta_size(&self) -> u32 {
-        self.header.meta_size.get()
-    }
-
-    /// The space reserved for the stored metadata.
-    #[must_use]
-    pub fn max_meta_size(&self) -> u32 {
-        self.header.max_meta_size.get()
-    }
-
-    /// The stored length.
-    #[must_use]
-    pub fn meta_comp_size(&self) -> u32 {
-        self.header.meta_comp_size.get()
+    binfmt_core::le_getters! { header =>
+        /// The serialized (uncompressed) length.
+        pub fn meta_size -> u32;
+        /// The space reserved for the stored metadata.
+        pub fn max_meta_size -> u32;
+        /// The stored length.
+        pub fn meta_comp_size -> u32;
     }
 
     /// The stored bytes (compressed when [`codec`](Self::codec) is zlib).

@@ -16,15 +16,7 @@ use bloscpack_header::{
 
 /// Bytes Blosc cannot compress (so a chunk stores them as they are).
 fn noise(len: usize, seed: u64) -> Vec<u8> {
-    let mut x = seed | 1;
-    (0..len)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            (x >> 24) as u8
-        })
-        .collect()
+    binfmt_test_support::noise::noise(len, seed | 1)
 }
 
 /// An undo record as `append` writes one (src/journal.rs): body, then the trailer

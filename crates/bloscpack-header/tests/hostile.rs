@@ -7,6 +7,8 @@
     clippy::cast_possible_truncation
 )]
 
+mod common;
+
 use core::time::Duration;
 use std::time::Instant;
 
@@ -15,6 +17,7 @@ use bloscpack_header::{
     Bloscpack, Checksum, Error, ErrorKind, Header, HeaderFields, JSON_FORMAT, Options, ReadOptions,
     verify,
 };
+use common::claiming_chunk;
 
 fn findings(data: &[u8], options: &ReadOptions) -> (binfmt_core::Summary, Findings<Error>) {
     let mut f = Findings::new(16);
@@ -119,38 +122,6 @@ fn python_json_metadata_is_accepted_and_kept_verbatim() {
         f.errors()[0].kind(),
         ErrorKind::MetadataNotJson { .. }
     ));
-}
-
-/// A 52-byte file: a Blosc chunk that claims 700 MB from a 20-byte buffer.
-fn claiming_chunk(offsets: bool) -> Vec<u8> {
-    let n = 700_000_000u32;
-    let header = Header::new(HeaderFields {
-        options: if offsets {
-            Options::OFFSETS
-        } else {
-            Options::NONE
-        },
-        checksum: Checksum::None,
-        typesize: 1,
-        chunk_size: Some(n),
-        last_chunk: Some(n),
-        nchunks: Some(1),
-        max_app_chunks: u64::from(offsets),
-    })
-    .unwrap();
-    let mut bytes = header.to_bytes().to_vec();
-    if offsets {
-        bytes.extend_from_slice(&48u64.to_le_bytes());
-        bytes.extend_from_slice(&(-1i64).to_le_bytes());
-    }
-    let at = bytes.len() as u32;
-    bytes.extend_from_slice(&[2, 1, 0x00, 1]); // blosclz, no shuffle, typesize 1
-    bytes.extend_from_slice(&n.to_le_bytes()); // nbytes
-    bytes.extend_from_slice(&n.to_le_bytes()); // blocksize
-    bytes.extend_from_slice(&20u32.to_le_bytes()); // cbytes
-    let _ = at;
-    bytes.extend_from_slice(&16u32.to_le_bytes()); // block 0 starts at 16
-    bytes
 }
 
 #[test]

@@ -4,74 +4,18 @@
 #![cfg(feature = "blosc")]
 #![allow(clippy::unwrap_used, clippy::cast_possible_truncation)]
 
-use core::ops::Range;
-use core::sync::atomic::{AtomicU64, Ordering};
-use std::borrow::Cow;
 use std::io;
 
 use binfmt_core::cache::ReadCache;
-use binfmt_core::source::{ByteSource, Counting};
+use binfmt_core::source::Counting;
+use binfmt_test_support::rounds::Rounds;
 use bloscpack_header::{
     BloscArgs, Bloscpack, HEAD_SIZE, Metadata, PackOptions, ReadOptions, Reader, UnpackOptions,
 };
 
-/// Counts calls (one dependent round trip each: a batch is one) and passes them on.
-#[derive(Debug)]
-struct Rounds<S> {
-    inner: S,
-    rounds: AtomicU64,
-}
-
-impl<S: ByteSource> Rounds<S> {
-    fn new(inner: S) -> Self {
-        Rounds {
-            inner,
-            rounds: AtomicU64::new(0),
-        }
-    }
-
-    fn rounds(&self) -> u64 {
-        self.rounds.load(Ordering::Relaxed)
-    }
-
-    fn round(&self) {
-        self.rounds.fetch_add(1, Ordering::Relaxed);
-    }
-}
-
-impl<S: ByteSource> ByteSource for Rounds<S> {
-    fn len(&self) -> io::Result<u64> {
-        self.inner.len()
-    }
-    fn read_range(&self, range: Range<u64>) -> io::Result<Cow<'_, [u8]>> {
-        self.round();
-        self.inner.read_range(range)
-    }
-    fn read_ranges(&self, ranges: &[Range<u64>]) -> io::Result<Vec<Cow<'_, [u8]>>> {
-        self.round();
-        self.inner.read_ranges(ranges)
-    }
-    fn read_head(&self, max_len: u64) -> io::Result<Cow<'_, [u8]>> {
-        self.round();
-        self.inner.read_head(max_len)
-    }
-    fn read_tail(&self, max_len: u64) -> io::Result<(u64, Cow<'_, [u8]>)> {
-        self.round();
-        self.inner.read_tail(max_len)
-    }
-}
-
 /// Incompressible bytes.
 fn noise(len: usize) -> Vec<u8> {
-    let mut state = 0x9e37_79b9_7f4a_7c15u64;
-    (0..len)
-        .map(|_| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state as u8
-        })
-        .collect()
+    binfmt_test_support::noise::noise_low(len, 0x9e37_79b9_7f4a_7c15)
 }
 
 /// 24 MiB in 24 chunks of 1 MiB, stored, with metadata and 240 spare slots.
@@ -99,11 +43,11 @@ fn open_is_the_head_then_one_batch_for_the_sections_and_one_for_the_chunk_header
     // Round 1: the head. Round 2: metadata and offsets (one range). Round 3: the 24
     // chunk headers, hinted at once (24 ranges: 1 MiB apart, too far to merge).
     assert_eq!(source.rounds(), 3);
-    assert_eq!(source.inner.stats().requests, 1 + 1 + 24);
+    assert_eq!(source.inner().stats().requests, 1 + 1 + 24);
     let view = reader.view();
     assert_eq!(view.nchunks(), 24);
     // Everything `inspect` shows is held: no more requests.
-    let before = source.inner.stats();
+    let before = source.inner().stats();
     let _ = (view.header(), view.metadata().unwrap().text().unwrap());
     assert_eq!(view.offsets().count(), 24);
     assert_eq!(
@@ -112,9 +56,9 @@ fn open_is_the_head_then_one_batch_for_the_sections_and_one_for_the_chunk_header
     );
     assert_eq!(view.warnings().count(), 0);
     assert_eq!(reader.chunk_offsets().len(), 24);
-    assert_eq!(source.inner.stats(), before);
+    assert_eq!(source.inner().stats(), before);
     // Under 1% of the file was read, and the cache holds no more than that.
-    let read = source.inner.stats().bytes;
+    let read = source.inner().stats().bytes;
     assert!(read * 100 < packed.len() as u64, "{read} bytes read");
     assert!(reader.cache().held() <= read);
     // A range of the data: one more round trip, for the two chunks that hold it.
@@ -124,7 +68,7 @@ fn open_is_the_head_then_one_batch_for_the_sections_and_one_for_the_chunk_header
         .unwrap();
     assert_eq!(got, &input[range]);
     assert_eq!(source.rounds(), 4);
-    assert_eq!(source.inner.stats().requests, before.requests + 2);
+    assert_eq!(source.inner().stats().requests, before.requests + 2);
     // Payloads are not kept.
     assert_eq!(reader.cache().held(), read);
 }

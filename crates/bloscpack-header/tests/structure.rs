@@ -306,34 +306,21 @@ fn metadata_rules() {
         parse(&|s| s[32] = b'X'),
         Err(ErrorKind::UnknownMetadataFormat { .. })
     ));
-    assert!(matches!(
-        parse(&|s| s[40] = 1),
-        Err(ErrorKind::BadMetadataField {
-            field: "meta_options",
-            ..
-        })
-    ));
-    assert!(matches!(
-        parse(&|s| s[41] = 9),
-        Err(ErrorKind::BadMetadataField {
-            field: "meta_checksum",
-            ..
-        })
-    ));
-    assert!(matches!(
-        parse(&|s| s[42] = 2),
-        Err(ErrorKind::BadMetadataField {
-            field: "meta_codec",
-            ..
-        })
-    ));
-    assert!(matches!(
-        parse(&|s| s[43] = 10),
-        Err(ErrorKind::BadMetadataField {
-            field: "meta_level",
-            ..
-        })
-    ));
+    // Each field of the metadata header, given a value it cannot hold.
+    for (at, value, name) in [
+        (40, 1, "meta_options"),
+        (41, 9, "meta_checksum"),
+        (42, 2, "meta_codec"),
+        (43, 10, "meta_level"),
+    ] {
+        assert!(
+            matches!(
+                parse(&|s| s[at] = value),
+                Err(ErrorKind::BadMetadataField { field, .. }) if field == name
+            ),
+            "{name}"
+        );
+    }
     assert!(matches!(
         parse(&|s| s[48..52].copy_from_slice(&1u32.to_le_bytes())),
         Err(ErrorKind::MetadataOverflowsSection { .. })

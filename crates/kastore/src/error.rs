@@ -1,7 +1,7 @@
 //! Everything that can go wrong: one [`ErrorKind`] variant per rule, and the byte at which
 //! it was found in the [`Error`] around it.
 
-use binfmt_core::{Fault, FormatKind, Kind, Layout};
+use binfmt_core::{Fault, Layout};
 
 use crate::dtype::DType;
 use crate::key::KeyExcerpt;
@@ -30,13 +30,6 @@ use crate::key::KeyExcerpt;
 /// share one allocation, made on the error path only ([`binfmt_core::Error`], "Size").
 /// Without `alloc` they are inline: 88 bytes on 64-bit targets.
 pub type Error = binfmt_core::Error<ErrorKind>;
-
-// The size the docs above promise: errors must stay cheap to move, whatever the kinds
-// grow to hold.
-#[cfg(feature = "alloc")]
-const _: () = assert!(
-    size_of::<Error>() == size_of::<usize>() && size_of::<Result<()>>() == size_of::<usize>()
-);
 
 /// Shorthand for results of this crate.
 pub type Result<T, E = Error> = core::result::Result<T, E>;
@@ -307,92 +300,75 @@ impl ErrorKind {
     }
 }
 
-impl Kind for ErrorKind {
-    #[deny(clippy::wildcard_enum_match_arm)]
-    fn fault(&self) -> Fault {
-        match self {
-            ErrorKind::Layout(l) => l.fault(),
-            ErrorKind::Eof
-            | ErrorKind::FileSizeTooSmall { .. }
-            | ErrorKind::DescriptorsOutsideStore { .. }
-            | ErrorKind::FileSizeMismatch { .. }
-            | ErrorKind::BadType { .. }
-            | ErrorKind::EmptyKeyInStore { .. }
-            | ErrorKind::KeyOutOfBounds { .. }
-            | ErrorKind::ArrayOutOfBounds { .. }
-            | ErrorKind::KeyNotPacked { .. }
-            | ErrorKind::ArrayNotPacked { .. }
-            | ErrorKind::UnsortedKeys { .. }
-            | ErrorKind::DuplicateKeyInStore { .. }
-            | ErrorKind::TrailingBytes { .. } => Fault::Input,
-            ErrorKind::TooLarge { .. } | ErrorKind::TooManyItems | ErrorKind::SizeOverflow => {
-                Fault::Limit
+binfmt_core::format_kind! {
+    ErrorKind;
+    fault {
+        ErrorKind::Eof
+        | ErrorKind::FileSizeTooSmall { .. }
+        | ErrorKind::DescriptorsOutsideStore { .. }
+        | ErrorKind::FileSizeMismatch { .. }
+        | ErrorKind::BadType { .. }
+        | ErrorKind::EmptyKeyInStore { .. }
+        | ErrorKind::KeyOutOfBounds { .. }
+        | ErrorKind::ArrayOutOfBounds { .. }
+        | ErrorKind::KeyNotPacked { .. }
+        | ErrorKind::ArrayNotPacked { .. }
+        | ErrorKind::UnsortedKeys { .. }
+        | ErrorKind::DuplicateKeyInStore { .. }
+        | ErrorKind::TrailingBytes { .. } => Fault::Input,
+        ErrorKind::TooLarge { .. } | ErrorKind::TooManyItems | ErrorKind::SizeOverflow => {
+            Fault::Limit
+        }
+        ErrorKind::KeyNotFound { .. }
+        | ErrorKind::TypeMismatch { .. }
+        | ErrorKind::EmptyKey
+        | ErrorKind::DuplicateKey { .. } => Fault::Caller,
+    }
+    name {
+        ErrorKind::Eof => "Eof",
+        ErrorKind::FileSizeTooSmall { .. } => "FileSizeTooSmall",
+        ErrorKind::DescriptorsOutsideStore { .. } => "DescriptorsOutsideStore",
+        ErrorKind::FileSizeMismatch { .. } => "FileSizeMismatch",
+        ErrorKind::BadType { .. } => "BadType",
+        ErrorKind::EmptyKeyInStore { .. } => "EmptyKeyInStore",
+        ErrorKind::KeyOutOfBounds { .. } => "KeyOutOfBounds",
+        ErrorKind::ArrayOutOfBounds { .. } => "ArrayOutOfBounds",
+        ErrorKind::KeyNotPacked { .. } => "KeyNotPacked",
+        ErrorKind::ArrayNotPacked { .. } => "ArrayNotPacked",
+        ErrorKind::UnsortedKeys { .. } => "UnsortedKeys",
+        ErrorKind::DuplicateKeyInStore { .. } => "DuplicateKeyInStore",
+        ErrorKind::TrailingBytes { .. } => "TrailingBytes",
+        ErrorKind::TooLarge { .. } => "TooLarge",
+        ErrorKind::KeyNotFound { .. } => "KeyNotFound",
+        ErrorKind::TypeMismatch { .. } => "TypeMismatch",
+        ErrorKind::EmptyKey => "EmptyKey",
+        ErrorKind::DuplicateKey { .. } => "DuplicateKey",
+        ErrorKind::TooManyItems => "TooManyItems",
+        ErrorKind::SizeOverflow => "SizeOverflow",
+    }
+    into_io_error {
+        /// The original `io::Error` for [`ErrorKind::Io`]. Two kinds become an `io::Error`
+        /// more precise than their fault says, as they did before the shared vocabulary:
+        /// [`ErrorKind::Eof`] is `UnexpectedEof` and [`ErrorKind::KeyNotFound`] is
+        /// `NotFound` (their messages have no offset to lose: an end of input is at the
+        /// store's start, a key lookup has none).
+        #[cfg(feature = "std")]
+        fn into_io_error(self) -> core::result::Result<std::io::Error, Self> {
+            use std::io::ErrorKind as Io;
+            match self {
+                ErrorKind::Io(e) => Ok(e.source),
+                e @ ErrorKind::Eof => Ok(std::io::Error::new(Io::UnexpectedEof, e)),
+                e @ ErrorKind::KeyNotFound { .. } => Ok(std::io::Error::new(Io::NotFound, e)),
+                other => Err(other),
             }
-            ErrorKind::KeyNotFound { .. }
-            | ErrorKind::TypeMismatch { .. }
-            | ErrorKind::EmptyKey
-            | ErrorKind::DuplicateKey { .. } => Fault::Caller,
-            #[cfg(feature = "std")]
-            ErrorKind::Io(_) => Fault::Io,
-        }
-    }
-
-    #[deny(clippy::wildcard_enum_match_arm)]
-    fn name(&self) -> &'static str {
-        match self {
-            ErrorKind::Layout(layout) => layout.name(),
-            ErrorKind::Eof => "Eof",
-            ErrorKind::FileSizeTooSmall { .. } => "FileSizeTooSmall",
-            ErrorKind::DescriptorsOutsideStore { .. } => "DescriptorsOutsideStore",
-            ErrorKind::FileSizeMismatch { .. } => "FileSizeMismatch",
-            ErrorKind::BadType { .. } => "BadType",
-            ErrorKind::EmptyKeyInStore { .. } => "EmptyKeyInStore",
-            ErrorKind::KeyOutOfBounds { .. } => "KeyOutOfBounds",
-            ErrorKind::ArrayOutOfBounds { .. } => "ArrayOutOfBounds",
-            ErrorKind::KeyNotPacked { .. } => "KeyNotPacked",
-            ErrorKind::ArrayNotPacked { .. } => "ArrayNotPacked",
-            ErrorKind::UnsortedKeys { .. } => "UnsortedKeys",
-            ErrorKind::DuplicateKeyInStore { .. } => "DuplicateKeyInStore",
-            ErrorKind::TrailingBytes { .. } => "TrailingBytes",
-            ErrorKind::TooLarge { .. } => "TooLarge",
-            ErrorKind::KeyNotFound { .. } => "KeyNotFound",
-            ErrorKind::TypeMismatch { .. } => "TypeMismatch",
-            ErrorKind::EmptyKey => "EmptyKey",
-            ErrorKind::DuplicateKey { .. } => "DuplicateKey",
-            ErrorKind::TooManyItems => "TooManyItems",
-            ErrorKind::SizeOverflow => "SizeOverflow",
-            #[cfg(feature = "std")]
-            ErrorKind::Io(_) => "Io",
-        }
-    }
-
-    binfmt_core::io_hooks!(ErrorKind::Io);
-
-    /// The original `io::Error` for [`ErrorKind::Io`]. Two kinds become an `io::Error`
-    /// more precise than their fault says, as they did before the shared vocabulary:
-    /// [`ErrorKind::Eof`] is `UnexpectedEof` and [`ErrorKind::KeyNotFound`] is
-    /// `NotFound` (their messages have no offset to lose: an end of input is at the
-    /// store's start, a key lookup has none).
-    #[cfg(feature = "std")]
-    fn into_io_error(self) -> core::result::Result<std::io::Error, Self> {
-        use std::io::ErrorKind as Io;
-        match self {
-            ErrorKind::Io(e) => Ok(e.source),
-            e @ ErrorKind::Eof => Ok(std::io::Error::new(Io::UnexpectedEof, e)),
-            e @ ErrorKind::KeyNotFound { .. } => Ok(std::io::Error::new(Io::NotFound, e)),
-            other => Err(other),
         }
     }
 }
 
-impl FormatKind for ErrorKind {}
-
-#[cfg(feature = "std")]
-impl binfmt_core::IoKind for ErrorKind {}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use binfmt_core::Kind;
     use std::string::ToString;
 
     #[test]

@@ -70,21 +70,7 @@ pub use stream::StreamReader;
 
 // The shared vocabulary, so that matching an error, asking who is to blame or passing a
 // sink needs no direct dependency on binfmt-core.
-#[cfg(feature = "std")]
-#[cfg_attr(docsrs, doc(cfg(feature = "std")))]
-pub use binfmt_core::IoError;
-/// The byte-data trait the view reads through: `&[u8]`, or a [`ReadCache`] over a byte
-/// source (re-exported so that a user of this crate alone can name them).
-pub use binfmt_core::data::Data;
-pub use binfmt_core::{
-    Compatibility, Diagnostic, Fault, Found, Layout, Severity, Sink, Summary, Version,
-};
-#[cfg(feature = "std")]
-#[cfg_attr(docsrs, doc(cfg(feature = "std")))]
-pub use binfmt_core::{
-    cache::ReadCache,
-    source::{ByteSource, Counting, FileSource, SeekSource, StreamSource},
-};
+binfmt_core::reexport_shared!();
 
 /// Arrays start at multiples of this many bytes, counted from the start of their store.
 pub const ARRAY_ALIGN: u64 = 8;

@@ -27,7 +27,6 @@
 
 use binfmt_core::Version;
 use binfmt_core::le::{U16, U32, U64};
-use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout, Unaligned};
 
 /// The signature at the start of every store: `89 4B 41 53 0D 0A 1A 0A`
 /// (`\211KAS\r\n\032\n`, in the style of PNG's).
@@ -39,49 +38,47 @@ pub(crate) const MAGIC_BYTES: [u8; 8] = *b"\x89KAS\r\n\x1a\n";
 /// The file format version this crate writes; it reads every 1.x.
 pub const VERSION: Version = Version::new(1, 0);
 
-/// The header at byte 0 of every store.
-#[derive(
-    FromBytes, IntoBytes, KnownLayout, Immutable, Unaligned, Debug, Clone, Copy, PartialEq, Eq,
-)]
-#[repr(C)]
-pub struct Header {
-    /// @0, 8 bytes: `89 4B 41 53 0D 0A 1A 0A` ([`MAGIC`]).
-    pub magic: [u8; 8],
-    /// @8: major file format version; 1 is the only one that exists.
-    pub version_major: U16,
-    /// @10: minor file format version; written 0, accepted whatever it is.
-    pub version_minor: U16,
-    /// @12: number of items, hence of descriptors.
-    pub num_items: U32,
-    /// @16: size of the whole store in bytes, this header included.
-    pub file_size: U64,
-    /// @24, 40 bytes: reserved; written as zeros, ignored on read.
-    pub reserved: [u8; 40],
+binfmt_core::layout! {
+    /// The header at byte 0 of every store.
+    #[derive(Eq)]
+    pub struct Header {
+        /// @0, 8 bytes: `89 4B 41 53 0D 0A 1A 0A` ([`MAGIC`]).
+        pub magic: [u8; 8],
+        /// @8: major file format version; 1 is the only one that exists.
+        pub version_major: U16,
+        /// @10: minor file format version; written 0, accepted whatever it is.
+        pub version_minor: U16,
+        /// @12: number of items, hence of descriptors.
+        pub num_items: U32,
+        /// @16: size of the whole store in bytes, this header included.
+        pub file_size: U64,
+        /// @24, 40 bytes: reserved; written as zeros, ignored on read.
+        pub reserved: [u8; 40],
+    }
 }
 
 /// Size of the [`Header`] (64), and offset of the first descriptor.
 pub const HEADER_SIZE: usize = size_of::<Header>();
 
-/// The descriptor of one item; descriptor `i` is at byte `64 + 64 * i` of the store.
-#[derive(
-    FromBytes, IntoBytes, KnownLayout, Immutable, Unaligned, Debug, Clone, Copy, PartialEq, Eq,
-)]
-#[repr(C)]
-pub struct Descriptor {
-    /// @0: element type code, 0 to 9 ([`DType`](crate::DType)).
-    pub dtype: u8,
-    /// @1, 7 bytes: reserved; written as zeros, ignored on read.
-    pub reserved_type: [u8; 7],
-    /// @8: store-relative offset of the key's bytes.
-    pub key_start: U64,
-    /// @16: key length in bytes (never 0).
-    pub key_len: U64,
-    /// @24: store-relative offset of the array; a multiple of 8.
-    pub array_start: U64,
-    /// @32: array length in **elements**, not bytes.
-    pub array_len: U64,
-    /// @40, 24 bytes: reserved; written as zeros, ignored on read.
-    pub reserved: [u8; 24],
+binfmt_core::layout! {
+    /// The descriptor of one item; descriptor `i` is at byte `64 + 64 * i` of the store.
+    #[derive(Eq)]
+    pub struct Descriptor {
+        /// @0: element type code, 0 to 9 ([`DType`](crate::DType)).
+        pub dtype: u8,
+        /// @1, 7 bytes: reserved; written as zeros, ignored on read.
+        pub reserved_type: [u8; 7],
+        /// @8: store-relative offset of the key's bytes.
+        pub key_start: U64,
+        /// @16: key length in bytes (never 0).
+        pub key_len: U64,
+        /// @24: store-relative offset of the array; a multiple of 8.
+        pub array_start: U64,
+        /// @32: array length in **elements**, not bytes.
+        pub array_len: U64,
+        /// @40, 24 bytes: reserved; written as zeros, ignored on read.
+        pub reserved: [u8; 24],
+    }
 }
 
 /// Size of one [`Descriptor`] (64).

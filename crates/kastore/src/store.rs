@@ -798,16 +798,11 @@ impl<'d, D: Data<'d>> Item<'d, D> {
         self.descriptor
     }
 
-    /// Where the key starts, counted from the start of the store.
-    #[must_use]
-    pub fn key_offset(&self) -> u64 {
-        self.descriptor.key_start.get()
-    }
-
-    /// Where the array starts, counted from the start of the store (a multiple of 8).
-    #[must_use]
-    pub fn array_offset(&self) -> u64 {
-        self.descriptor.array_start.get()
+    binfmt_core::le_getters! { descriptor =>
+        /// Where the key starts, counted from the start of the store.
+        pub fn key_offset -> u64 = key_start;
+        /// Where the array starts, counted from the start of the store (a multiple of 8).
+        pub fn array_offset -> u64 = array_start;
     }
 }
 

@@ -1,7 +1,7 @@
 //! Full verification: every problem, not just the first.
 
 use binfmt_core::data::Data;
-use binfmt_core::verify::{Sink, Summary, Tally};
+use binfmt_core::verify::{Sink, Tally};
 use binfmt_core::{Kind, bytes};
 
 use crate::check;
@@ -11,85 +11,82 @@ use crate::raw::MAGIC;
 use crate::store::{Store, ranged_meta};
 use crate::trailing::{self, After, Warnings};
 
-/// Checks everything in `data` and reports every problem to `sink`: errors at
-/// `Severity::Error`, the warnings of [`Store::warnings`](crate::Store::warnings) at
-/// `Severity::Warning`.
-///
-/// `data` is one store, possibly followed by further stores (each checked too) and then by
-/// trailing bytes (a warning, as the reference readers accept them; see
-/// [`stores`](crate::stores) for what counts as a further store). The rules are the ones
-/// [`Store::parse`](crate::Store::parse) applies, in the same order, through the same
-/// code: the first error reported is the one `parse` stops at. Problems in the items of a
-/// store do not stop the check, as long as the store's header tells where it ends. Empty
-/// input is [`ErrorKind::Eof`]. Offsets count from the start of `data`.
-///
-/// Nothing is stored: memory does not grow with the number of problems. The sink may stop
-/// the walk (the summary then says so).
-///
-/// ```
-/// # #[cfg(feature = "alloc")] {
-/// use binfmt_core::verify::Findings;
-/// use kastore::{ErrorKind, ReadOptions};
-///
-/// let mut data = kastore::Writer::new().add("a", &[1u8])?.to_vec()?;
-/// data[64] = 12; // item 0's type code
-/// data.extend_from_slice(&[0; 3]);
-/// let mut findings = Findings::new(10);
-/// let summary = kastore::verify(&data, &ReadOptions::new(), &mut findings);
-/// assert_eq!((summary.errors(), summary.warnings()), (1, 1));
-/// assert!(matches!(findings.errors()[0].kind(), ErrorKind::BadType { index: 0, code: 12, .. }));
-/// assert!(matches!(findings.warnings()[0].kind(), ErrorKind::TrailingBytes { len: 3, .. }));
-/// # }
-/// # Ok::<(), kastore::Error>(())
-/// ```
-pub fn verify(data: &[u8], options: &ReadOptions, sink: &mut dyn Sink<Error>) -> Summary {
-    verify_data(data, options, sink)
+type Walk<'t, 's> = Tally<'s, dyn Sink<Error> + 't>;
+
+binfmt_core::verify_fns! {
+    /// Checks everything in `data` and reports every problem to `sink`: errors at
+    /// `Severity::Error`, the warnings of [`Store::warnings`](crate::Store::warnings) at
+    /// `Severity::Warning`.
+    ///
+    /// `data` is one store, possibly followed by further stores (each checked too) and then by
+    /// trailing bytes (a warning, as the reference readers accept them; see
+    /// [`stores`](crate::stores) for what counts as a further store). The rules are the ones
+    /// [`Store::parse`](crate::Store::parse) applies, in the same order, through the same
+    /// code: the first error reported is the one `parse` stops at. Problems in the items of a
+    /// store do not stop the check, as long as the store's header tells where it ends. Empty
+    /// input is [`ErrorKind::Eof`]. Offsets count from the start of `data`.
+    ///
+    /// Nothing is stored: memory does not grow with the number of problems. The sink may stop
+    /// the walk (the summary then says so).
+    ///
+    /// ```
+    /// # #[cfg(feature = "alloc")] {
+    /// use binfmt_core::verify::Findings;
+    /// use kastore::{ErrorKind, ReadOptions};
+    ///
+    /// let mut data = kastore::Writer::new().add("a", &[1u8])?.to_vec()?;
+    /// data[64] = 12; // item 0's type code
+    /// data.extend_from_slice(&[0; 3]);
+    /// let mut findings = Findings::new(10);
+    /// let summary = kastore::verify(&data, &ReadOptions::new(), &mut findings);
+    /// assert_eq!((summary.errors(), summary.warnings()), (1, 1));
+    /// assert!(matches!(findings.errors()[0].kind(), ErrorKind::BadType { index: 0, code: 12, .. }));
+    /// assert!(matches!(findings.warnings()[0].kind(), ErrorKind::TrailingBytes { len: 3, .. }));
+    /// # }
+    /// # Ok::<(), kastore::Error>(())
+    /// ```
+    pub fn verify;
+
+    /// [`verify`] over any [`Data`]: a slice, or a
+    /// [`ReadCache`](binfmt_core::cache::ReadCache) over a file or an object store, with the
+    /// same rules and the same findings.
+    ///
+    /// Over a cache only metadata is read: the header, the descriptors and the keys of each
+    /// store (and a key a hostile descriptor puts elsewhere), in the requests of
+    /// [`Store::from_data`]. kastore has no checksums, so no array is read: memory holds the
+    /// metadata whatever the size of the arrays. An I/O error is reported as an error and
+    /// ends the check.
+    ///
+    /// ```
+    /// # #[cfg(feature = "std")] {
+    /// use binfmt_core::cache::ReadCache;
+    /// use binfmt_core::source::Counting;
+    /// use binfmt_core::verify::Findings;
+    /// use kastore::ReadOptions;
+    ///
+    /// let data = kastore::Writer::new().add("a", &[0u64; 100_000])?.to_vec()?;
+    /// let cache = ReadCache::new(Counting::new(&data[..]));
+    /// let mut findings = Findings::new(10);
+    /// let summary = kastore::verify_data(&cache, &ReadOptions::new(), &mut findings);
+    /// assert_eq!(summary.errors(), 0);
+    /// assert!(cache.held() < 70_000); // the metadata, not the 800 KB array
+    /// # }
+    /// # Ok::<(), kastore::Error>(())
+    /// ```
+    pub fn verify_data => verify_slice, verify_ranged;
 }
 
-/// [`verify`] over any [`Data`]: a slice, or a
-/// [`ReadCache`](binfmt_core::cache::ReadCache) over a file or an object store, with the
-/// same rules and the same findings.
-///
-/// Over a cache only metadata is read: the header, the descriptors and the keys of each
-/// store (and a key a hostile descriptor puts elsewhere), in the requests of
-/// [`Store::from_data`]. kastore has no checksums, so no array is read: memory holds the
-/// metadata whatever the size of the arrays. An I/O error is reported as an error and
-/// ends the check.
-///
-/// ```
-/// # #[cfg(feature = "std")] {
-/// use binfmt_core::cache::ReadCache;
-/// use binfmt_core::source::Counting;
-/// use binfmt_core::verify::Findings;
-/// use kastore::ReadOptions;
-///
-/// let data = kastore::Writer::new().add("a", &[0u64; 100_000])?.to_vec()?;
-/// let cache = ReadCache::new(Counting::new(&data[..]));
-/// let mut findings = Findings::new(10);
-/// let summary = kastore::verify_data(&cache, &ReadOptions::new(), &mut findings);
-/// assert_eq!(summary.errors(), 0);
-/// assert!(cache.held() < 70_000); // the metadata, not the 800 KB array
-/// # }
-/// # Ok::<(), kastore::Error>(())
-/// ```
-pub fn verify_data<'d, D: Data<'d>>(
-    data: D,
-    options: &ReadOptions,
-    sink: &mut dyn Sink<Error>,
-) -> Summary
+/// [`verify`] over a cache: the metadata of each store, read by ranges.
+fn verify_ranged<'d, D: Data<'d>>(data: D, options: &ReadOptions, tally: &mut Walk<'_, '_>)
 where
     Error: From<D::Error>,
 {
-    if let Some(all) = data.whole() {
-        return verify_slice(all, options, sink);
-    }
-    let mut tally = Tally::new(sink);
     // The first store: every problem is an error.
     let (meta, len) = match ranged_meta(data, 0, options) {
         Ok((_, meta, len)) => (meta, len),
         Err(e) => {
             let _ = tally.error(e);
-            return tally.finish();
+            return;
         }
     };
     let key = |start: u64, key_len: u64| {
@@ -99,7 +96,7 @@ where
     };
     let Some(first) = check::check_with_keys(meta, len, options, key, &mut |e| tally.error(e))
     else {
-        return tally.finish();
+        return;
     };
     // What follows, as in `verify_slice`: each further store's metadata, read by ranges.
     let mut offset = first.info.file_size;
@@ -122,20 +119,18 @@ where
             }
         }
     }
-    tally.finish()
 }
 
 /// [`verify`] over bytes in memory.
-fn verify_slice(data: &[u8], options: &ReadOptions, sink: &mut dyn Sink<Error>) -> Summary {
-    let mut tally = Tally::new(sink);
+fn verify_slice(data: &[u8], options: &ReadOptions, tally: &mut Walk<'_, '_>) {
     if data.is_empty() {
         let _ = tally.error(ErrorKind::Eof.at(0));
-        return tally.finish();
+        return;
     }
     // The first store: every problem is an error.
     let Some(first) = check::check(data, bytes::len_u64(data), options, &mut |e| tally.error(e))
     else {
-        return tally.finish();
+        return;
     };
     // What follows: further stores (valid by definition, so checked once), then at most
     // trailing bytes.
@@ -155,5 +150,4 @@ fn verify_slice(data: &[u8], options: &ReadOptions, sink: &mut dyn Sink<Error>) 
             }
         }
     }
-    tally.finish()
 }

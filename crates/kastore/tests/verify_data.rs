@@ -2,6 +2,7 @@
 //! and holds only metadata.
 // Caches need the `std` API.
 #![cfg(feature = "std")]
+#![allow(clippy::unwrap_used)]
 
 use binfmt_core::cache::ReadCache;
 use binfmt_core::source::Counting;
@@ -31,16 +32,21 @@ fn every_fixture_gives_the_same_findings_over_a_cache() {
     assert!(checked > 1000);
 }
 
-#[test]
-fn a_cache_holds_metadata_only() {
-    let big = vec![7u64; 4 << 20]; // 32 MiB of array
-    let data = Writer::new()
+/// A store of two arrays, `a` and `b`, each of `len` times `value` (u64).
+fn two_arrays(value: u64, len: usize) -> Vec<u8> {
+    let big = vec![value; len];
+    Writer::new()
         .add("a", &big)
         .unwrap()
         .add("b", &big)
         .unwrap()
         .to_vec()
-        .unwrap();
+        .unwrap()
+}
+
+#[test]
+fn a_cache_holds_metadata_only() {
+    let data = two_arrays(7, 4 << 20); // 32 MiB of array
     let source = Counting::new(&data[..]);
     let cache = ReadCache::new(&source);
     let mut findings = Findings::new(10);
@@ -58,13 +64,6 @@ fn write_a_large_store() {
     let Some(path) = std::env::var_os("BINFMT_BIG") else {
         return;
     };
-    let big = vec![3u64; 32 << 20]; // 256 MiB
-    let data = Writer::new()
-        .add("a", &big)
-        .unwrap()
-        .add("b", &big)
-        .unwrap()
-        .to_vec()
-        .unwrap();
+    let data = two_arrays(3, 32 << 20); // 256 MiB
     std::fs::write(path, data).unwrap();
 }

@@ -425,62 +425,51 @@ where
     Ok(summary)
 }
 
+/// Reads one header value to compare.
+type HeaderGet = fn(&crate::Header) -> HeaderValue;
+
+/// The header values every diff compares, in order.
+const HEADER_VALUES: [(&str, HeaderGet); 5] = [
+    ("version", |h| HeaderValue::Version(h.version())),
+    ("flags", |h| HeaderValue::Flags(h.flags())),
+    ("num_samples", |h| HeaderValue::Number(h.num_samples())),
+    ("num_fields", |h| {
+        HeaderValue::Number(u64::from(h.num_fields()))
+    }),
+    ("page_size", |h| {
+        HeaderValue::Number(u64::from(h.page_size()))
+    }),
+];
+
+/// The header values a layout diff compares too, before the file size.
+const LAYOUT_VALUES: [(&str, HeaderGet); 6] = [
+    ("field_desc_ptr", |h| {
+        HeaderValue::Number(h.field_desc_ptr())
+    }),
+    ("metadata_ptr", |h| HeaderValue::Number(h.metadata_ptr())),
+    ("data_ptr", |h| HeaderValue::Number(h.data_ptr())),
+    ("alloc_table_ptr", |h| {
+        HeaderValue::Number(h.alloc_table_ptr())
+    }),
+    ("index_crc", |h| HeaderValue::Crc(h.index_crc())),
+    ("header_crc", |h| HeaderValue::Crc(h.header_crc())),
+];
+
 fn header_values<'a, 'b, A: Data<'a>, B: Data<'b>>(
     a: &Dataset<'a, A>,
     b: &Dataset<'b, B>,
     options: &DiffOptions,
 ) -> Vec<(&'static str, HeaderValue, HeaderValue)> {
     let (ha, hb) = (a.header(), b.header());
-    let n = HeaderValue::Number;
-    let mut values = Vec::from([
-        (
-            "version",
-            HeaderValue::Version(ha.version()),
-            HeaderValue::Version(hb.version()),
-        ),
-        (
-            "flags",
-            HeaderValue::Flags(ha.flags()),
-            HeaderValue::Flags(hb.flags()),
-        ),
-        ("num_samples", n(ha.num_samples()), n(hb.num_samples())),
-        (
-            "num_fields",
-            n(u64::from(ha.num_fields())),
-            n(u64::from(hb.num_fields())),
-        ),
-        (
-            "page_size",
-            n(u64::from(ha.page_size())),
-            n(u64::from(hb.page_size())),
-        ),
-    ]);
+    let compare = |&(name, get): &(&'static str, HeaderGet)| (name, get(ha), get(hb));
+    let mut values: Vec<_> = HEADER_VALUES.iter().map(compare).collect();
     if options.layout {
-        values.extend([
-            (
-                "field_desc_ptr",
-                n(ha.field_desc_ptr()),
-                n(hb.field_desc_ptr()),
-            ),
-            ("metadata_ptr", n(ha.metadata_ptr()), n(hb.metadata_ptr())),
-            ("data_ptr", n(ha.data_ptr()), n(hb.data_ptr())),
-            (
-                "alloc_table_ptr",
-                n(ha.alloc_table_ptr()),
-                n(hb.alloc_table_ptr()),
-            ),
-            (
-                "index_crc",
-                HeaderValue::Crc(ha.index_crc()),
-                HeaderValue::Crc(hb.index_crc()),
-            ),
-            (
-                "header_crc",
-                HeaderValue::Crc(ha.header_crc()),
-                HeaderValue::Crc(hb.header_crc()),
-            ),
-            ("file_size", n(a.file_size()), n(b.file_size())),
-        ]);
+        values.extend(LAYOUT_VALUES.iter().map(compare));
+        values.push((
+            "file_size",
+            HeaderValue::Number(a.file_size()),
+            HeaderValue::Number(b.file_size()),
+        ));
     }
     values
 }

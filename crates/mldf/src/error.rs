@@ -16,9 +16,9 @@
 //! assert!(err.to_string().starts_with("byte 0: truncated input"));
 //! ```
 
-use binfmt_core::{Fault, FormatKind, Kind, Layout, Version};
 #[cfg(feature = "std")]
-use binfmt_core::{IoError, IoKind};
+use binfmt_core::IoError;
+use binfmt_core::{Fault, Layout, Version};
 
 use crate::types::TypeId;
 
@@ -30,13 +30,6 @@ use crate::types::TypeId;
 /// share one allocation, made on the error path only ([`binfmt_core::Error`], "Size").
 /// Without `alloc` they are inline: 80 bytes on 64-bit targets.
 pub type Error = binfmt_core::Error<ErrorKind>;
-
-// The size the docs above promise: errors must stay cheap to move, whatever the kinds
-// grow to hold.
-#[cfg(feature = "alloc")]
-const _: () = assert!(
-    size_of::<Error>() == size_of::<usize>() && size_of::<Result<()>>() == size_of::<usize>()
-);
 
 /// Shorthand for results of this crate.
 pub type Result<T, E = Error> = core::result::Result<T, E>;
@@ -733,138 +726,111 @@ pub enum ErrorKind {
     Io(#[from] IoError),
 }
 
-impl Kind for ErrorKind {
-    #[deny(clippy::wildcard_enum_match_arm)]
-    fn fault(&self) -> Fault {
-        match self {
-            ErrorKind::Layout(layout) => layout.fault(),
-            ErrorKind::Incomplete
-            | ErrorKind::NotLittleEndian { .. }
-            | ErrorKind::BadPageSize { .. }
-            | ErrorKind::HeaderChecksum { .. }
-            | ErrorKind::IndexChecksum { .. }
-            | ErrorKind::NoFields { .. }
-            | ErrorKind::EmptyName { .. }
-            | ErrorKind::UnterminatedName { .. }
-            | ErrorKind::NameNotUtf8 { .. }
-            | ErrorKind::DuplicateName { .. }
-            | ErrorKind::BadMetadataSize { .. }
-            | ErrorKind::WrongMetadataSize { .. }
-            | ErrorKind::NdarrayDtype { .. }
-            | ErrorKind::NdarrayRank { .. }
-            | ErrorKind::NdarrayTooLarge { .. }
-            | ErrorKind::PointerBeforeHeader { .. }
-            | ErrorKind::SectionPastEnd { .. }
-            | ErrorKind::DataAfterAllocTable { .. }
-            | ErrorKind::AllocTableLength { .. }
-            | ErrorKind::AllocTablePastEnd { .. }
-            | ErrorKind::SectionsOverlap { .. }
-            | ErrorKind::AllocEntryEmpty { .. }
-            | ErrorKind::AllocEntryOrder { .. }
-            | ErrorKind::AllocEntryOutsideData { .. }
-            | ErrorKind::BadValue { .. }
-            | ErrorKind::ItemOutsideData { .. }
-            | ErrorKind::MissingAllocEntry { .. }
-            | ErrorKind::AllocSizeMismatch { .. }
-            | ErrorKind::ItemChecksum { .. }
-            | ErrorKind::UnreferencedItem { .. }
-            | ErrorKind::SharedItem { .. } => Fault::Input,
-            ErrorKind::UnsupportedFlags { .. }
-            | ErrorKind::NewerMinorVersion { .. }
-            | ErrorKind::UnknownType { .. } => Fault::Unsupported,
-            ErrorKind::SampleIndex { .. }
-            | ErrorKind::FieldIndex { .. }
-            | ErrorKind::BadShape { .. }
-            | ErrorKind::InvalidPageSize { .. }
-            | ErrorKind::NameLength { .. }
-            | ErrorKind::NameHasNul { .. }
-            | ErrorKind::NameTaken { .. }
-            | ErrorKind::TooManyFields { .. }
-            | ErrorKind::NullableScalar { .. }
-            | ErrorKind::UnwritableType { .. }
-            | ErrorKind::SamplesWithoutFields
-            | ErrorKind::ValueCount { .. }
-            | ErrorKind::InvalidValue { .. }
-            | ErrorKind::SampleCount { .. }
-            | ErrorKind::Poisoned => Fault::Caller,
-            #[cfg(feature = "std")]
-            ErrorKind::Io(_) => Fault::Io,
-        }
+binfmt_core::format_kind! {
+    ErrorKind;
+    fault {
+        ErrorKind::Incomplete
+        | ErrorKind::NotLittleEndian { .. }
+        | ErrorKind::BadPageSize { .. }
+        | ErrorKind::HeaderChecksum { .. }
+        | ErrorKind::IndexChecksum { .. }
+        | ErrorKind::NoFields { .. }
+        | ErrorKind::EmptyName { .. }
+        | ErrorKind::UnterminatedName { .. }
+        | ErrorKind::NameNotUtf8 { .. }
+        | ErrorKind::DuplicateName { .. }
+        | ErrorKind::BadMetadataSize { .. }
+        | ErrorKind::WrongMetadataSize { .. }
+        | ErrorKind::NdarrayDtype { .. }
+        | ErrorKind::NdarrayRank { .. }
+        | ErrorKind::NdarrayTooLarge { .. }
+        | ErrorKind::PointerBeforeHeader { .. }
+        | ErrorKind::SectionPastEnd { .. }
+        | ErrorKind::DataAfterAllocTable { .. }
+        | ErrorKind::AllocTableLength { .. }
+        | ErrorKind::AllocTablePastEnd { .. }
+        | ErrorKind::SectionsOverlap { .. }
+        | ErrorKind::AllocEntryEmpty { .. }
+        | ErrorKind::AllocEntryOrder { .. }
+        | ErrorKind::AllocEntryOutsideData { .. }
+        | ErrorKind::BadValue { .. }
+        | ErrorKind::ItemOutsideData { .. }
+        | ErrorKind::MissingAllocEntry { .. }
+        | ErrorKind::AllocSizeMismatch { .. }
+        | ErrorKind::ItemChecksum { .. }
+        | ErrorKind::UnreferencedItem { .. }
+        | ErrorKind::SharedItem { .. } => Fault::Input,
+        ErrorKind::UnsupportedFlags { .. }
+        | ErrorKind::NewerMinorVersion { .. }
+        | ErrorKind::UnknownType { .. } => Fault::Unsupported,
+        ErrorKind::SampleIndex { .. }
+        | ErrorKind::FieldIndex { .. }
+        | ErrorKind::BadShape { .. }
+        | ErrorKind::InvalidPageSize { .. }
+        | ErrorKind::NameLength { .. }
+        | ErrorKind::NameHasNul { .. }
+        | ErrorKind::NameTaken { .. }
+        | ErrorKind::TooManyFields { .. }
+        | ErrorKind::NullableScalar { .. }
+        | ErrorKind::UnwritableType { .. }
+        | ErrorKind::SamplesWithoutFields
+        | ErrorKind::ValueCount { .. }
+        | ErrorKind::InvalidValue { .. }
+        | ErrorKind::SampleCount { .. }
+        | ErrorKind::Poisoned => Fault::Caller,
     }
-
-    #[deny(clippy::wildcard_enum_match_arm)]
-    fn name(&self) -> &'static str {
-        match self {
-            ErrorKind::Layout(layout) => layout.name(),
-            ErrorKind::Incomplete => "Incomplete",
-            ErrorKind::NotLittleEndian { .. } => "NotLittleEndian",
-            ErrorKind::UnsupportedFlags { .. } => "UnsupportedFlags",
-            ErrorKind::BadPageSize { .. } => "BadPageSize",
-            ErrorKind::HeaderChecksum { .. } => "HeaderChecksum",
-            ErrorKind::IndexChecksum { .. } => "IndexChecksum",
-            ErrorKind::NoFields { .. } => "NoFields",
-            ErrorKind::EmptyName { .. } => "EmptyName",
-            ErrorKind::UnterminatedName { .. } => "UnterminatedName",
-            ErrorKind::NameNotUtf8 { .. } => "NameNotUtf8",
-            ErrorKind::DuplicateName { .. } => "DuplicateName",
-            ErrorKind::BadMetadataSize { .. } => "BadMetadataSize",
-            ErrorKind::WrongMetadataSize { .. } => "WrongMetadataSize",
-            ErrorKind::NdarrayDtype { .. } => "NdarrayDtype",
-            ErrorKind::NdarrayRank { .. } => "NdarrayRank",
-            ErrorKind::NdarrayTooLarge { .. } => "NdarrayTooLarge",
-            ErrorKind::PointerBeforeHeader { .. } => "PointerBeforeHeader",
-            ErrorKind::SectionPastEnd { .. } => "SectionPastEnd",
-            ErrorKind::DataAfterAllocTable { .. } => "DataAfterAllocTable",
-            ErrorKind::AllocTableLength { .. } => "AllocTableLength",
-            ErrorKind::AllocTablePastEnd { .. } => "AllocTablePastEnd",
-            ErrorKind::SectionsOverlap { .. } => "SectionsOverlap",
-            ErrorKind::AllocEntryEmpty { .. } => "AllocEntryEmpty",
-            ErrorKind::AllocEntryOrder { .. } => "AllocEntryOrder",
-            ErrorKind::AllocEntryOutsideData { .. } => "AllocEntryOutsideData",
-            ErrorKind::BadValue { .. } => "BadValue",
-            ErrorKind::ItemOutsideData { .. } => "ItemOutsideData",
-            ErrorKind::MissingAllocEntry { .. } => "MissingAllocEntry",
-            ErrorKind::AllocSizeMismatch { .. } => "AllocSizeMismatch",
-            ErrorKind::ItemChecksum { .. } => "ItemChecksum",
-            ErrorKind::UnreferencedItem { .. } => "UnreferencedItem",
-            ErrorKind::SharedItem { .. } => "SharedItem",
-            ErrorKind::NewerMinorVersion { .. } => "NewerMinorVersion",
-            ErrorKind::UnknownType { .. } => "UnknownType",
-            ErrorKind::SampleIndex { .. } => "SampleIndex",
-            ErrorKind::FieldIndex { .. } => "FieldIndex",
-            ErrorKind::BadShape { .. } => "BadShape",
-            ErrorKind::InvalidPageSize { .. } => "InvalidPageSize",
-            ErrorKind::NameLength { .. } => "NameLength",
-            ErrorKind::NameHasNul { .. } => "NameHasNul",
-            ErrorKind::NameTaken { .. } => "NameTaken",
-            ErrorKind::TooManyFields { .. } => "TooManyFields",
-            ErrorKind::NullableScalar { .. } => "NullableScalar",
-            ErrorKind::UnwritableType { .. } => "UnwritableType",
-            ErrorKind::SamplesWithoutFields => "SamplesWithoutFields",
-            ErrorKind::ValueCount { .. } => "ValueCount",
-            ErrorKind::InvalidValue { .. } => "InvalidValue",
-            ErrorKind::SampleCount { .. } => "SampleCount",
-            ErrorKind::Poisoned => "Poisoned",
-            #[cfg(feature = "std")]
-            ErrorKind::Io(_) => "Io",
-        }
-    }
-
-    binfmt_core::io_hooks!(ErrorKind::Io);
-
-    #[cfg(feature = "std")]
-    fn into_io_error(self) -> core::result::Result<std::io::Error, Self> {
-        match self {
-            ErrorKind::Io(e) => Ok(e.source),
-            other => Err(other),
-        }
+    name {
+        ErrorKind::Incomplete => "Incomplete",
+        ErrorKind::NotLittleEndian { .. } => "NotLittleEndian",
+        ErrorKind::UnsupportedFlags { .. } => "UnsupportedFlags",
+        ErrorKind::BadPageSize { .. } => "BadPageSize",
+        ErrorKind::HeaderChecksum { .. } => "HeaderChecksum",
+        ErrorKind::IndexChecksum { .. } => "IndexChecksum",
+        ErrorKind::NoFields { .. } => "NoFields",
+        ErrorKind::EmptyName { .. } => "EmptyName",
+        ErrorKind::UnterminatedName { .. } => "UnterminatedName",
+        ErrorKind::NameNotUtf8 { .. } => "NameNotUtf8",
+        ErrorKind::DuplicateName { .. } => "DuplicateName",
+        ErrorKind::BadMetadataSize { .. } => "BadMetadataSize",
+        ErrorKind::WrongMetadataSize { .. } => "WrongMetadataSize",
+        ErrorKind::NdarrayDtype { .. } => "NdarrayDtype",
+        ErrorKind::NdarrayRank { .. } => "NdarrayRank",
+        ErrorKind::NdarrayTooLarge { .. } => "NdarrayTooLarge",
+        ErrorKind::PointerBeforeHeader { .. } => "PointerBeforeHeader",
+        ErrorKind::SectionPastEnd { .. } => "SectionPastEnd",
+        ErrorKind::DataAfterAllocTable { .. } => "DataAfterAllocTable",
+        ErrorKind::AllocTableLength { .. } => "AllocTableLength",
+        ErrorKind::AllocTablePastEnd { .. } => "AllocTablePastEnd",
+        ErrorKind::SectionsOverlap { .. } => "SectionsOverlap",
+        ErrorKind::AllocEntryEmpty { .. } => "AllocEntryEmpty",
+        ErrorKind::AllocEntryOrder { .. } => "AllocEntryOrder",
+        ErrorKind::AllocEntryOutsideData { .. } => "AllocEntryOutsideData",
+        ErrorKind::BadValue { .. } => "BadValue",
+        ErrorKind::ItemOutsideData { .. } => "ItemOutsideData",
+        ErrorKind::MissingAllocEntry { .. } => "MissingAllocEntry",
+        ErrorKind::AllocSizeMismatch { .. } => "AllocSizeMismatch",
+        ErrorKind::ItemChecksum { .. } => "ItemChecksum",
+        ErrorKind::UnreferencedItem { .. } => "UnreferencedItem",
+        ErrorKind::SharedItem { .. } => "SharedItem",
+        ErrorKind::NewerMinorVersion { .. } => "NewerMinorVersion",
+        ErrorKind::UnknownType { .. } => "UnknownType",
+        ErrorKind::SampleIndex { .. } => "SampleIndex",
+        ErrorKind::FieldIndex { .. } => "FieldIndex",
+        ErrorKind::BadShape { .. } => "BadShape",
+        ErrorKind::InvalidPageSize { .. } => "InvalidPageSize",
+        ErrorKind::NameLength { .. } => "NameLength",
+        ErrorKind::NameHasNul { .. } => "NameHasNul",
+        ErrorKind::NameTaken { .. } => "NameTaken",
+        ErrorKind::TooManyFields { .. } => "TooManyFields",
+        ErrorKind::NullableScalar { .. } => "NullableScalar",
+        ErrorKind::UnwritableType { .. } => "UnwritableType",
+        ErrorKind::SamplesWithoutFields => "SamplesWithoutFields",
+        ErrorKind::ValueCount { .. } => "ValueCount",
+        ErrorKind::InvalidValue { .. } => "InvalidValue",
+        ErrorKind::SampleCount { .. } => "SampleCount",
+        ErrorKind::Poisoned => "Poisoned",
     }
 }
-
-impl FormatKind for ErrorKind {}
-
-#[cfg(feature = "std")]
-impl IoKind for ErrorKind {}
 
 /// An I/O error without a path, as an [`Error`]: for `map_err` on `io::Result`s.
 #[cfg(feature = "std")]

@@ -8,7 +8,7 @@ use core::ops::{ControlFlow, Range};
 use binfmt_core::Kind;
 use binfmt_core::bytes::to_u64;
 use binfmt_core::data::Data;
-use binfmt_core::verify::{Sink, Summary, Tally};
+use binfmt_core::verify::{Sink, Tally};
 
 use crate::catalog;
 use crate::dataset::{Dataset, HEAD_SIZE, PIECE_SIZE};
@@ -21,89 +21,75 @@ use crate::types::FieldType;
 
 type Walk<'t, 's> = Tally<'s, dyn Sink<Error> + 't>;
 
-/// Checks `data` against every rule of MLDF v1.0 and reports each problem to `sink`.
-///
-/// It runs the open checklist, the index CRC and every allocation entry, every access
-/// rule on every slot of every field of a known type with its item CRC, and the deep
-/// check (each payload matches one allocation entry of the same size, each entry is used
-/// exactly once). Errors go to the sink at [`Severity::Error`](crate::Severity::Error);
-/// what [`Dataset::warnings`] lists goes at [`Severity::Warning`](crate::Severity::Warning).
-/// Structural problems that leave nothing to read stop it early; so does the sink, by
-/// returning `Break`. `options` can turn the index and item CRC checks off
-/// ([`ReadOptions::checksums`]); by default everything is checked.
-///
-/// Work and memory are bounded by the file's size, not by the number of problems: N · F
-/// slots fit in the file, one bit is kept per allocation entry, and a payload that many
-/// slots share is read (for its UTF-8 and CRC) through its first slot only.
-///
-/// ```
-/// use mldf::{FieldType, Schema, Severity, Value, Writer, WriterOptions};
-/// use binfmt_core::verify::Findings;
-/// # fn main() -> Result<(), mldf::Error> {
-/// let schema = Schema::new().field("b", FieldType::Bytes);
-/// let options = WriterOptions::new().page_size(4096).checksums(true);
-/// let mut writer = Writer::new(std::io::Cursor::new(Vec::new()), &schema, options)?;
-/// writer.add(&[Value::Bytes(b"payload")])?;
-/// let mut file = writer.finish()?.into_inner();
-/// assert!(mldf::verify(&file, &mldf::ReadOptions::new(), &mut Findings::new(10)).is_valid());
-///
-/// file[4096] ^= 1; // the payload: its item CRC no longer matches
-/// let mut findings = Findings::new(10);
-/// let summary = mldf::verify(&file, &mldf::ReadOptions::new(), &mut findings);
-/// assert_eq!(summary.errors(), 1);
-/// assert!(findings.errors()[0].to_string().starts_with("byte 4096: sample 0, field 0: the item is corrupt"));
-/// # Ok(()) }
-/// ```
-pub fn verify(data: &[u8], options: &ReadOptions, sink: &mut dyn Sink<Error>) -> Summary {
-    verify_data(data, options, sink)
-}
+binfmt_core::verify_fns! {
+    /// Checks `data` against every rule of MLDF v1.0 and reports each problem to `sink`.
+    ///
+    /// It runs the open checklist, the index CRC and every allocation entry, every access
+    /// rule on every slot of every field of a known type with its item CRC, and the deep
+    /// check (each payload matches one allocation entry of the same size, each entry is used
+    /// exactly once). Errors go to the sink at [`Severity::Error`](crate::Severity::Error);
+    /// what [`Dataset::warnings`] lists goes at [`Severity::Warning`](crate::Severity::Warning).
+    /// Structural problems that leave nothing to read stop it early; so does the sink, by
+    /// returning `Break`. `options` can turn the index and item CRC checks off
+    /// ([`ReadOptions::checksums`]); by default everything is checked.
+    ///
+    /// Work and memory are bounded by the file's size, not by the number of problems: N · F
+    /// slots fit in the file, one bit is kept per allocation entry, and a payload that many
+    /// slots share is read (for its UTF-8 and CRC) through its first slot only.
+    ///
+    /// ```
+    /// use mldf::{FieldType, Schema, Severity, Value, Writer, WriterOptions};
+    /// use binfmt_core::verify::Findings;
+    /// # fn main() -> Result<(), mldf::Error> {
+    /// let schema = Schema::new().field("b", FieldType::Bytes);
+    /// let options = WriterOptions::new().page_size(4096).checksums(true);
+    /// let mut writer = Writer::new(std::io::Cursor::new(Vec::new()), &schema, options)?;
+    /// writer.add(&[Value::Bytes(b"payload")])?;
+    /// let mut file = writer.finish()?.into_inner();
+    /// assert!(mldf::verify(&file, &mldf::ReadOptions::new(), &mut Findings::new(10)).is_valid());
+    ///
+    /// file[4096] ^= 1; // the payload: its item CRC no longer matches
+    /// let mut findings = Findings::new(10);
+    /// let summary = mldf::verify(&file, &mldf::ReadOptions::new(), &mut findings);
+    /// assert_eq!(summary.errors(), 1);
+    /// assert!(findings.errors()[0].to_string().starts_with("byte 4096: sample 0, field 0: the item is corrupt"));
+    /// # Ok(()) }
+    /// ```
+    pub fn verify;
 
-/// [`verify`] over any [`Data`]: a slice, or a
-/// [`ReadCache`](binfmt_core::cache::ReadCache) over a file or an object store, with the
-/// same rules and the same findings.
-///
-/// Over a cache the header, the descriptors and the allocation table are read by ranges
-/// and kept (metadata); the metadata table is read in blocks of rows of at most
-/// [`PIECE_SIZE`], and the items whose contents are checked (item CRCs, UTF-8 of JSON
-/// and text) with [`Data::payload`], announced block by block with [`Data::prefetch`] in
-/// the order they are read: neither is kept, so memory does not grow with the file
-/// (an item is read whole: memory holds the largest item). Items whose contents nothing
-/// checks are not read. An I/O error is reported as an error.
-///
-/// ```
-/// use binfmt_core::cache::ReadCache;
-/// use binfmt_core::source::Counting;
-/// use binfmt_core::verify::Findings;
-/// use mldf::{FieldType, Schema, Value, Writer, WriterOptions};
-/// # fn main() -> Result<(), mldf::Error> {
-/// let schema = Schema::new().field("b", FieldType::Bytes);
-/// let options = WriterOptions::new().page_size(4096).checksums(true);
-/// let mut writer = Writer::new(std::io::Cursor::new(Vec::new()), &schema, options)?;
-/// let big = vec![7u8; 1 << 20];
-/// for _ in 0..4 {
-///     writer.add(&[Value::Bytes(&big)])?;
-/// }
-/// let file = writer.finish()?.into_inner();
-/// let cache = ReadCache::new(Counting::new(&file[..]));
-/// let mut findings = Findings::new(10);
-/// assert!(mldf::verify_data(&cache, &mldf::ReadOptions::new(), &mut findings).is_valid());
-/// assert!(cache.held() < 100_000); // metadata, not the 4 MiB of items
-/// # Ok(()) }
-/// ```
-pub fn verify_data<'d, D: Data<'d>>(
-    data: D,
-    options: &ReadOptions,
-    sink: &mut dyn Sink<Error>,
-) -> Summary
-where
-    Error: From<D::Error>,
-{
-    let mut tally = Tally::new(sink);
-    let _ = match data.whole() {
-        Some(all) => walk(all, options, &mut tally),
-        None => walk_ranged(data, options, &mut tally),
-    };
-    tally.finish()
+    /// [`verify`] over any [`Data`]: a slice, or a
+    /// [`ReadCache`](binfmt_core::cache::ReadCache) over a file or an object store, with the
+    /// same rules and the same findings.
+    ///
+    /// Over a cache the header, the descriptors and the allocation table are read by ranges
+    /// and kept (metadata); the metadata table is read in blocks of rows of at most
+    /// [`PIECE_SIZE`], and the items whose contents are checked (item CRCs, UTF-8 of JSON
+    /// and text) with [`Data::payload`], announced block by block with [`Data::prefetch`] in
+    /// the order they are read: neither is kept, so memory does not grow with the file
+    /// (an item is read whole: memory holds the largest item). Items whose contents nothing
+    /// checks are not read. An I/O error is reported as an error.
+    ///
+    /// ```
+    /// use binfmt_core::cache::ReadCache;
+    /// use binfmt_core::source::Counting;
+    /// use binfmt_core::verify::Findings;
+    /// use mldf::{FieldType, Schema, Value, Writer, WriterOptions};
+    /// # fn main() -> Result<(), mldf::Error> {
+    /// let schema = Schema::new().field("b", FieldType::Bytes);
+    /// let options = WriterOptions::new().page_size(4096).checksums(true);
+    /// let mut writer = Writer::new(std::io::Cursor::new(Vec::new()), &schema, options)?;
+    /// let big = vec![7u8; 1 << 20];
+    /// for _ in 0..4 {
+    ///     writer.add(&[Value::Bytes(&big)])?;
+    /// }
+    /// let file = writer.finish()?.into_inner();
+    /// let cache = ReadCache::new(Counting::new(&file[..]));
+    /// let mut findings = Findings::new(10);
+    /// assert!(mldf::verify_data(&cache, &mldf::ReadOptions::new(), &mut findings).is_valid());
+    /// assert!(cache.held() < 100_000); // metadata, not the 4 MiB of items
+    /// # Ok(()) }
+    /// ```
+    pub fn verify_data => walk, walk_ranged;
 }
 
 /// [`walk`] over a cache: the header from the first bytes, then as [`walk`].

@@ -9,21 +9,13 @@
     clippy::cast_possible_truncation
 )]
 
+mod common;
+
 use core::ops::ControlFlow;
-use std::io::Cursor;
 
+use common::write;
 use mldf::diff::{self, DiffOptions, Difference, FieldAspect, HeaderValue, Side};
-use mldf::{
-    Dataset, ErrorKind, FieldType, Image, ReadOptions, Schema, Text, Value, Writer, WriterOptions,
-};
-
-fn write(schema: &Schema, options: WriterOptions, samples: &[Vec<Value<'_>>]) -> Vec<u8> {
-    let mut w = Writer::new(Cursor::new(Vec::new()), schema, options).unwrap();
-    for s in samples {
-        w.add(s).unwrap();
-    }
-    w.finish().unwrap().into_inner()
-}
+use mldf::{Dataset, ErrorKind, FieldType, Image, ReadOptions, Schema, Text, Value, WriterOptions};
 
 /// Recomputes the index CRC and the header CRC of a checksummed file after an edit.
 fn reseal(file: &mut [u8]) {

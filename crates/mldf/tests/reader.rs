@@ -7,40 +7,13 @@
 mod common;
 
 use std::io::Cursor;
-use std::path::{Path, PathBuf};
 
 use binfmt_core::source::{ByteSource, Counting, FileSource};
 use binfmt_test_support::Scratch;
+use common::{labelled, write};
 use mldf::{
-    Dataset, ErrorKind, FieldType, Layout, ReadOptions, Reader, Schema, Text, Value, Writer,
-    WriterOptions,
+    Dataset, ErrorKind, FieldType, Layout, ReadOptions, Reader, Schema, Text, Value, WriterOptions,
 };
-
-fn fixtures() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures")
-}
-
-fn write(schema: &Schema, options: WriterOptions, samples: &[Vec<Value<'_>>]) -> Vec<u8> {
-    let mut w = Writer::new(Cursor::new(Vec::new()), schema, options).unwrap();
-    for s in samples {
-        w.add(s).unwrap();
-    }
-    w.finish().unwrap().into_inner()
-}
-
-/// Label, caption: 2 MiB pages, so that payloads lie far beyond the first request.
-fn labelled(n: i64, options: WriterOptions) -> Vec<u8> {
-    let schema = Schema::new()
-        .field("label", FieldType::Int)
-        .field("caption", FieldType::TextRaw);
-    let captions: Vec<String> = (0..n).map(|i| format!("caption {i}")).collect();
-    let samples: Vec<Vec<Value<'_>>> = captions
-        .iter()
-        .enumerate()
-        .map(|(i, c)| vec![Value::Int(i as i64), Value::Text(Text::Utf8(c))])
-        .collect();
-    write(&schema, options, &samples)
-}
 
 #[test]
 fn open_reads_header_and_descriptors_in_one_request() {
@@ -179,15 +152,7 @@ fn item_crcs_are_checked_when_asked() {
 /// same values.
 #[test]
 fn agrees_with_the_slice_reader_on_every_fixture() {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(fixtures())
-        .unwrap()
-        .chain(std::fs::read_dir(fixtures().join("invalid")).unwrap())
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "mldf"))
-        .collect();
-    files.sort();
-    assert!(files.len() > 40);
-    for path in files {
+    for path in common::all_fixtures() {
         let bytes = std::fs::read(&path).unwrap();
         let source = Counting::new(&bytes[..]);
         let (ranged, sliced) = (Reader::open(&source), Dataset::parse(&bytes));

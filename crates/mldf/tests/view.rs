@@ -10,50 +10,16 @@
     unreachable_pub
 )]
 
-use std::path::{Path, PathBuf};
+mod common;
+
+use std::path::Path;
 
 use binfmt_core::cache::ReadCache;
 use binfmt_core::source::Counting;
+use common::{all_fixtures, labelled, write};
 use mldf::{
-    Dataset, FieldType, HEAD_SIZE, ReadOptions, Reader, Schema, Text, Value, Writer, WriterOptions,
+    Dataset, FieldType, HEAD_SIZE, ReadOptions, Reader, Schema, Text, Value, WriterOptions,
 };
-
-fn fixtures() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures")
-}
-
-fn all_fixtures() -> Vec<PathBuf> {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(fixtures())
-        .unwrap()
-        .chain(std::fs::read_dir(fixtures().join("invalid")).unwrap())
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "mldf"))
-        .collect();
-    files.sort();
-    assert!(files.len() > 40);
-    files
-}
-
-fn write(schema: &Schema, options: WriterOptions, samples: &[Vec<Value<'_>>]) -> Vec<u8> {
-    let mut w = Writer::new(std::io::Cursor::new(Vec::new()), schema, options).unwrap();
-    for s in samples {
-        w.add(s).unwrap();
-    }
-    w.finish().unwrap().into_inner()
-}
-
-fn labelled(n: i64, options: WriterOptions) -> Vec<u8> {
-    let schema = Schema::new()
-        .field("label", FieldType::Int)
-        .field("caption", FieldType::TextRaw);
-    let captions: Vec<String> = (0..n).map(|i| format!("caption {i}")).collect();
-    let samples: Vec<Vec<Value<'_>>> = captions
-        .iter()
-        .enumerate()
-        .map(|(i, c)| vec![Value::Int(i as i64), Value::Text(Text::Utf8(c))])
-        .collect();
-    write(&schema, options, &samples)
-}
 
 fn strings(w: impl Iterator<Item = mldf::Error>) -> Vec<String> {
     w.map(|e| e.to_string()).collect()

@@ -113,22 +113,13 @@ impl<'a> CentralEntry<'a> {
             .saturating_add(variable)
     }
 
-    /// The general-purpose flags.
-    #[must_use]
-    pub fn flags(&self) -> u16 {
-        self.raw.flags.get()
-    }
-
-    /// The compression method (0 = stored).
-    #[must_use]
-    pub fn method(&self) -> u16 {
-        self.raw.method.get()
-    }
-
-    /// The CRC-32 of the member's data.
-    #[must_use]
-    pub fn crc32(&self) -> u32 {
-        self.raw.crc32.get()
+    binfmt_core::le_getters! { raw =>
+        /// The general-purpose flags.
+        pub fn flags -> u16;
+        /// The compression method (0 = stored).
+        pub fn method -> u16;
+        /// The CRC-32 of the member's data.
+        pub fn crc32 -> u32;
     }
 }
 

@@ -20,7 +20,7 @@
 
 use core::fmt;
 
-use binfmt_core::{Fault, FormatKind, Found, Kind, Layout};
+use binfmt_core::{Fault, Found, Layout};
 
 #[cfg(feature = "alloc")]
 use alloc::string::String;
@@ -391,113 +391,89 @@ impl fmt::Display for TornState {
     }
 }
 
-impl Kind for ErrorKind {
-    #[deny(clippy::wildcard_enum_match_arm)]
-    fn fault(&self) -> Fault {
-        match self {
-            ErrorKind::Layout(l) => l.fault(),
-            ErrorKind::WrongName { .. }
-            | ErrorKind::NameLength { .. }
-            | ErrorKind::ExtraField { .. }
-            | ErrorKind::Compressed { .. }
-            | ErrorKind::PayloadSize { .. }
-            | ErrorKind::Encrypted { .. }
-            | ErrorKind::DataDescriptor { .. }
-            | ErrorKind::CountTooLarge { .. }
-            | ErrorKind::NonZeroPadding { .. }
-            | ErrorKind::CrcMismatch { .. }
-            | ErrorKind::TornUpdate { .. }
-            | ErrorKind::NoEndOfCentralDirectory
-            | ErrorKind::MissingZip64
-            | ErrorKind::Zip64RecordSize { .. }
-            | ErrorKind::EndMismatch { .. }
-            | ErrorKind::CentralDirectoryBounds { .. }
-            | ErrorKind::EntryCount { .. }
-            | ErrorKind::Zip64ExtraMissing
-            | ErrorKind::MalformedExtra
-            | ErrorKind::HeaderNotFirst
-            | ErrorKind::HeaderNotAtStart { .. }
-            | ErrorKind::LocalMismatch { .. }
-            | ErrorKind::LocalNameMismatch { .. }
-            | ErrorKind::MemberBounds { .. }
-            | ErrorKind::OverlappingMember { .. }
-            | ErrorKind::DuplicateMember { .. }
-            | ErrorKind::MemberCrc { .. } => Fault::Input,
-            ErrorKind::MultiDisk => Fault::Unsupported,
-            // Only ever a warning: the build lacks the memory to check more.
-            ErrorKind::CrcNotChecked { .. } => Fault::Limit,
-            ErrorKind::TooManyEntries { .. } | ErrorKind::ReservedName => Fault::Caller,
-            #[cfg(feature = "alloc")]
-            ErrorKind::DuplicateName { .. } | ErrorKind::BadName { .. } => Fault::Caller,
-            #[cfg(feature = "std")]
-            ErrorKind::NotAFile { .. } => Fault::Caller,
-            #[cfg(feature = "std")]
-            ErrorKind::SourceChanged { .. } | ErrorKind::Io(_) => Fault::Io,
-        }
+binfmt_core::format_kind! {
+    ErrorKind;
+    fault {
+        ErrorKind::WrongName { .. }
+        | ErrorKind::NameLength { .. }
+        | ErrorKind::ExtraField { .. }
+        | ErrorKind::Compressed { .. }
+        | ErrorKind::PayloadSize { .. }
+        | ErrorKind::Encrypted { .. }
+        | ErrorKind::DataDescriptor { .. }
+        | ErrorKind::CountTooLarge { .. }
+        | ErrorKind::NonZeroPadding { .. }
+        | ErrorKind::CrcMismatch { .. }
+        | ErrorKind::TornUpdate { .. }
+        | ErrorKind::NoEndOfCentralDirectory
+        | ErrorKind::MissingZip64
+        | ErrorKind::Zip64RecordSize { .. }
+        | ErrorKind::EndMismatch { .. }
+        | ErrorKind::CentralDirectoryBounds { .. }
+        | ErrorKind::EntryCount { .. }
+        | ErrorKind::Zip64ExtraMissing
+        | ErrorKind::MalformedExtra
+        | ErrorKind::HeaderNotFirst
+        | ErrorKind::HeaderNotAtStart { .. }
+        | ErrorKind::LocalMismatch { .. }
+        | ErrorKind::LocalNameMismatch { .. }
+        | ErrorKind::MemberBounds { .. }
+        | ErrorKind::OverlappingMember { .. }
+        | ErrorKind::DuplicateMember { .. }
+        | ErrorKind::MemberCrc { .. } => Fault::Input,
+        ErrorKind::MultiDisk => Fault::Unsupported,
+        // Only ever a warning: the build lacks the memory to check more.
+        ErrorKind::CrcNotChecked { .. } => Fault::Limit,
+        ErrorKind::TooManyEntries { .. } | ErrorKind::ReservedName => Fault::Caller,
+        #[cfg(feature = "alloc")]
+        ErrorKind::DuplicateName { .. } | ErrorKind::BadName { .. } => Fault::Caller,
+        #[cfg(feature = "std")]
+        ErrorKind::NotAFile { .. } => Fault::Caller,
+        #[cfg(feature = "std")]
+        ErrorKind::SourceChanged { .. } => Fault::Io,
     }
-
-    #[deny(clippy::wildcard_enum_match_arm)]
-    fn name(&self) -> &'static str {
-        match self {
-            ErrorKind::Layout(layout) => layout.name(),
-            ErrorKind::WrongName { .. } => "WrongName",
-            ErrorKind::NameLength { .. } => "NameLength",
-            ErrorKind::ExtraField { .. } => "ExtraField",
-            ErrorKind::Compressed { .. } => "Compressed",
-            ErrorKind::PayloadSize { .. } => "PayloadSize",
-            ErrorKind::Encrypted { .. } => "Encrypted",
-            ErrorKind::DataDescriptor { .. } => "DataDescriptor",
-            ErrorKind::CountTooLarge { .. } => "CountTooLarge",
-            ErrorKind::NonZeroPadding { .. } => "NonZeroPadding",
-            ErrorKind::CrcMismatch { .. } => "CrcMismatch",
-            ErrorKind::TornUpdate { .. } => "TornUpdate",
-            ErrorKind::NoEndOfCentralDirectory => "NoEndOfCentralDirectory",
-            ErrorKind::MissingZip64 => "MissingZip64",
-            ErrorKind::Zip64RecordSize { .. } => "Zip64RecordSize",
-            ErrorKind::MultiDisk => "MultiDisk",
-            ErrorKind::EndMismatch { .. } => "EndMismatch",
-            ErrorKind::CentralDirectoryBounds { .. } => "CentralDirectoryBounds",
-            ErrorKind::EntryCount { .. } => "EntryCount",
-            ErrorKind::Zip64ExtraMissing => "Zip64ExtraMissing",
-            ErrorKind::MalformedExtra => "MalformedExtra",
-            ErrorKind::HeaderNotFirst => "HeaderNotFirst",
-            ErrorKind::HeaderNotAtStart { .. } => "HeaderNotAtStart",
-            ErrorKind::LocalMismatch { .. } => "LocalMismatch",
-            ErrorKind::LocalNameMismatch { .. } => "LocalNameMismatch",
-            ErrorKind::MemberBounds { .. } => "MemberBounds",
-            ErrorKind::OverlappingMember { .. } => "OverlappingMember",
-            ErrorKind::DuplicateMember { .. } => "DuplicateMember",
-            ErrorKind::MemberCrc { .. } => "MemberCrc",
-            ErrorKind::CrcNotChecked { .. } => "CrcNotChecked",
-            ErrorKind::TooManyEntries { .. } => "TooManyEntries",
-            #[cfg(feature = "alloc")]
-            ErrorKind::DuplicateName { .. } => "DuplicateName",
-            ErrorKind::ReservedName => "ReservedName",
-            #[cfg(feature = "alloc")]
-            ErrorKind::BadName { .. } => "BadName",
-            #[cfg(feature = "std")]
-            ErrorKind::NotAFile { .. } => "NotAFile",
-            #[cfg(feature = "std")]
-            ErrorKind::SourceChanged { .. } => "SourceChanged",
-            #[cfg(feature = "std")]
-            ErrorKind::Io(_) => "Io",
-        }
-    }
-
-    binfmt_core::io_hooks!(ErrorKind::Io);
-
-    #[cfg(feature = "std")]
-    fn into_io_error(self) -> Result<std::io::Error, Self> {
-        match self {
-            ErrorKind::Io(e) => Ok(e.source),
-            other => Err(other),
-        }
+    name {
+        ErrorKind::WrongName { .. } => "WrongName",
+        ErrorKind::NameLength { .. } => "NameLength",
+        ErrorKind::ExtraField { .. } => "ExtraField",
+        ErrorKind::Compressed { .. } => "Compressed",
+        ErrorKind::PayloadSize { .. } => "PayloadSize",
+        ErrorKind::Encrypted { .. } => "Encrypted",
+        ErrorKind::DataDescriptor { .. } => "DataDescriptor",
+        ErrorKind::CountTooLarge { .. } => "CountTooLarge",
+        ErrorKind::NonZeroPadding { .. } => "NonZeroPadding",
+        ErrorKind::CrcMismatch { .. } => "CrcMismatch",
+        ErrorKind::TornUpdate { .. } => "TornUpdate",
+        ErrorKind::NoEndOfCentralDirectory => "NoEndOfCentralDirectory",
+        ErrorKind::MissingZip64 => "MissingZip64",
+        ErrorKind::Zip64RecordSize { .. } => "Zip64RecordSize",
+        ErrorKind::MultiDisk => "MultiDisk",
+        ErrorKind::EndMismatch { .. } => "EndMismatch",
+        ErrorKind::CentralDirectoryBounds { .. } => "CentralDirectoryBounds",
+        ErrorKind::EntryCount { .. } => "EntryCount",
+        ErrorKind::Zip64ExtraMissing => "Zip64ExtraMissing",
+        ErrorKind::MalformedExtra => "MalformedExtra",
+        ErrorKind::HeaderNotFirst => "HeaderNotFirst",
+        ErrorKind::HeaderNotAtStart { .. } => "HeaderNotAtStart",
+        ErrorKind::LocalMismatch { .. } => "LocalMismatch",
+        ErrorKind::LocalNameMismatch { .. } => "LocalNameMismatch",
+        ErrorKind::MemberBounds { .. } => "MemberBounds",
+        ErrorKind::OverlappingMember { .. } => "OverlappingMember",
+        ErrorKind::DuplicateMember { .. } => "DuplicateMember",
+        ErrorKind::MemberCrc { .. } => "MemberCrc",
+        ErrorKind::CrcNotChecked { .. } => "CrcNotChecked",
+        ErrorKind::TooManyEntries { .. } => "TooManyEntries",
+        #[cfg(feature = "alloc")]
+        ErrorKind::DuplicateName { .. } => "DuplicateName",
+        ErrorKind::ReservedName => "ReservedName",
+        #[cfg(feature = "alloc")]
+        ErrorKind::BadName { .. } => "BadName",
+        #[cfg(feature = "std")]
+        ErrorKind::NotAFile { .. } => "NotAFile",
+        #[cfg(feature = "std")]
+        ErrorKind::SourceChanged { .. } => "SourceChanged",
     }
 }
-
-impl FormatKind for ErrorKind {}
-#[cfg(feature = "std")]
-impl binfmt_core::IoKind for ErrorKind {}
 
 /// An error of this crate: an [`ErrorKind`] and, for problems in the input, the byte
 /// offset at which it was found.
@@ -507,13 +483,6 @@ impl binfmt_core::IoKind for ErrorKind {}
 /// share one allocation, made on the error path only ([`binfmt_core::Error`], "Size").
 /// Without `alloc` they are inline: 72 bytes on 64-bit targets.
 pub type Error = binfmt_core::Error<ErrorKind>;
-
-// The size the docs above promise: errors must stay cheap to move, whatever the kinds
-// grow to hold.
-#[cfg(feature = "alloc")]
-const _: () = assert!(
-    size_of::<Error>() == size_of::<usize>() && size_of::<Result<()>>() == size_of::<usize>()
-);
 
 /// Shorthand for results of this crate.
 pub type Result<T, E = Error> = core::result::Result<T, E>;
@@ -529,6 +498,9 @@ pub(crate) fn with_path(path: &std::path::Path) -> impl Fn(Error) -> Error + '_ 
 #[cfg(feature = "std")]
 pub(crate) fn io_at(path: &std::path::Path) -> impl FnOnce(std::io::Error) -> Error + '_ {
     move |source| {
-        ErrorKind::Io(binfmt_core::IoError::new(Some(path.to_path_buf()), source)).unlocated()
+        binfmt_core::Kind::unlocated(ErrorKind::Io(binfmt_core::IoError::new(
+            Some(path.to_path_buf()),
+            source,
+        )))
     }
 }

@@ -422,17 +422,12 @@ impl<'a> Header<'a> {
         crate::crc::crc32(self.payload_bytes())
     }
 
-    /// The version-needed-to-extract field (10 from tacozip's `create`, 20 from its
-    /// `serialize_header`; both are accepted).
-    #[must_use]
-    pub fn version_needed(&self) -> u16 {
-        self.raw.local.version_needed.get()
-    }
-
-    /// The general-purpose flags.
-    #[must_use]
-    pub fn flags(&self) -> u16 {
-        self.raw.local.flags.get()
+    binfmt_core::le_getters! { raw.local =>
+        /// The version-needed-to-extract field (10 from tacozip's `create`, 20 from its
+        /// `serialize_header`; both are accepted).
+        pub fn version_needed -> u16;
+        /// The general-purpose flags.
+        pub fn flags -> u16;
     }
 
     /// The modification time stored in the header.

@@ -58,21 +58,7 @@ pub use create::{Writer, WriterOptions};
 pub use reader::{CentralDirectory, MemberList, Reader, read_header, read_header_with};
 
 // What a caller needs to match, blame or rebase an error, and to drive `verify`.
-#[cfg(feature = "std")]
-#[cfg_attr(docsrs, doc(cfg(feature = "std")))]
-pub use binfmt_core::IoError;
-/// The byte-data trait the view reads through: `&[u8]`, or a [`ReadCache`] over a byte
-/// source (re-exported so that a user of this crate alone can name them).
-pub use binfmt_core::data::Data;
-pub use binfmt_core::{
-    Compatibility, Diagnostic, Fault, Found, Layout, Severity, Sink, Summary, Version,
-};
-#[cfg(feature = "std")]
-#[cfg_attr(docsrs, doc(cfg(feature = "std")))]
-pub use binfmt_core::{
-    cache::ReadCache,
-    source::{ByteSource, Counting, FileSource, SeekSource, StreamSource},
-};
+binfmt_core::reexport_shared!();
 
 /// True when `head` (the first 41 bytes of a file or more) starts like a TACO archive:
 /// the [`MAGIC`] of a ZIP local file header, and the member name `TACO_HEADER` at

@@ -3,7 +3,7 @@
 use core::ops::ControlFlow;
 
 use binfmt_core::data::Data;
-use binfmt_core::verify::{Sink, Summary, Tally};
+use binfmt_core::verify::{Sink, Tally};
 use binfmt_core::{Kind, bytes};
 
 use crate::central::{CentralEntries, CentralEntry, LocalEntry};
@@ -14,90 +14,78 @@ use crate::{raw, walk};
 
 type Findings<'t, 's> = Tally<'s, dyn Sink<Error> + 't>;
 
-/// Checks the whole archive `data` against every rule and reports each problem to
-/// `sink`: errors at [`Severity::Error`](crate::Severity::Error), and under
-/// [`ReadOptions::lenient`] what the strict header rules say at
-/// [`Severity::Warning`](crate::Severity::Warning). The sink may stop the walk.
-///
-/// The rules are those of [`Archive::parse`](crate::Archive::parse) (the same functions)
-/// and, for every member: its central-directory entry parses; its local header has the
-/// same signature, name, method and CRC-32 (unless it uses a data descriptor) as its
-/// entry; its data ends before the central directory; no two members share bytes or a
-/// name; the declared count fills the central directory exactly; and, with
-/// [`ReadOptions::checksums`], the CRC-32 of every stored member's data. Compressed
-/// members (which tacozip never writes, but `zip` can append) are not inflated.
-///
-/// Structure is reported in central-directory order, then overlaps and member CRCs in
-/// data order, then duplicate names. Each distinct payload is hashed once, whatever the
-/// number of entries that point at it, and no byte is hashed for a member that overlaps
-/// another; memory grows with the number of members (with `alloc`, a few dozen bytes
-/// each), never with the number of problems. Without `alloc`, duplicates and overlaps
-/// are not looked for, and the CRC of a member whose data precedes data already hashed
-/// is skipped with an [`ErrorKind::CrcNotChecked`] warning.
-///
-/// ```
-/// use binfmt_core::verify::Findings;
-/// use taco_header::{Entries, ReadOptions, Writer};
-/// let mut writer = Writer::new(Entries::new());
-/// writer.add_bytes("a.txt", b"hello".to_vec());
-/// let mut bytes = writer.to_vec()?;
-/// let at = bytes.windows(5).position(|w| w == b"hello").unwrap();
-/// bytes[at] = b'j'; // damage the member's data
-///
-/// let mut findings = Findings::new(10);
-/// let summary = taco_header::verify(&bytes, &ReadOptions::new(), &mut findings);
-/// assert!(!summary.is_valid());
-/// assert_eq!(
-///     findings.errors()[0].to_string(),
-///     format!("byte {at}: member 1's data hashes to 0x4cd0f5e6, but its CRC-32 is 0x3610a686")
-/// );
-/// # Ok::<(), taco_header::Error>(())
-/// ```
-pub fn verify(data: &[u8], options: &ReadOptions, sink: &mut dyn Sink<Error>) -> Summary {
-    verify_data(data, options, sink)
-}
+binfmt_core::verify_fns! {
+    /// Checks the whole archive `data` against every rule and reports each problem to
+    /// `sink`: errors at [`Severity::Error`](crate::Severity::Error), and under
+    /// [`ReadOptions::lenient`] what the strict header rules say at
+    /// [`Severity::Warning`](crate::Severity::Warning). The sink may stop the walk.
+    ///
+    /// The rules are those of [`Archive::parse`](crate::Archive::parse) (the same functions)
+    /// and, for every member: its central-directory entry parses; its local header has the
+    /// same signature, name, method and CRC-32 (unless it uses a data descriptor) as its
+    /// entry; its data ends before the central directory; no two members share bytes or a
+    /// name; the declared count fills the central directory exactly; and, with
+    /// [`ReadOptions::checksums`], the CRC-32 of every stored member's data. Compressed
+    /// members (which tacozip never writes, but `zip` can append) are not inflated.
+    ///
+    /// Structure is reported in central-directory order, then overlaps and member CRCs in
+    /// data order, then duplicate names. Each distinct payload is hashed once, whatever the
+    /// number of entries that point at it, and no byte is hashed for a member that overlaps
+    /// another; memory grows with the number of members (with `alloc`, a few dozen bytes
+    /// each), never with the number of problems. Without `alloc`, duplicates and overlaps
+    /// are not looked for, and the CRC of a member whose data precedes data already hashed
+    /// is skipped with an [`ErrorKind::CrcNotChecked`] warning.
+    ///
+    /// ```
+    /// use binfmt_core::verify::Findings;
+    /// use taco_header::{Entries, ReadOptions, Writer};
+    /// let mut writer = Writer::new(Entries::new());
+    /// writer.add_bytes("a.txt", b"hello".to_vec());
+    /// let mut bytes = writer.to_vec()?;
+    /// let at = bytes.windows(5).position(|w| w == b"hello").unwrap();
+    /// bytes[at] = b'j'; // damage the member's data
+    ///
+    /// let mut findings = Findings::new(10);
+    /// let summary = taco_header::verify(&bytes, &ReadOptions::new(), &mut findings);
+    /// assert!(!summary.is_valid());
+    /// assert_eq!(
+    ///     findings.errors()[0].to_string(),
+    ///     format!("byte {at}: member 1's data hashes to 0x4cd0f5e6, but its CRC-32 is 0x3610a686")
+    /// );
+    /// # Ok::<(), taco_header::Error>(())
+    /// ```
+    pub fn verify;
 
-/// [`verify`] over any [`Data`]: a slice, or a
-/// [`ReadCache`](binfmt_core::cache::ReadCache) over a file or an object store, with the
-/// same rules and the same findings.
-///
-/// Over a cache the metadata (the header, the end records, the central directory and
-/// the local headers, hinted in one batch) is read by ranges and kept; the member data
-/// hashed for the CRC checks is read with [`Data::payload`] in pieces of at most
-/// [`PIECE_SIZE`] bytes, announced first with [`Data::prefetch`] in the order they are hashed,
-/// and not kept: memory does not grow with the members' sizes. An I/O error while
-/// reading is reported as an error.
-///
-/// ```
-/// # #[cfg(feature = "std")] {
-/// use binfmt_core::cache::ReadCache;
-/// use binfmt_core::source::Counting;
-/// use binfmt_core::verify::Findings;
-/// use taco_header::{Entries, ReadOptions, Writer};
-///
-/// let mut writer = Writer::new(Entries::new());
-/// writer.add_bytes("big", vec![7u8; 1 << 20]);
-/// let bytes = writer.to_vec()?;
-/// let cache = ReadCache::new(Counting::new(&bytes[..]));
-/// let mut findings = Findings::new(10);
-/// let summary = taco_header::verify_data(&cache, &ReadOptions::new(), &mut findings);
-/// assert!(summary.is_valid());
-/// assert!(cache.held() < 100_000); // not the member's 1 MiB
-/// # }
-/// # Ok::<(), taco_header::Error>(())
-/// ```
-pub fn verify_data<'d, D: Data<'d>>(
-    data: D,
-    options: &ReadOptions,
-    sink: &mut dyn Sink<Error>,
-) -> Summary
-where
-    Error: From<D::Error>,
-{
-    let mut tally = Tally::new(sink);
-    // A `Break` means the sink stopped the walk; the summary records it.
-    let _ = walk_archive(data, options, &mut tally);
-    tally.finish()
+    /// [`verify`] over any [`Data`]: a slice, or a
+    /// [`ReadCache`](binfmt_core::cache::ReadCache) over a file or an object store, with the
+    /// same rules and the same findings.
+    ///
+    /// Over a cache the metadata (the header, the end records, the central directory and
+    /// the local headers, hinted in one batch) is read by ranges and kept; the member data
+    /// hashed for the CRC checks is read with [`Data::payload`] in pieces of at most
+    /// [`PIECE_SIZE`] bytes, announced first with [`Data::prefetch`] in the order they are hashed,
+    /// and not kept: memory does not grow with the members' sizes. An I/O error while
+    /// reading is reported as an error.
+    ///
+    /// ```
+    /// # #[cfg(feature = "std")] {
+    /// use binfmt_core::cache::ReadCache;
+    /// use binfmt_core::source::Counting;
+    /// use binfmt_core::verify::Findings;
+    /// use taco_header::{Entries, ReadOptions, Writer};
+    ///
+    /// let mut writer = Writer::new(Entries::new());
+    /// writer.add_bytes("big", vec![7u8; 1 << 20]);
+    /// let bytes = writer.to_vec()?;
+    /// let cache = ReadCache::new(Counting::new(&bytes[..]));
+    /// let mut findings = Findings::new(10);
+    /// let summary = taco_header::verify_data(&cache, &ReadOptions::new(), &mut findings);
+    /// assert!(summary.is_valid());
+    /// assert!(cache.held() < 100_000); // not the member's 1 MiB
+    /// # }
+    /// # Ok::<(), taco_header::Error>(())
+    /// ```
+    pub fn verify_data => walk_archive;
 }
 
 /// The most member bytes [`verify_data`] reads at once over a cache: 8 MiB.
@@ -318,6 +306,18 @@ struct Span {
 }
 
 impl Span {
+    /// The payload of `entry`, whose local header is `local`.
+    fn new(entry: &CentralEntry<'_>, local: &LocalEntry<'_>) -> Span {
+        Span {
+            start: entry.local_header_offset,
+            data: local.data_offset,
+            size: entry.compressed_size,
+            method: entry.method(),
+            index: entry.index,
+            crc: entry.crc32(),
+        }
+    }
+
     /// The payload's identity for the CRC cache.
     fn key(&self) -> (u64, u64, u16) {
         (self.data, self.size, self.method)
@@ -393,17 +393,30 @@ impl Span {
     }
 }
 
-/// Overlaps and member CRCs: with `alloc`, over the members sorted by position, so that
-/// each distinct payload is hashed once and overlapping ones not at all.
-#[cfg(feature = "alloc")]
+/// Overlaps and member CRCs, checked as the walk adds the members: what is remembered of
+/// the members added so far depends on the build ([`Seen`]).
 struct Payloads<D> {
     data: D,
     len: u64,
     checksums: bool,
-    spans: alloc::vec::Vec<Span>,
+    seen: Seen,
 }
 
+/// Overlaps and member CRCs: with `alloc`, over the members sorted by position, so that
+/// each distinct payload is hashed once and overlapping ones not at all.
 #[cfg(feature = "alloc")]
+type Seen = alloc::vec::Vec<Span>;
+
+/// Member CRCs without `alloc`: in central-directory order, hashing a payload only when
+/// it starts at or after the end of the last one hashed (or is that same payload), so
+/// that no byte is hashed twice.
+#[cfg(not(feature = "alloc"))]
+#[derive(Default)]
+struct Seen {
+    hashed_until: u64,
+    last: Option<(Span, Option<u32>)>,
+}
+
 impl<'d, D: Data<'d>> Payloads<D>
 where
     Error: From<D::Error>,
@@ -413,10 +426,26 @@ where
             data,
             len,
             checksums,
-            spans: alloc::vec::Vec::new(),
+            seen: Seen::default(),
         }
     }
 
+    /// Adds the member of `entry`, whose local header is `local`.
+    fn add(
+        &mut self,
+        entry: &CentralEntry<'_>,
+        local: &LocalEntry<'_>,
+        tally: &mut Findings<'_, '_>,
+    ) -> ControlFlow<()> {
+        self.add_span(Span::new(entry, local), tally)
+    }
+}
+
+#[cfg(feature = "alloc")]
+impl<'d, D: Data<'d>> Payloads<D>
+where
+    Error: From<D::Error>,
+{
     /// Announces the pieces of the payloads [`Payloads::finish`] will hash, in order:
     /// its walk, without the hashing.
     fn prefetch(&self) -> Result<(), Error> {
@@ -426,7 +455,7 @@ where
         let mut ranges = alloc::vec::Vec::new();
         let mut furthest: Option<u64> = None;
         let mut last: Option<Span> = None;
-        for span in &self.spans {
+        for span in &self.seen {
             let end = span.data.saturating_add(span.size);
             let same = last.is_some_and(|p| p.start == span.start && p.key() == span.key());
             let overlaps = furthest.is_some_and(|reach| span.start < reach);
@@ -441,33 +470,21 @@ where
         Ok(self.data.prefetch(&ranges)?)
     }
 
-    fn add(
-        &mut self,
-        entry: &CentralEntry<'_>,
-        local: &LocalEntry<'_>,
-        _tally: &mut Findings<'_, '_>,
-    ) -> ControlFlow<()> {
-        self.spans.push(Span {
-            start: entry.local_header_offset,
-            data: local.data_offset,
-            size: entry.compressed_size,
-            method: entry.method(),
-            index: entry.index,
-            crc: entry.crc32(),
-        });
+    fn add_span(&mut self, span: Span, _tally: &mut Findings<'_, '_>) -> ControlFlow<()> {
+        self.seen.push(span);
         ControlFlow::Continue(())
     }
 
     fn finish(mut self, tally: &mut Findings<'_, '_>) -> ControlFlow<()> {
         // Members are almost always in data order already: the sort is then linear.
-        self.spans.sort_unstable();
+        self.seen.sort_unstable();
         if let Err(e) = self.prefetch() {
             tally.error(e)?;
         }
         // The member reaching furthest so far, and the last payload hashed.
         let mut furthest: Option<(u64, u64)> = None;
         let mut last: Option<(Span, Option<u32>)> = None;
-        for span in &self.spans {
+        for span in &self.seen {
             let end = span.data.saturating_add(span.size);
             let computed = match last {
                 Some((prev, computed)) if prev.start == span.start && prev.key() == span.key() => {
@@ -512,50 +529,15 @@ where
     }
 }
 
-/// Member CRCs without `alloc`: in central-directory order, hashing a payload only when
-/// it starts at or after the end of the last one hashed (or is that same payload), so
-/// that no byte is hashed twice.
-#[cfg(not(feature = "alloc"))]
-struct Payloads<D> {
-    data: D,
-    len: u64,
-    checksums: bool,
-    hashed_until: u64,
-    last: Option<(Span, Option<u32>)>,
-}
-
 #[cfg(not(feature = "alloc"))]
 impl<'d, D: Data<'d>> Payloads<D>
 where
     Error: From<D::Error>,
 {
-    fn new(data: D, len: u64, checksums: bool) -> Self {
-        Payloads {
-            data,
-            len,
-            checksums,
-            hashed_until: 0,
-            last: None,
-        }
-    }
-
-    fn add(
-        &mut self,
-        entry: &CentralEntry<'_>,
-        local: &LocalEntry<'_>,
-        tally: &mut Findings<'_, '_>,
-    ) -> ControlFlow<()> {
-        let span = Span {
-            start: entry.local_header_offset,
-            data: local.data_offset,
-            size: entry.compressed_size,
-            method: entry.method(),
-            index: entry.index,
-            crc: entry.crc32(),
-        };
-        let computed = match self.last {
+    fn add_span(&mut self, span: Span, tally: &mut Findings<'_, '_>) -> ControlFlow<()> {
+        let computed = match self.seen.last {
             Some((prev, computed)) if prev.key() == span.key() => computed,
-            _ if span.data >= self.hashed_until => {
+            _ if span.data >= self.seen.hashed_until => {
                 let computed = match span.computed_crc(self.data, self.len, self.checksums) {
                     Ok(computed) => computed,
                     Err(e) => {
@@ -564,7 +546,7 @@ where
                     }
                 };
                 if computed.is_some() {
-                    self.hashed_until = span.data.saturating_add(span.size);
+                    self.seen.hashed_until = span.data.saturating_add(span.size);
                 }
                 computed
             }
@@ -579,7 +561,7 @@ where
         if let Err(e) = span.check_crc(computed) {
             tally.error(e)?;
         }
-        self.last = Some((span, computed));
+        self.seen.last = Some((span, computed));
         ControlFlow::Continue(())
     }
 
@@ -707,6 +689,7 @@ mod no_alloc_tests {
     use std::vec::Vec;
 
     use binfmt_core::le::{U16, U32};
+    use binfmt_core::verify::Summary;
     use zerocopy::IntoBytes;
 
     use super::*;

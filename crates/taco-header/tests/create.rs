@@ -50,12 +50,7 @@ fn write_archives(dir: &Path) -> Vec<(PathBuf, Entries, Vec<String>)> {
         &[],
     );
 
-    let source = dir.join("source.bin");
-    fs::write(
-        &source,
-        (0..=255u8).cycle().take(70_000).collect::<Vec<_>>(),
-    )
-    .unwrap();
+    let source = ramp_file(dir);
     let mut b = Writer::new(three());
     b.add_file("METADATA/level0.parquet", &source)
         .add_bytes("empty.bin", Vec::new())
@@ -120,15 +115,21 @@ impl std::io::Write for Unseekable {
     }
 }
 
-#[test]
-fn every_output_method_writes_the_same_bytes() {
-    let dir = scratch("outputs");
+/// `dir/source.bin`: 70,000 bytes counting 0 to 255 over and over.
+fn ramp_file(dir: &Path) -> PathBuf {
     let source = dir.join("source.bin");
     fs::write(
         &source,
         (0..=255u8).cycle().take(70_000).collect::<Vec<_>>(),
     )
     .unwrap();
+    source
+}
+
+#[test]
+fn every_output_method_writes_the_same_bytes() {
+    let dir = scratch("outputs");
+    let source = ramp_file(&dir);
     let mut w = Writer::new(three());
     w.add_file("a/file.bin", &source)
         .add_bytes("b.txt", b"bytes".to_vec())

@@ -4,15 +4,12 @@
 #![cfg(feature = "std")]
 #![allow(clippy::unwrap_used, clippy::panic, clippy::std_instead_of_core)]
 
-use std::borrow::Cow;
-use std::io;
-use std::ops::Range;
 use std::path::Path;
-use std::sync::atomic::{AtomicU64, Ordering};
 
 use binfmt_core::cache::ReadCache;
 use binfmt_core::data::Data;
-use binfmt_core::source::{ByteSource, Counting};
+use binfmt_core::source::Counting;
+use binfmt_test_support::rounds::Rounds;
 use taco_header::{Archive, Entries, Entry, Error, HEAD_SIZE, Member, ReadOptions, Reader, Writer};
 
 fn fixtures() -> Vec<(String, Vec<u8>)> {
@@ -217,50 +214,6 @@ fn the_reader_and_its_view_agree_with_the_slice() {
     }
 }
 
-/// A source that counts calls: each call is one dependent round trip (a batch of
-/// ranges is fetched concurrently).
-struct Calls<S> {
-    inner: S,
-    calls: AtomicU64,
-}
-
-impl<S> Calls<S> {
-    fn new(inner: S) -> Self {
-        Calls {
-            inner,
-            calls: AtomicU64::new(0),
-        }
-    }
-    fn calls(&self) -> u64 {
-        self.calls.load(Ordering::Relaxed)
-    }
-    fn call(&self) {
-        self.calls.fetch_add(1, Ordering::Relaxed);
-    }
-}
-
-impl<S: ByteSource> ByteSource for Calls<S> {
-    fn len(&self) -> io::Result<u64> {
-        self.inner.len()
-    }
-    fn read_range(&self, range: Range<u64>) -> io::Result<Cow<'_, [u8]>> {
-        self.call();
-        self.inner.read_range(range)
-    }
-    fn read_ranges(&self, ranges: &[Range<u64>]) -> io::Result<Vec<Cow<'_, [u8]>>> {
-        self.call();
-        self.inner.read_ranges(ranges)
-    }
-    fn read_head(&self, max_len: u64) -> io::Result<Cow<'_, [u8]>> {
-        self.call();
-        self.inner.read_head(max_len)
-    }
-    fn read_tail(&self, max_len: u64) -> io::Result<(u64, Cow<'_, [u8]>)> {
-        self.call();
-        self.inner.read_tail(max_len)
-    }
-}
-
 /// An archive of `n` small members.
 fn archive(n: u32) -> Vec<u8> {
     let mut b = Writer::new(Entries::from_slice(&[Entry::new(157, 13)]).unwrap());
@@ -286,19 +239,19 @@ fn a_listing_over_a_cache_is_at_most_two_dependent_round_trips_then_one_batch() 
     // (members, round trips to parse, requests to parse)
     for (n, trips, requests) in [(3, 1, 1), (70_000, 2, 3)] {
         let bytes = archive(n);
-        let calls = Calls::new(&bytes[..]);
+        let calls = Rounds::new(&bytes[..]);
         let source = Counting::new(&calls);
         let cache = ReadCache::new(&source);
         let view = Archive::from_data(&cache).unwrap();
         // The head and the tail in one batch (one range when they are close), then the
         // central directory when the tail does not hold it.
-        assert_eq!(calls.calls(), trips, "{n} members");
+        assert_eq!(calls.rounds(), trips, "{n} members");
         assert_eq!(source.stats().requests, requests, "{n} members");
         let members: Vec<_> = view.members().collect::<Result<_, _>>().unwrap();
         assert_eq!(members.len(), n as usize + 1);
         // The local headers: one batch, coalesced into one range.
         let extra = if n == 3 { 0 } else { 1 };
-        assert_eq!(calls.calls(), trips + extra, "{n} members");
+        assert_eq!(calls.rounds(), trips + extra, "{n} members");
         assert_eq!(source.stats().requests, requests + extra, "{n} members");
         assert_eq!(
             members,
@@ -318,31 +271,31 @@ fn large_members_cost_one_range_each_in_one_batch() {
         b.add_bytes(format!("big{i}"), vec![i; 100_000]);
     }
     let bytes = b.to_vec().unwrap();
-    let calls = Calls::new(&bytes[..]);
+    let calls = Rounds::new(&bytes[..]);
     let source = Counting::new(&calls);
     let cache = ReadCache::new(&source);
     let view = Archive::from_data(&cache).unwrap();
     // The head and the tail, apart: two ranges in one batch.
-    assert_eq!((calls.calls(), source.stats().requests), (1, 2));
+    assert_eq!((calls.rounds(), source.stats().requests), (1, 2));
     assert_eq!(view.members().filter(Result::is_ok).count(), 5);
     // The first member's local header is in the head; the next three are 100 KB apart.
-    assert_eq!((calls.calls(), source.stats().requests), (2, 2 + 3));
+    assert_eq!((calls.rounds(), source.stats().requests), (2, 2 + 3));
 }
 
 #[test]
 fn the_reader_keeps_its_first_bytes_and_its_directory() {
     let bytes = archive(70_000);
-    let calls = Calls::new(&bytes[..]);
+    let calls = Rounds::new(&bytes[..]);
     let reader = Reader::open(&calls).unwrap();
-    assert_eq!(calls.calls(), 1);
+    assert_eq!(calls.rounds(), 1);
     reader.central_directory().unwrap();
     // The tail, then the central directory.
-    assert_eq!(calls.calls(), 3);
+    assert_eq!(calls.rounds(), 3);
     let members = reader.members().unwrap();
     assert_eq!(members.len(), 70_001);
     // One batch of local headers; the directory was kept.
-    assert_eq!(calls.calls(), 4);
+    assert_eq!(calls.rounds(), 4);
     reader.view().unwrap();
     reader.members().unwrap();
-    assert_eq!(calls.calls(), 4);
+    assert_eq!(calls.rounds(), 4);
 }

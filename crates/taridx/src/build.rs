@@ -282,13 +282,7 @@ impl Writer {
             }
             .unlocated()
         })?;
-        refuse_compressed(data, fid)?;
-        let mut stats = ShardStats {
-            fid,
-            members: 0,
-            rows: 0,
-            skipped: 0,
-        };
+        let mut stats = start_shard(data, fid)?;
         // Every member under one global pax `path` has the same name bytes: the name is
         // decoded, split and hashed once, not once per member. (Per shard: the bytes of
         // another shard may later lie at the same address.)
@@ -430,13 +424,7 @@ impl Writer {
                 }
             }
         };
-        refuse_compressed(data, fid)?;
-        let mut stats = ShardStats {
-            fid,
-            members: 0,
-            rows: 0,
-            skipped: 0,
-        };
+        let mut stats = start_shard(data, fid)?;
         for header in GlznWalker::new(data, fid) {
             let header = header?;
             stats.members += 1;
@@ -658,15 +646,21 @@ fn excerpt(name: &Name<'_>) -> NameExcerpt {
     excerpt
 }
 
-/// Fails on a compressed shard: its index would be empty or garbage.
-fn refuse_compressed(data: &[u8], fid: u16) -> Result<()> {
+/// The empty stats of shard `fid`, or an error for a compressed shard: its index would be
+/// empty or garbage.
+fn start_shard(data: &[u8], fid: u16) -> Result<ShardStats> {
     match tar::compression(data) {
         Some(compression) => Err(ErrorKind::Compressed {
             shard: fid,
             compression,
         }
         .at(0)),
-        None => Ok(()),
+        None => Ok(ShardStats {
+            fid,
+            members: 0,
+            rows: 0,
+            skipped: 0,
+        }),
     }
 }
 

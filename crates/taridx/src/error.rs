@@ -8,7 +8,7 @@
 
 use core::fmt;
 
-use binfmt_core::{Fault, FormatKind, Kind, Layout, Version};
+use binfmt_core::{Fault, Layout, Version};
 
 use crate::tar::Compression;
 
@@ -62,6 +62,8 @@ impl fmt::Display for TarPart {
 ///
 /// Struct variants are `#[non_exhaustive]`: match them with `..`, as fields may be added.
 /// [`Kind::name`](binfmt_core::Kind::name) gives each variant's stable name.
+///
+/// [`Kind::fault`]: binfmt_core::Kind::fault
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum ErrorKind {
@@ -425,101 +427,74 @@ impl ErrorKind {
     }
 }
 
-impl Kind for ErrorKind {
-    #[deny(clippy::wildcard_enum_match_arm)]
-    fn fault(&self) -> Fault {
-        match self {
-            ErrorKind::Layout(l) => l.fault(),
-            ErrorKind::RecordSize { .. }
-            | ErrorKind::HeaderSize { .. }
-            | ErrorKind::CrashOffset { .. }
-            | ErrorKind::RowsOffset { .. }
-            | ErrorKind::RowBytes { .. }
-            | ErrorKind::BlockText { .. }
-            | ErrorKind::BlockCount { .. }
-            | ErrorKind::ExtId { .. }
-            | ErrorKind::CrashId { .. }
-            | ErrorKind::StemCount { .. }
-            | ErrorKind::Flags { .. }
-            | ErrorKind::Reserved { .. }
-            | ErrorKind::TarHeaderTruncated { .. }
-            | ErrorKind::TarChecksum { .. }
-            | ErrorKind::TarNumber { .. }
-            | ErrorKind::TarNegative { .. }
-            | ErrorKind::TarTruncated { .. }
-            | ErrorKind::Pax { .. }
-            | ErrorKind::NameUtf8 { .. }
-            | ErrorKind::Newline { .. } => Fault::Input,
-            ErrorKind::NewerMinor { .. } | ErrorKind::Compressed { .. } => Fault::Unsupported,
-            ErrorKind::TooManyRows { .. }
-            | ErrorKind::TooManyShards { .. }
-            | ErrorKind::TooManyExtensions { .. }
-            | ErrorKind::TooManyCrashStems { .. }
-            | ErrorKind::FidOverflow { .. } => Fault::Limit,
-            ErrorKind::NotContiguous
-            | ErrorKind::InvalidRow { .. }
-            | ErrorKind::InvalidText { .. }
-            | ErrorKind::NoShard { .. } => Fault::Caller,
-            #[cfg(feature = "std")]
-            ErrorKind::Io(_) => Fault::Io,
-        }
+binfmt_core::format_kind! {
+    ErrorKind;
+    fault {
+        ErrorKind::RecordSize { .. }
+        | ErrorKind::HeaderSize { .. }
+        | ErrorKind::CrashOffset { .. }
+        | ErrorKind::RowsOffset { .. }
+        | ErrorKind::RowBytes { .. }
+        | ErrorKind::BlockText { .. }
+        | ErrorKind::BlockCount { .. }
+        | ErrorKind::ExtId { .. }
+        | ErrorKind::CrashId { .. }
+        | ErrorKind::StemCount { .. }
+        | ErrorKind::Flags { .. }
+        | ErrorKind::Reserved { .. }
+        | ErrorKind::TarHeaderTruncated { .. }
+        | ErrorKind::TarChecksum { .. }
+        | ErrorKind::TarNumber { .. }
+        | ErrorKind::TarNegative { .. }
+        | ErrorKind::TarTruncated { .. }
+        | ErrorKind::Pax { .. }
+        | ErrorKind::NameUtf8 { .. }
+        | ErrorKind::Newline { .. } => Fault::Input,
+        ErrorKind::NewerMinor { .. } | ErrorKind::Compressed { .. } => Fault::Unsupported,
+        ErrorKind::TooManyRows { .. }
+        | ErrorKind::TooManyShards { .. }
+        | ErrorKind::TooManyExtensions { .. }
+        | ErrorKind::TooManyCrashStems { .. }
+        | ErrorKind::FidOverflow { .. } => Fault::Limit,
+        ErrorKind::NotContiguous
+        | ErrorKind::InvalidRow { .. }
+        | ErrorKind::InvalidText { .. }
+        | ErrorKind::NoShard { .. } => Fault::Caller,
     }
-
-    #[deny(clippy::wildcard_enum_match_arm)]
-    fn name(&self) -> &'static str {
-        match self {
-            ErrorKind::Layout(layout) => layout.name(),
-            ErrorKind::RecordSize { .. } => "RecordSize",
-            ErrorKind::HeaderSize { .. } => "HeaderSize",
-            ErrorKind::CrashOffset { .. } => "CrashOffset",
-            ErrorKind::RowsOffset { .. } => "RowsOffset",
-            ErrorKind::RowBytes { .. } => "RowBytes",
-            ErrorKind::BlockText { .. } => "BlockText",
-            ErrorKind::BlockCount { .. } => "BlockCount",
-            ErrorKind::ExtId { .. } => "ExtId",
-            ErrorKind::CrashId { .. } => "CrashId",
-            ErrorKind::StemCount { .. } => "StemCount",
-            ErrorKind::Flags { .. } => "Flags",
-            ErrorKind::NewerMinor { .. } => "NewerMinor",
-            ErrorKind::Reserved { .. } => "Reserved",
-            ErrorKind::TooManyRows { .. } => "TooManyRows",
-            ErrorKind::NotContiguous => "NotContiguous",
-            ErrorKind::TarHeaderTruncated { .. } => "TarHeaderTruncated",
-            ErrorKind::TarChecksum { .. } => "TarChecksum",
-            ErrorKind::TarNumber { .. } => "TarNumber",
-            ErrorKind::TarNegative { .. } => "TarNegative",
-            ErrorKind::TarTruncated { .. } => "TarTruncated",
-            ErrorKind::Pax { .. } => "Pax",
-            ErrorKind::NameUtf8 { .. } => "NameUtf8",
-            ErrorKind::Newline { .. } => "Newline",
-            ErrorKind::Compressed { .. } => "Compressed",
-            ErrorKind::TooManyShards { .. } => "TooManyShards",
-            ErrorKind::TooManyExtensions { .. } => "TooManyExtensions",
-            ErrorKind::TooManyCrashStems { .. } => "TooManyCrashStems",
-            ErrorKind::FidOverflow { .. } => "FidOverflow",
-            ErrorKind::InvalidRow { .. } => "InvalidRow",
-            ErrorKind::InvalidText { .. } => "InvalidText",
-            ErrorKind::NoShard { .. } => "NoShard",
-            #[cfg(feature = "std")]
-            ErrorKind::Io(_) => "Io",
-        }
-    }
-
-    binfmt_core::io_hooks!(ErrorKind::Io);
-
-    #[cfg(feature = "std")]
-    fn into_io_error(self) -> core::result::Result<std::io::Error, Self> {
-        match self {
-            ErrorKind::Io(e) => Ok(e.source),
-            other => Err(other),
-        }
+    name {
+        ErrorKind::RecordSize { .. } => "RecordSize",
+        ErrorKind::HeaderSize { .. } => "HeaderSize",
+        ErrorKind::CrashOffset { .. } => "CrashOffset",
+        ErrorKind::RowsOffset { .. } => "RowsOffset",
+        ErrorKind::RowBytes { .. } => "RowBytes",
+        ErrorKind::BlockText { .. } => "BlockText",
+        ErrorKind::BlockCount { .. } => "BlockCount",
+        ErrorKind::ExtId { .. } => "ExtId",
+        ErrorKind::CrashId { .. } => "CrashId",
+        ErrorKind::StemCount { .. } => "StemCount",
+        ErrorKind::Flags { .. } => "Flags",
+        ErrorKind::NewerMinor { .. } => "NewerMinor",
+        ErrorKind::Reserved { .. } => "Reserved",
+        ErrorKind::TooManyRows { .. } => "TooManyRows",
+        ErrorKind::NotContiguous => "NotContiguous",
+        ErrorKind::TarHeaderTruncated { .. } => "TarHeaderTruncated",
+        ErrorKind::TarChecksum { .. } => "TarChecksum",
+        ErrorKind::TarNumber { .. } => "TarNumber",
+        ErrorKind::TarNegative { .. } => "TarNegative",
+        ErrorKind::TarTruncated { .. } => "TarTruncated",
+        ErrorKind::Pax { .. } => "Pax",
+        ErrorKind::NameUtf8 { .. } => "NameUtf8",
+        ErrorKind::Newline { .. } => "Newline",
+        ErrorKind::Compressed { .. } => "Compressed",
+        ErrorKind::TooManyShards { .. } => "TooManyShards",
+        ErrorKind::TooManyExtensions { .. } => "TooManyExtensions",
+        ErrorKind::TooManyCrashStems { .. } => "TooManyCrashStems",
+        ErrorKind::FidOverflow { .. } => "FidOverflow",
+        ErrorKind::InvalidRow { .. } => "InvalidRow",
+        ErrorKind::InvalidText { .. } => "InvalidText",
+        ErrorKind::NoShard { .. } => "NoShard",
     }
 }
-
-impl FormatKind for ErrorKind {}
-
-#[cfg(feature = "std")]
-impl binfmt_core::IoKind for ErrorKind {}
 
 /// An error of this crate: an [`ErrorKind`] and the byte offset it was found at, if any.
 ///
@@ -528,13 +503,6 @@ impl binfmt_core::IoKind for ErrorKind {}
 /// share one allocation, made on the error path only ([`binfmt_core::Error`], "Size").
 /// Without `alloc` they are inline: 72 bytes on 64-bit targets.
 pub type Error = binfmt_core::Error<ErrorKind>;
-
-// The size the docs above promise: errors must stay cheap to move, whatever the kinds
-// grow to hold.
-#[cfg(feature = "alloc")]
-const _: () = assert!(
-    size_of::<Error>() == size_of::<usize>() && size_of::<Result<()>>() == size_of::<usize>()
-);
 
 /// Shorthand for results whose error is this crate's [`Error`].
 pub type Result<T, E = Error> = core::result::Result<T, E>;

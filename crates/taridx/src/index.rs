@@ -298,23 +298,23 @@ where
         count_rule(exts, Block::Extensions, header.n_ext.get())?;
         let crash = text_block(data, off_crash, off_arr, Block::CrashStems)?;
         count_rule(crash, Block::CrashStems, header.n_crash.get())?;
-        Ok(Index {
+        Ok(Index::assemble(
             data,
             header,
             exts,
             crash,
             rows,
             compatibility,
-            options: *options,
-        })
+            options,
+        ))
     }
 }
 
 impl<'d, D: Data<'d>> Index<'d, D> {
     /// A view of parts that the rules checked (or, in `verify`, parts whose blocks may
     /// have failed their checks and are then empty; over a cache, `verify` reads the
-    /// rows itself and gives none here).
-    #[cfg(feature = "alloc")]
+    /// rows itself and gives none here). The parse builds its view here too.
+    #[inline]
     pub(crate) fn assemble(
         data: D,
         header: &'d raw::Header,
@@ -402,28 +402,15 @@ impl<'d, D: Data<'d>> Index<'d, D> {
         warnings(self.header, self.compatibility, &self.options)
     }
 
-    /// `n_stems` as stored: the number of distinct stems.
-    #[must_use]
-    pub fn n_stems(&self) -> u64 {
-        self.header.n_stems.get()
-    }
-
-    /// The number of rows.
-    #[must_use]
-    pub fn n_rows(&self) -> u64 {
-        self.header.n_rows.get()
-    }
-
-    /// The number of extensions.
-    #[must_use]
-    pub fn n_ext(&self) -> u32 {
-        self.header.n_ext.get()
-    }
-
-    /// The number of crash stems (crash ids run from 1 to this).
-    #[must_use]
-    pub fn n_crash(&self) -> u32 {
-        self.header.n_crash.get()
+    binfmt_core::le_getters! { header =>
+        /// `n_stems` as stored: the number of distinct stems.
+        pub fn n_stems -> u64;
+        /// The number of rows.
+        pub fn n_rows -> u64;
+        /// The number of extensions.
+        pub fn n_ext -> u32;
+        /// The number of crash stems (crash ids run from 1 to this).
+        pub fn n_crash -> u32;
     }
 
     /// The flags byte as stored (bits 1..7 are reserved and ignored).
@@ -440,16 +427,11 @@ impl<'d, D: Data<'d>> Index<'d, D> {
         self.header.flags & FLAG_CONTIGUOUS != 0
     }
 
-    /// Offset of the crash block (`off_crash`).
-    #[must_use]
-    pub fn crash_block_offset(&self) -> u64 {
-        self.header.off_crash.get()
-    }
-
-    /// Offset of the rows (`off_arr`); not aligned in general.
-    #[must_use]
-    pub fn rows_offset(&self) -> u64 {
-        self.header.off_arr.get()
+    binfmt_core::le_getters! { header =>
+        /// Offset of the crash block (`off_crash`).
+        pub fn crash_block_offset -> u64 = off_crash;
+        /// Offset of the rows (`off_arr`); not aligned in general.
+        pub fn rows_offset -> u64 = off_arr;
     }
 
     /// The extensions in id order, lazily (`len()` is `n_ext`).

@@ -42,21 +42,7 @@ pub mod fs;
 #[cfg(feature = "std")]
 mod reader;
 
-#[cfg(feature = "std")]
-#[cfg_attr(docsrs, doc(cfg(feature = "std")))]
-pub use binfmt_core::IoError;
-/// The byte-data trait the view reads through: `&[u8]`, or a [`ReadCache`] over a byte
-/// source (re-exported so that a user of this crate alone can name them).
-pub use binfmt_core::data::Data;
-pub use binfmt_core::{
-    Compatibility, Diagnostic, Fault, Found, Layout, Severity, Sink, Summary, Version,
-};
-#[cfg(feature = "std")]
-#[cfg_attr(docsrs, doc(cfg(feature = "std")))]
-pub use binfmt_core::{
-    cache::ReadCache,
-    source::{ByteSource, Counting, FileSource, SeekSource, StreamSource},
-};
+binfmt_core::reexport_shared!();
 pub use error::{Block, Error, ErrorKind, Result, TarPart};
 pub use index::{Entry, HEAD_SIZE, Index, Texts};
 #[cfg(feature = "alloc")]

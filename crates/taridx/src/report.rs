@@ -314,32 +314,27 @@ impl Warning {
     /// The shard (by position in the fold) the warning is about.
     #[must_use]
     pub fn shard(&self) -> usize {
-        match *self {
-            Warning::Duplicate { shard, .. }
-            | Warning::NoEndMarker { shard, .. }
-            | Warning::LoneZeroBlock { shard, .. }
-            | Warning::ZeroBlockThenData { shard, .. }
-            | Warning::DataAfterMarker { shard, .. }
-            | Warning::PartialBlock { shard, .. }
-            | Warning::RepeatedLongName { shard, .. }
-            | Warning::LossyName { shard, .. } => usize::from(shard),
-            Warning::UndefinedFid { position } => position,
-        }
+        self.place().0
     }
 
     /// The byte offset in the shard, when the warning has one.
     #[must_use]
     pub fn offset(&self) -> Option<u64> {
+        self.place().1
+    }
+
+    /// [`shard`](Self::shard) and [`offset`](Self::offset).
+    fn place(&self) -> (usize, Option<u64>) {
         match *self {
-            Warning::Duplicate { offset, .. }
-            | Warning::NoEndMarker { offset, .. }
-            | Warning::LoneZeroBlock { offset, .. }
-            | Warning::ZeroBlockThenData { offset, .. }
-            | Warning::DataAfterMarker { offset, .. }
-            | Warning::PartialBlock { offset, .. }
-            | Warning::RepeatedLongName { offset, .. }
-            | Warning::LossyName { offset, .. } => Some(offset),
-            Warning::UndefinedFid { .. } => None,
+            Warning::Duplicate { shard, offset, .. }
+            | Warning::NoEndMarker { shard, offset, .. }
+            | Warning::LoneZeroBlock { shard, offset, .. }
+            | Warning::ZeroBlockThenData { shard, offset, .. }
+            | Warning::DataAfterMarker { shard, offset, .. }
+            | Warning::PartialBlock { shard, offset, .. }
+            | Warning::RepeatedLongName { shard, offset, .. }
+            | Warning::LossyName { shard, offset, .. } => (usize::from(shard), Some(offset)),
+            Warning::UndefinedFid { position } => (position, None),
         }
     }
 
@@ -433,13 +428,8 @@ impl Report {
 
     /// Records a skipped member; `make` runs only while its kind is under the cap.
     pub(crate) fn skip(&mut self, reason: SkipReason, make: impl FnOnce() -> Skipped) {
-        if let Some(count) = self.skip_counts.get_mut(reason.kind()) {
-            if count.0 < self.cap {
-                count.0 += 1;
-                self.skipped.push(make());
-            } else {
-                count.1 = count.1.saturating_add(1);
-            }
+        if admit(self.skip_counts.get_mut(reason.kind()), self.cap) {
+            self.skipped.push(make());
         }
     }
 
@@ -453,30 +443,21 @@ impl Report {
 
     /// Records a warning of `kind`, made only while the kind is under the cap.
     pub(crate) fn warn_with(&mut self, kind: usize, make: impl FnOnce() -> Warning) {
-        if let Some(count) = self.warning_counts.get_mut(kind) {
-            if count.0 < self.cap {
-                count.0 += 1;
-                self.warnings.push(make());
-            } else {
-                count.1 = count.1.saturating_add(1);
-            }
+        if admit(self.warning_counts.get_mut(kind), self.cap) {
+            self.warnings.push(make());
         }
     }
 
     /// Every skipped member, kept or only counted.
     #[must_use]
     pub fn skipped_count(&self) -> u64 {
-        self.skip_counts.iter().fold(0u64, |n, (kept, more)| {
-            n.saturating_add(*kept).saturating_add(*more)
-        })
+        total(&self.skip_counts)
     }
 
     /// Every warning, kept or only counted.
     #[must_use]
     pub fn warning_count(&self) -> u64 {
-        self.warning_counts.iter().fold(0u64, |n, (kept, more)| {
-            n.saturating_add(*kept).saturating_add(*more)
-        })
+        total(&self.warning_counts)
     }
 
     /// The name of the shard at `position`, or `"shard N"` (raw: escape it for a
@@ -493,28 +474,52 @@ impl Report {
     /// (`SHARD: byte N: "NAME": REASON`), then one `… and K more KIND` line per kind over
     /// the cap. Names are escaped.
     pub fn skipped_messages(&self) -> impl Iterator<Item = String> + '_ {
-        let more = SKIP_KINDS
-            .iter()
-            .zip(self.skip_counts)
-            .filter(|(_, (_, more))| *more > 0)
-            .map(|(kind, (_, more))| alloc::format!("… and {more} more {kind}"));
         self.skipped
             .iter()
             .map(|s| s.describe(|i| self.shard_name(i)))
-            .chain(more)
+            .chain(more_lines(&SKIP_KINDS, &self.skip_counts))
     }
 
     /// Every kept warning as a message naming its shard, then one `… and K more KIND`
     /// line per kind over the cap. Names are escaped.
     pub fn warning_messages(&self) -> impl Iterator<Item = String> + '_ {
-        let more = WARNING_KINDS
-            .iter()
-            .zip(self.warning_counts)
-            .filter(|(_, (_, more))| *more > 0)
-            .map(|(kind, (_, more))| alloc::format!("… and {more} more {kind}"));
         self.warnings
             .iter()
             .map(|w| w.describe(|i| self.shard_name(i)))
-            .chain(more)
+            .chain(more_lines(&WARNING_KINDS, &self.warning_counts))
     }
+}
+
+/// Counts one diagnostic against its kind's (kept, counted beyond the cap): true when it
+/// is kept, that is while the kind is under `cap`.
+fn admit(count: Option<&mut (u64, u64)>, cap: u64) -> bool {
+    let Some(count) = count else {
+        return false;
+    };
+    if count.0 < cap {
+        count.0 += 1;
+        true
+    } else {
+        count.1 = count.1.saturating_add(1);
+        false
+    }
+}
+
+/// Every diagnostic of the kinds `counts` counts, kept or only counted.
+fn total(counts: &[(u64, u64)]) -> u64 {
+    counts.iter().fold(0u64, |n, (kept, more)| {
+        n.saturating_add(*kept).saturating_add(*more)
+    })
+}
+
+/// One `… and K more KIND` line per kind over the cap.
+fn more_lines<'a>(
+    kinds: &'a [&'static str],
+    counts: &'a [(u64, u64)],
+) -> impl Iterator<Item = String> + 'a {
+    kinds
+        .iter()
+        .zip(counts)
+        .filter(|(_, (_, more))| *more > 0)
+        .map(|(kind, (_, more))| alloc::format!("… and {more} more {kind}"))
 }

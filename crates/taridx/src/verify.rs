@@ -6,90 +6,75 @@ use core::ops::ControlFlow;
 
 use binfmt_core::bytes;
 use binfmt_core::data::Data;
-use binfmt_core::verify::{Sink, Summary, Tally};
+use binfmt_core::verify::{Sink, Tally};
 
 use crate::error::{Block, Error};
 use crate::index::{self, HEAD_SIZE, HEADER_LEN, Index, ROW_LEN};
 use crate::options::ReadOptions;
 use crate::raw;
 
-/// Checks a whole index and reports every problem to `sink`: the header and block checks
-/// of [`Index::parse_with`] (the same functions), every row whose ids are out of range,
-/// and, when every id is in range, `n_stems` and flag bit 0 against the rows. The
-/// index's [warnings](Index::warnings) are reported at
-/// [`Severity::Warning`](binfmt_core::Severity::Warning); with lenient `options`, so are
-/// the header sizes and row ids such a read ignores.
-///
-/// Only the index is read, never its shards. Memory is O(rows) for the deep checks (the
-/// keys of each run of rows are sorted), never O(problems); the sink may stop the walk.
-///
-/// ```
-/// use binfmt_core::verify::Findings;
-/// use taridx::{IndexFile, ReadOptions, RowData, keyhash, verify};
-///
-/// let row = RowData { fid: 0, offset: 0, size: 1, extid: 0, crashid: 0, keyhash: keyhash("a") };
-/// let mut bytes = IndexFile::new(vec!["jpg".into()], vec![], vec![row])?.to_vec()?;
-/// bytes[16] = 9; // n_stems
-/// bytes[64 + 3 + 18] = 4; // row 0's extid
-/// let mut findings = Findings::new(10);
-/// let summary = verify(&bytes, &ReadOptions::new(), &mut findings);
-/// assert!(!summary.is_valid());
-/// assert_eq!(findings.errors()[0].to_string(), "byte 85: row 0 has extension id 4, but the index has 1 extensions");
-/// // The deep checks need valid ids; fix the row and the stem count is reported.
-/// bytes[64 + 3 + 18] = 0;
-/// let mut findings = Findings::new(10);
-/// verify(&bytes, &ReadOptions::new(), &mut findings);
-/// assert!(findings.errors()[0].to_string().starts_with("byte 16: the header declares 9 stems"));
-/// # Ok::<(), taridx::Error>(())
-/// ```
-pub fn verify(data: &[u8], options: &ReadOptions, sink: &mut dyn Sink<Error>) -> Summary {
-    verify_data(data, options, sink)
-}
+binfmt_core::verify_fns! {
+    /// Checks a whole index and reports every problem to `sink`: the header and block checks
+    /// of [`Index::parse_with`] (the same functions), every row whose ids are out of range,
+    /// and, when every id is in range, `n_stems` and flag bit 0 against the rows. The
+    /// index's [warnings](Index::warnings) are reported at
+    /// [`Severity::Warning`](binfmt_core::Severity::Warning); with lenient `options`, so are
+    /// the header sizes and row ids such a read ignores.
+    ///
+    /// Only the index is read, never its shards. Memory is O(rows) for the deep checks (the
+    /// keys of each run of rows are sorted), never O(problems); the sink may stop the walk.
+    ///
+    /// ```
+    /// use binfmt_core::verify::Findings;
+    /// use taridx::{IndexFile, ReadOptions, RowData, keyhash, verify};
+    ///
+    /// let row = RowData { fid: 0, offset: 0, size: 1, extid: 0, crashid: 0, keyhash: keyhash("a") };
+    /// let mut bytes = IndexFile::new(vec!["jpg".into()], vec![], vec![row])?.to_vec()?;
+    /// bytes[16] = 9; // n_stems
+    /// bytes[64 + 3 + 18] = 4; // row 0's extid
+    /// let mut findings = Findings::new(10);
+    /// let summary = verify(&bytes, &ReadOptions::new(), &mut findings);
+    /// assert!(!summary.is_valid());
+    /// assert_eq!(findings.errors()[0].to_string(), "byte 85: row 0 has extension id 4, but the index has 1 extensions");
+    /// // The deep checks need valid ids; fix the row and the stem count is reported.
+    /// bytes[64 + 3 + 18] = 0;
+    /// let mut findings = Findings::new(10);
+    /// verify(&bytes, &ReadOptions::new(), &mut findings);
+    /// assert!(findings.errors()[0].to_string().starts_with("byte 16: the header declares 9 stems"));
+    /// # Ok::<(), taridx::Error>(())
+    /// ```
+    pub fn verify;
 
+    /// [`verify`] over any [`Data`]: a slice, or a
+    /// [`ReadCache`](binfmt_core::cache::ReadCache) over a file or an object store, with the
+    /// same rules and the same findings.
+    ///
+    /// Over a cache the header and the two text blocks are read by ranges and kept; the rows
+    /// are read with [`Data::payload`] in pieces of 256 Ki rows (8 MiB), announced with
+    /// [`Data::prefetch`], and not kept: a second pass reads them again only to locate rows
+    /// with ids out of range. Memory is then the deep checks' O(distinct keys), not the
+    /// index's size. An I/O error is reported as an error.
+    ///
+    /// ```
+    /// use binfmt_core::cache::ReadCache;
+    /// use binfmt_core::source::Counting;
+    /// use binfmt_core::verify::Findings;
+    /// use taridx::{IndexFile, ReadOptions, RowData, keyhash};
+    ///
+    /// let rows = (0..10_000u64)
+    ///     .map(|i| RowData { fid: 0, offset: i * 1024, size: 1, extid: 0, crashid: 0, keyhash: keyhash(&i.to_string()) })
+    ///     .collect();
+    /// let bytes = IndexFile::new(vec!["jpg".into()], vec![], rows)?.to_vec()?;
+    /// let cache = ReadCache::new(Counting::new(&bytes[..]));
+    /// let mut findings = Findings::new(10);
+    /// assert!(taridx::verify_data(&cache, &ReadOptions::new(), &mut findings).is_valid());
+    /// assert!(cache.held() < 70_000); // not the 320 KB of rows
+    /// # Ok::<(), taridx::Error>(())
+    /// ```
+    pub fn verify_data => walk, walk_ranged;
+}
 /// The most rows [`verify_data`] reads at once over a cache: 256 Ki rows (8 MiB).
 const ROWS_PER_PIECE: u64 = 256 << 10;
-
-/// [`verify`] over any [`Data`]: a slice, or a
-/// [`ReadCache`](binfmt_core::cache::ReadCache) over a file or an object store, with the
-/// same rules and the same findings.
-///
-/// Over a cache the header and the two text blocks are read by ranges and kept; the rows
-/// are read with [`Data::payload`] in pieces of 256 Ki rows (8 MiB), announced with
-/// [`Data::prefetch`], and not kept: a second pass reads them again only to locate rows
-/// with ids out of range. Memory is then the deep checks' O(distinct keys), not the
-/// index's size. An I/O error is reported as an error.
-///
-/// ```
-/// use binfmt_core::cache::ReadCache;
-/// use binfmt_core::source::Counting;
-/// use binfmt_core::verify::Findings;
-/// use taridx::{IndexFile, ReadOptions, RowData, keyhash};
-///
-/// let rows = (0..10_000u64)
-///     .map(|i| RowData { fid: 0, offset: i * 1024, size: 1, extid: 0, crashid: 0, keyhash: keyhash(&i.to_string()) })
-///     .collect();
-/// let bytes = IndexFile::new(vec!["jpg".into()], vec![], rows)?.to_vec()?;
-/// let cache = ReadCache::new(Counting::new(&bytes[..]));
-/// let mut findings = Findings::new(10);
-/// assert!(taridx::verify_data(&cache, &ReadOptions::new(), &mut findings).is_valid());
-/// assert!(cache.held() < 70_000); // not the 320 KB of rows
-/// # Ok::<(), taridx::Error>(())
-/// ```
-pub fn verify_data<'d, D: Data<'d>>(
-    data: D,
-    options: &ReadOptions,
-    sink: &mut dyn Sink<Error>,
-) -> Summary
-where
-    Error: From<D::Error>,
-{
-    let mut tally = Tally::new(sink);
-    let _ = match data.whole() {
-        Some(all) => walk(all, options, &mut tally),
-        None => walk_ranged(data, options, &mut tally),
-    };
-    tally.finish()
-}
 
 /// Reports the error of `result`, if any.
 fn report<S: Sink<Error> + ?Sized>(

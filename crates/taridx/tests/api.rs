@@ -4,7 +4,9 @@
 #![cfg(feature = "std")]
 #![allow(clippy::unwrap_used, clippy::indexing_slicing)]
 
-use std::path::Path;
+mod support;
+
+use support::golden;
 
 use binfmt_core::Layout;
 use binfmt_core::verify::Findings;
@@ -29,15 +31,6 @@ fn findings(bytes: &[u8], options: &ReadOptions) -> (Vec<Error>, Vec<Error>) {
     let mut f = Findings::new(1000);
     verify(bytes, options, &mut f);
     f.into_parts()
-}
-
-fn golden(rel: &str) -> Vec<u8> {
-    std::fs::read(
-        Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("tests/fixtures/golden")
-            .join(rel),
-    )
-    .unwrap()
 }
 
 fn clean() -> Vec<u8> {
@@ -407,13 +400,7 @@ fn verification_rejects_an_absent_stem_that_collides() {
     let index = Index::parse(&bytes).unwrap();
     let map = StemMap::build(&index).unwrap();
     let verifier = Verifier::new(&index);
-    for stem in [
-        "sample000008",
-        "sample000009",
-        "sample000011",
-        "naïve_ü",
-        "sample000004",
-    ] {
+    for stem in support::LONG_NAME_STEMS {
         let rows: Vec<_> = map.lookup(stem).collect();
         assert_eq!(rows.len(), 2, "{stem}");
         for e in rows {

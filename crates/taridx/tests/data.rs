@@ -5,11 +5,13 @@
 #![cfg(feature = "std")]
 #![allow(clippy::unwrap_used)]
 
+mod support;
+
 use core::ops::Range;
 use core::sync::atomic::{AtomicU64, Ordering};
 use std::borrow::Cow;
 use std::io;
-use std::path::Path;
+use support::golden;
 
 use binfmt_core::cache::ReadCache;
 use binfmt_core::data::Data;
@@ -17,15 +19,6 @@ use binfmt_core::source::{ByteSource, Counting, StreamSource};
 use taridx::{
     Error, ErrorKind, Index, IndexFile, ReadOptions, Reader, RowData, StemMap, Verifier, keyhash,
 };
-
-fn golden(rel: &str) -> Vec<u8> {
-    std::fs::read(
-        Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("tests/fixtures/golden")
-            .join(rel),
-    )
-    .unwrap()
-}
 
 fn fixtures() -> Vec<(&'static str, Vec<u8>)> {
     [

@@ -5,6 +5,8 @@
 #![cfg(feature = "std")]
 #![allow(clippy::unwrap_used, clippy::indexing_slicing)]
 
+mod support;
+
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
@@ -77,6 +79,17 @@ fn rows(bytes: &[u8]) -> Vec<(u16, u64, u64, String)> {
 fn expected(sub: &str, file: &str) -> Value {
     let json: Value = serde_json::from_slice(&std::fs::read(dir(sub).join(file)).unwrap()).unwrap();
     json
+}
+
+/// What the edge fixtures recorded of `shard` (expected.json): the members Python's
+/// tarfile lists, and GNU tar's view where GNU tar was there to ask.
+fn recorded(shard: &str) -> (Vec<Value>, Option<serde_json::Map<String, Value>>) {
+    let view = expected("edge", "expected.json");
+    let members = view[shard]["tarfile"]["members"]
+        .as_array()
+        .unwrap()
+        .clone();
+    (members, view[shard]["gnutar"].as_object().cloned())
 }
 
 /// Strict rows must be exactly tarfile's regular, non-sparse members with a stem and an
@@ -184,15 +197,9 @@ fn bad_checksum_is_an_error_in_strict_mode_only() {
     let (bytes, _) = glzn("badsum").unwrap();
     assert_eq!(rows(&bytes).len(), 4);
     // Python's tarfile silently stops after the first member; GNU tar skips and fails.
-    let view = expected("edge", "expected.json");
-    assert_eq!(
-        view["badsum_0000.tar"]["tarfile"]["members"]
-            .as_array()
-            .unwrap()
-            .len(),
-        1
-    );
-    if let Some(gnu) = view["badsum_0000.tar"]["gnutar"].as_object() {
+    let (tarfile, gnutar) = recorded("badsum_0000.tar");
+    assert_eq!(tarfile.len(), 1);
+    if let Some(gnu) = gnutar {
         assert_eq!(gnu["exit"], 2);
     }
 }
@@ -362,12 +369,9 @@ fn the_last_of_two_gnu_long_names_wins_as_in_gnu_tar() {
         }]
     );
     // GNU tar agrees; Python's tarfile keeps the first name (a documented difference).
-    let view = expected("edge", "expected.json");
-    let tarfile_name = view["twolong_0000.tar"]["tarfile"]["members"][0][0]
-        .as_str()
-        .unwrap();
-    assert!(tarfile_name.ends_with("/first.jpg"));
-    if let Some(gnu) = view["twolong_0000.tar"]["gnutar"].as_object() {
+    let (tarfile, gnutar) = recorded("twolong_0000.tar");
+    assert!(tarfile[0][0].as_str().unwrap().ends_with("/first.jpg"));
+    if let Some(gnu) = gnutar {
         assert!(gnu["names"][0].as_str().unwrap().ends_with("/second.jpg"));
     }
 }
@@ -439,26 +443,13 @@ fn a_partial_block_after_the_last_member_is_ignored_as_gnu_tar_does() {
         rows(&bytes),
         [(0, 0, 1, "cls".into()), (0, 1024, 10, "jpg".into())]
     );
-    assert_eq!(
-        report.warnings,
-        [Warning::PartialBlock {
-            shard: 0,
-            offset: 2048,
-            len: 100
-        }]
-    );
+    assert_eq!(report.warnings, [support::partial_block(2048, 100)]);
     let (bytes, _) = glzn("partial").unwrap();
     assert_eq!(rows(&bytes).len(), 2);
     // GNU tar and tarfile list both members and say nothing.
-    let view = expected("edge", "expected.json");
-    assert_eq!(
-        view["partial_0000.tar"]["tarfile"]["members"]
-            .as_array()
-            .unwrap()
-            .len(),
-        2
-    );
-    if let Some(gnu) = view["partial_0000.tar"]["gnutar"].as_object() {
+    let (tarfile, gnutar) = recorded("partial_0000.tar");
+    assert_eq!(tarfile.len(), 2);
+    if let Some(gnu) = gnutar {
         assert_eq!(
             (gnu["exit"].as_i64(), gnu["stderr"].as_str()),
             (Some(0), Some(""))

@@ -13,8 +13,8 @@ mod support;
 use binfmt_core::verify::Findings;
 use support::{end, header, long_name, member, memory, pax};
 use taridx::{
-    BuildOptions, ErrorKind, Index, ReadOptions, Reader, Report, StemMap, Verifier, Warning,
-    Writer, extension_ids, verify,
+    BuildOptions, ErrorKind, Index, ReadOptions, Reader, Report, StemMap, Verifier, Writer,
+    extension_ids, verify,
 };
 
 #[global_allocator]
@@ -361,14 +361,7 @@ fn a_trailing_partial_block_is_not_a_truncated_header() {
     shard.extend_from_slice(&[7u8; 100]);
     let (bytes, report) = strict(&shard);
     assert_eq!(Index::parse(&bytes).unwrap().n_rows(), 2);
-    assert_eq!(
-        report.warnings,
-        [Warning::PartialBlock {
-            shard: 0,
-            offset: 2048,
-            len: 100
-        }]
-    );
+    assert_eq!(report.warnings, [support::partial_block(2048, 100)]);
     assert!(
         report
             .warning_messages()

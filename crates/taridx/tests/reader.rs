@@ -10,18 +10,11 @@ use core::ops::Range;
 use core::sync::atomic::{AtomicU64, Ordering};
 use std::borrow::Cow;
 use std::io;
-use std::path::{Path, PathBuf};
 
 use binfmt_core::Layout;
 use binfmt_core::source::{ByteSource, Counting, FileSource};
-use support::{end, long_name, member, pax};
+use support::{end, golden_path as golden, long_name, member, pax};
 use taridx::{BuildOptions, ErrorKind, ReadOptions, Reader, Writer};
-
-fn golden(rel: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/golden")
-        .join(rel)
-}
 
 /// A source that counts `read_ranges` calls (`Counting` counts the ranges).
 struct Calls<S> {
@@ -75,13 +68,7 @@ fn one_request_for_the_index_and_one_per_member() {
 
     // Long names (GNU `L`, pax `path`, ustar prefix) are verified from the bytes that
     // also hold the payload.
-    for stem in [
-        "sample000008",
-        "sample000009",
-        "sample000011",
-        "naïve_ü",
-        "sample000004",
-    ] {
+    for stem in support::LONG_NAME_STEMS {
         let before: Vec<(u64, u64)> = reader.shards().iter().map(Calls::counts).collect();
         let members = reader.sample(stem).unwrap();
         assert_eq!(members.len(), 2, "{stem}");

@@ -14,27 +14,19 @@ use clap::{Args, FromArgMatches as _, Subcommand, ValueEnum};
 use serde_json::Value;
 
 use crate::escape;
-use binfmt_core::cache::ReadCache;
-use binfmt_core::source::ByteSource;
 
-use crate::input::Input;
+use crate::input::{Cache, Input};
 use crate::model::{Facts, Key};
 use crate::registry::{self, Format, InspectOptions, Inspection, Report};
 use crate::report::{self, Failure, Problem};
 use crate::write;
 
 /// The Bloscpack entry of the registry.
-pub(crate) static FORMAT: Format = Format {
+pub(crate) static FORMAT: Format = registry::format_entry! {
     name: "bloscpack",
     about: "Bloscpack files: pack a file, unpack one, append to one in place.",
     noun: "a Bloscpack file",
     sniff: bloscpack_header::sniff,
-    keys: KEYS,
-    inspect,
-    verify,
-    command: Command::augment_subcommands,
-    run,
-    fuzz,
 };
 
 const KEYS: &[Key] = &[
@@ -279,15 +271,6 @@ fn parse_size(s: &str) -> Result<u32, String> {
         .ok_or_else(|| format!("chunk size must be between 1 and {max} bytes"))
 }
 
-/// The input as the one door reads it: a range cache that starts with the bytes
-/// detection read (the header, metadata and offsets of most files), then the chunk
-/// headers in one hinted batch; chunk payloads are streamed through it, never kept.
-type Cache<'i> = ReadCache<&'i dyn ByteSource>;
-
-fn cache(input: &Input) -> Cache<'_> {
-    ReadCache::with_head(input.source(), input.head(), input.head_len())
-}
-
 /// `every_chunk`: the command reads every chunk after (`unpack`): the chunks are read ahead
 /// while the parse fetches their headers.
 fn parse<'c>(
@@ -357,7 +340,7 @@ fn count_text(v: i64) -> String {
 /// `inspect`: the header, metadata, offsets and chunk headers, by range (under 1 % of
 /// a large file); never the chunks' data.
 fn inspect(input: &Input, _options: &InspectOptions) -> Result<Inspection, Failure> {
-    let cache = cache(input);
+    let cache = input.cache();
     let file = parse(input, &cache, false)?;
     let h = file.header();
     let metadata = match file.metadata() {
@@ -453,17 +436,13 @@ fn inspect(input: &Input, _options: &InspectOptions) -> Result<Inspection, Failu
         })
         .collect();
     facts.table("chunks", chunks);
-    let warnings = file
-        .warnings()
-        .map(|w| Problem::from_diagnostic(Severity::Warning, &w))
-        .collect();
-    Ok(Inspection { facts, warnings })
+    Ok(Inspection::with_warnings(facts, file.warnings()))
 }
 
 /// `verify`: every rule and digest, the chunks streamed by range through the cache
 /// (memory does not grow with the file).
 fn verify(input: &Input, report: &mut Report<'_>) -> Result<Summary, Failure> {
-    let cache = cache(input);
+    let cache = input.cache();
     Ok(bloscpack_header::verify_data(
         &cache,
         &ReadOptions::new(),
@@ -549,7 +528,7 @@ fn pack(args: &PackArgs) -> Result<ExitCode, Failure> {
 fn unpack(args: &UnpackArgs) -> Result<ExitCode, Failure> {
     let input = Input::open(&args.input)?;
     registry::expect(&input, &FORMAT)?;
-    let cache = cache(&input);
+    let cache = input.cache();
     let file = parse(&input, &cache, true)?;
     // Everything that can be refused without decompressing is refused before OUTPUT is
     // touched; the output then grows as chunks are decompressed (nothing is allocated

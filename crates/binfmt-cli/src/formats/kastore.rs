@@ -4,30 +4,22 @@ use std::io::{self, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use binfmt_core::cache::ReadCache;
-use binfmt_core::source::ByteSource;
 use binfmt_core::{Severity, Summary};
 use clap::{Args, FromArgMatches as _, Subcommand};
 use kastore::{AnyArray, Item, ReadOptions, Store, Stores};
 use serde_json::Value;
 
-use crate::input::Input;
+use crate::input::{Cache, Input};
 use crate::model::{Facts, Key};
 use crate::registry::{self, Format, InspectOptions, Inspection, Report};
 use crate::report::{self, Failure, Problem};
 
 /// The kastore entry of the registry.
-pub(crate) static FORMAT: Format = Format {
+pub(crate) static FORMAT: Format = registry::format_entry! {
     name: "kastore",
     about: "kastore files (and tskit .trees files): print one array.",
     noun: "a kastore store",
     sniff: kastore::sniff,
-    keys: KEYS,
-    inspect,
-    verify,
-    command: Command::augment_subcommands,
-    run,
-    fuzz,
 };
 
 /// The keys of one item, in `"items"` and in each of `"more_stores"`' `"items"`.
@@ -118,22 +110,15 @@ struct GetArgs {
     store: usize,
 }
 
-/// The input as the one door reads it: a range cache that starts with the bytes
-/// detection read, so that opening a store costs no request when they hold its
-/// metadata, and one (the descriptors and keys, in one hinted batch) when not.
-type Cache<'i> = ReadCache<&'i dyn ByteSource>;
-
-/// A store of the input, read through [`Cache`].
+/// A store of the input, read through its range cache ([`Input::cache`]): opening a store
+/// costs no request when detection's bytes hold its metadata, and one (the descriptors
+/// and keys, in one hinted batch) when not.
 type View<'c, 'i> = Store<'c, &'c Cache<'i>>;
-
-fn cache(input: &Input) -> Cache<'_> {
-    ReadCache::with_head(input.source(), input.head(), input.head_len())
-}
 
 /// `inspect`: the stores' metadata only (a 50 GB `.trees` on S3 is its header,
 /// descriptors and keys), never the arrays.
 fn inspect(input: &Input, _options: &InspectOptions) -> Result<Inspection, Failure> {
-    let cache = cache(input);
+    let cache = input.cache();
     let mut stores = Vec::new();
     for store in Stores::new(&cache, &ReadOptions::new()) {
         stores.push(store.map_err(|e| Failure::diagnostic(input.name(), &e))?);
@@ -166,11 +151,7 @@ fn inspect(input: &Input, _options: &InspectOptions) -> Result<Inspection, Failu
                 })
                 .collect(),
         );
-    let warnings = last
-        .warnings()
-        .map(|w| Problem::from_diagnostic(Severity::Warning, &w))
-        .collect();
-    Ok(Inspection { facts, warnings })
+    Ok(Inspection::with_warnings(facts, last.warnings()))
 }
 
 /// `"1.0"`: every format's `"version"` is a string.
@@ -277,7 +258,7 @@ fn get(args: &GetArgs) -> Result<ExitCode, Failure> {
     let input = Input::open(&args.file)?;
     registry::expect(&input, &FORMAT)?;
     let name = input.name();
-    let cache = cache(&input);
+    let cache = input.cache();
     let store = open_store(&input, &cache, args.store)?;
     for warning in store.warnings() {
         report::say(format_args!(
@@ -366,7 +347,7 @@ fn parse_hex(text: &str) -> Option<Vec<u8>> {
 /// (with the key lookup and the trailing-bytes warnings of the command).
 fn fuzz(input: &Input) {
     let mut sink = io::sink();
-    let cache = cache(input);
+    let cache = input.cache();
     for index in 0..4 {
         let Ok(store) = open_store(input, &cache, index) else {
             return;

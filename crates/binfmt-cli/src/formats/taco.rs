@@ -7,8 +7,6 @@ use std::process::ExitCode;
 use std::str::FromStr;
 
 use binfmt_core::Summary;
-use binfmt_core::cache::ReadCache;
-use binfmt_core::source::ByteSource;
 use clap::{FromArgMatches as _, Subcommand};
 use serde_json::Value;
 use taco_header::fs::UpdateOptions;
@@ -17,24 +15,18 @@ use taco_header::{
 };
 
 use crate::escape;
-use crate::input::Input;
+use crate::input::{Cache, Input};
 use crate::model::{Facts, Key};
 use crate::registry::{self, Format, InspectOptions, Inspection, Report};
 use crate::report::{Failure, Problem};
 use crate::write;
 
 /// The TACO entry of the registry.
-pub(crate) static FORMAT: Format = Format {
+pub(crate) static FORMAT: Format = registry::format_entry! {
     name: "taco",
     about: "TACO archives (tacozip): print the header alone, create an archive, update its header in place.",
     noun: "a TACO archive",
     sniff: taco_header::sniff,
-    keys: KEYS,
-    inspect,
-    verify,
-    command: Command::augment_subcommands,
-    run,
-    fuzz,
 };
 
 /// Members listed in the text rendering of `inspect` (`--json` lists every one): a
@@ -401,7 +393,7 @@ fn inspect(input: &Input, options: &InspectOptions) -> Result<Inspection, Failur
     let header = Header::parse_with(input.head(), &ReadOptions::new().checksums(false))
         .map_err(|e| Failure::diagnostic(input.name(), &e))?;
     let mut facts = header_facts(&header);
-    let cache = ReadCache::with_head(input.source(), input.head(), input.head_len());
+    let cache = input.cache();
     // The members with every check, as `Archive::parse` lists them: a header whose CRC
     // does not match (or a torn update) gives "members_error".
     let archive = Archive::from_data_with(&cache, &ReadOptions::new());
@@ -451,7 +443,7 @@ fn header_facts(header: &Header<'_>) -> Facts {
 /// `with_offsets` each member's data offset (its local header read), else null.
 fn member_facts<'c>(
     facts: &mut Facts,
-    archive: &Archive<'c, &'c ReadCache<&dyn ByteSource>>,
+    archive: &Archive<'c, &'c Cache<'_>>,
     json: bool,
     with_offsets: bool,
 ) -> Result<(), Error> {
@@ -512,7 +504,7 @@ fn fuzz(input: &Input) {
             }
         }
     }
-    let cache = ReadCache::with_head(input.source(), input.head(), input.head_len());
+    let cache = input.cache();
     if let Ok(archive) = Archive::from_data_with(&cache, &no_crc) {
         for (json, with_offsets) in [(false, true), (true, true), (true, false)] {
             let mut facts = Facts::new();

@@ -5,12 +5,16 @@
     unreachable_pub,
     clippy::unwrap_used,
     clippy::indexing_slicing,
-    clippy::panic
+    clippy::panic,
+    clippy::cast_possible_truncation
 )]
 
 use core::ops::ControlFlow;
 
-use mldf::{Dataset, Error, ErrorKind, FieldType, ReadOptions, Severity, Text, Value};
+use mldf::{
+    Dataset, Error, ErrorKind, FieldType, ReadOptions, Schema, Severity, Text, Value, Writer,
+    WriterOptions,
+};
 use serde_json::{Value as Json, json};
 
 fn blob(b: &[u8]) -> String {
@@ -109,4 +113,46 @@ pub fn errors(bytes: &[u8]) -> Vec<Error> {
         ControlFlow::Continue(())
     });
     errors
+}
+
+/// A dataset of `samples` under `schema`, written in memory.
+pub fn write(schema: &Schema, options: WriterOptions, samples: &[Vec<Value<'_>>]) -> Vec<u8> {
+    let mut w = Writer::new(std::io::Cursor::new(Vec::new()), schema, options).unwrap();
+    for s in samples {
+        w.add(s).unwrap();
+    }
+    w.finish().unwrap().into_inner()
+}
+
+/// `n` samples of (label `i`, caption `"caption i"`); with 2 MiB pages their payloads lie
+/// far beyond the first request.
+pub fn labelled(n: i64, options: WriterOptions) -> Vec<u8> {
+    let schema = Schema::new()
+        .field("label", FieldType::Int)
+        .field("caption", FieldType::TextRaw);
+    let captions: Vec<String> = (0..n).map(|i| format!("caption {i}")).collect();
+    let samples: Vec<Vec<Value<'_>>> = captions
+        .iter()
+        .enumerate()
+        .map(|(i, c)| vec![Value::Int(i as i64), Value::Text(Text::Utf8(c))])
+        .collect();
+    write(&schema, options, &samples)
+}
+
+/// tests/fixtures.
+pub fn fixtures() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures")
+}
+
+/// Every `.mldf` fixture, valid and invalid, sorted (more than 40).
+pub fn all_fixtures() -> Vec<std::path::PathBuf> {
+    let mut files: Vec<_> = std::fs::read_dir(fixtures())
+        .unwrap()
+        .chain(std::fs::read_dir(fixtures().join("invalid")).unwrap())
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "mldf"))
+        .collect();
+    files.sort();
+    assert!(files.len() > 40);
+    files
 }

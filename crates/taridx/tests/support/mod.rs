@@ -1,73 +1,44 @@
-//! Writing small tar shards in tests: ustar headers, pax and GNU long-name headers, and an
-//! allocation counter for the tests that bound memory.
-#![allow(dead_code, clippy::indexing_slicing, clippy::unwrap_used)]
+//! Writing small tar shards in tests (`binfmt_test_support::tar`, shared with the CLI's
+//! tests and the benches), and an allocation counter for the tests that bound memory.
+#![allow(
+    dead_code,
+    unused_imports,
+    clippy::indexing_slicing,
+    clippy::unwrap_used
+)]
 
-/// A ustar header block for a member of `size` bytes (checksum filled in).
-pub(crate) fn header(name: &[u8], size: u64, typeflag: u8) -> [u8; 512] {
-    let mut h = [0u8; 512];
-    let n = name.len().min(100);
-    h[..n].copy_from_slice(&name[..n]);
-    h[100..107].copy_from_slice(b"0000644");
-    h[108..115].copy_from_slice(b"0000000");
-    h[116..123].copy_from_slice(b"0000000");
-    h[124..135].copy_from_slice(format!("{size:011o}").as_bytes());
-    h[136..147].copy_from_slice(b"14524770400");
-    h[156] = typeflag;
-    h[257..263].copy_from_slice(b"ustar\0");
-    h[263..265].copy_from_slice(b"00");
-    h[148..156].copy_from_slice(b"        ");
-    let sum: u32 = h.iter().map(|&b| u32::from(b)).sum();
-    h[148..156].copy_from_slice(format!("{sum:06o}\0 ").as_bytes());
-    h
+pub(crate) use binfmt_test_support::tar::{end, header, long_name, member, pax, pax_record};
+
+/// A golden fixture: `rel` under tests/fixtures/golden.
+pub(crate) fn golden_path(rel: &str) -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/golden")
+        .join(rel)
 }
 
-/// `data` padded with zeros to a multiple of 512 bytes.
-pub(crate) fn padded(data: &[u8]) -> Vec<u8> {
-    let mut v = data.to_vec();
-    v.resize(data.len().div_ceil(512) * 512, 0);
-    v
+/// The bytes of the golden fixture `rel`.
+pub(crate) fn golden(rel: &str) -> Vec<u8> {
+    std::fs::read(golden_path(rel)).unwrap()
 }
 
-/// A regular member: header and padded payload.
-pub(crate) fn member(name: &str, data: &[u8]) -> Vec<u8> {
-    let mut v = header(name.as_bytes(), data.len() as u64, b'0').to_vec();
-    v.extend(padded(data));
-    v
-}
+/// Stems of the golden train shards whose names are long: behind pax and GNU long-name
+/// headers, or a ustar prefix.
+pub(crate) const LONG_NAME_STEMS: [&str; 5] = [
+    "sample000008",
+    "sample000009",
+    "sample000011",
+    "naïve_ü",
+    "sample000004",
+];
 
-/// One pax record, `"<len> <key>=<value>\n"`.
-pub(crate) fn pax_record(key: &str, value: &[u8]) -> Vec<u8> {
-    let body_len = key.len() + value.len() + 3; // ' ', '=', '\n'
-    let mut n = body_len + 1;
-    while n.to_string().len() + body_len != n {
-        n += 1;
+/// The warning for `len` bytes, less than a block, after the last member at `offset` of
+/// shard 0.
+pub(crate) fn partial_block(offset: u64, len: u64) -> taridx::Warning {
+    taridx::Warning::PartialBlock {
+        shard: 0,
+        offset,
+        len,
     }
-    let mut r = format!("{n} {key}=").into_bytes();
-    r.extend_from_slice(value);
-    r.push(b'\n');
-    r
-}
-
-/// A pax extended header (`x`, or `g` for a global one) holding `records`.
-pub(crate) fn pax(typeflag: u8, records: &[(&str, &[u8])]) -> Vec<u8> {
-    let data: Vec<u8> = records.iter().flat_map(|(k, v)| pax_record(k, v)).collect();
-    let mut v = header(b"./PaxHeaders/x", data.len() as u64, typeflag).to_vec();
-    v.extend(padded(&data));
-    v
-}
-
-/// A GNU long-name header (`L`) for the member that follows.
-pub(crate) fn long_name(name: &str) -> Vec<u8> {
-    let mut data = name.as_bytes().to_vec();
-    data.push(0);
-    let mut v = header(b"././@LongLink", data.len() as u64, b'L').to_vec();
-    v.extend(padded(&data));
-    v
-}
-
-/// The end-of-archive marker.
-pub(crate) fn end() -> Vec<u8> {
-    vec![0; 1024]
 }
 
 /// Counts the bytes allocated on the current thread, so that a test can bound the memory

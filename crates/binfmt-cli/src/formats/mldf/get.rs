@@ -147,7 +147,7 @@ fn print(
                 "kind": value.kind(),
                 "value": describe(field, value),
             });
-            writeln!(out, "{}", show::json_line(&object))
+            writeln!(out, "{}", escape::json_line(&object))
         }
         How::Raw => match *value {
             Value::Null => Ok(()),

@@ -1,14 +1,13 @@
 //! `binfmt inspect` of an MLDF file: the header and the field descriptors, read by range
 //! (one request for a file of up to 314 fields), checksums left to `binfmt verify`.
 
-use binfmt_core::Severity;
 use mldf::{ReadOptions, Reader};
 
 use super::show;
 use crate::input::Input;
 use crate::model::{Facts, Key};
 use crate::registry::{InspectOptions, Inspection};
-use crate::report::{Failure, Problem};
+use crate::report::Failure;
 
 /// The documented `inspect --json` keys.
 pub(super) const KEYS: &[Key] = &[
@@ -34,8 +33,7 @@ pub(super) fn inspect(input: &Input, _options: &InspectOptions) -> Result<Inspec
     let options = ReadOptions::new().checksums(false);
     // Detection's bytes seed the cache: the header and descriptors of a file of up to
     // 314 fields are in them, so inspect costs no request after detection's.
-    let cache =
-        binfmt_core::cache::ReadCache::with_head(input.source(), input.head(), input.head_len());
+    let cache = input.cache();
     let reader =
         Reader::from_cache(cache, &options).map_err(|e| Failure::diagnostic(input.name(), &e))?;
     let h = reader.header();
@@ -65,9 +63,5 @@ pub(super) fn inspect(input: &Input, _options: &InspectOptions) -> Result<Inspec
         .value("num_samples", h.num_samples())
         .value("page_size", h.page_size())
         .table("fields", fields);
-    let warnings = reader
-        .warnings()
-        .map(|w| Problem::from_diagnostic(Severity::Warning, &w))
-        .collect();
-    Ok(Inspection { facts, warnings })
+    Ok(Inspection::with_warnings(facts, reader.warnings()))
 }

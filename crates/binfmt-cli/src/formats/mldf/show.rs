@@ -119,22 +119,9 @@ pub(super) fn value(v: &Value<'_>, crc: Option<u32>) -> String {
     }
 }
 
-/// A JSON value as one line that is safe for a terminal ([`crate::escape::JsonSafe`]).
-pub(super) fn json_line(value: &serde_json::Value) -> String {
-    crate::escape::json_line(value)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn json_lines_escape_c1_controls() {
-        let v = serde_json::json!({"a": "x\u{9b}31m\u{7f}\u{1b}"});
-        let line = json_line(&v);
-        assert_eq!(line, r#"{"a":"x\u009b31m\u007f\u001b"}"#);
-        assert_eq!(serde_json::from_str::<serde_json::Value>(&line).unwrap(), v);
-    }
 
     #[test]
     fn quoted_strings_are_escaped_and_cut() {

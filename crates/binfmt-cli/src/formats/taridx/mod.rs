@@ -8,14 +8,14 @@ mod shards;
 
 use std::process::ExitCode;
 
-use binfmt_core::{Severity, Summary};
+use binfmt_core::Summary;
 use clap::{FromArgMatches, Subcommand};
 use taridx::{Index, ReadOptions};
 
 use crate::input::Input;
 use crate::model::{Facts, Key};
 use crate::registry::{self, Format, InspectOptions, Inspection, Report};
-use crate::report::{Failure, Problem};
+use crate::report::Failure;
 
 /// The .taridx entry of the registry.
 pub(crate) static FORMAT: Format = Format {
@@ -113,8 +113,7 @@ fn run(matches: &clap::ArgMatches) -> Result<ExitCode, Failure> {
 /// bytes detection read (a whole index of up to 64 KiB), then the rest in one hinted
 /// read.
 fn inspect(input: &Input, options: &InspectOptions) -> Result<Inspection, Failure> {
-    let cache =
-        binfmt_core::cache::ReadCache::with_head(input.source(), input.head(), input.head_len());
+    let cache = input.cache();
     let index = Index::from_data_with(&cache, &ReadOptions::new())
         .map_err(|e| Failure::diagnostic(input.name(), &e))?;
     let mut facts = Facts::new();
@@ -142,11 +141,7 @@ fn inspect(input: &Input, options: &InspectOptions) -> Result<Inspection, Failur
         }
         facts.table("rows", rows);
     }
-    let warnings = index
-        .warnings()
-        .map(|w| Problem::from_diagnostic(Severity::Warning, &w))
-        .collect();
-    Ok(Inspection { facts, warnings })
+    Ok(Inspection::with_warnings(facts, index.warnings()))
 }
 
 /// The library's whole-index check (row ids, stem count, contiguity flag, …): shards are

@@ -182,35 +182,24 @@ def _compress(data: Any, chunk_size: int, blosc_args: Any) -> list[bytes]:
 def _compress_chunks(chunks: Iterable[Any], blosc_args: Any) -> Iterator[bytes]:
     """Each chunk of ``chunks`` compressed, in order; runs of equal-sized chunks (and the
     shorter one that may end a run) are compressed together, up to ``_BATCH_BYTES``."""
-    batch: list[Any] = []
-    size = 0
-    closed = False
-    total = 0
 
-    def flush() -> list[bytes]:
+    def sized() -> Iterator[tuple[Any, int]]:
+        for chunk in chunks:
+            n = len(memoryview(chunk).cast("B")) if not isinstance(chunk, (bytes, bytearray)) \
+                else len(chunk)
+            yield chunk, n
+
+    for run in _chunk_runs(sized(), empty_alone=True):
+        size = run[0][1]
+        if size == 0:
+            yield from _compress(b"", 1, blosc_args)
+            continue
+        batch = [chunk for chunk, _ in run]
         data = batch[0] if len(batch) == 1 else b"".join(
             c if isinstance(c, (bytes, bytearray)) else memoryview(_as_u8(c)) for c in batch)
         out = _compress(data, size, blosc_args)
         assert len(out) == len(batch), (len(out), len(batch))
-        return out
-
-    for chunk in chunks:
-        n = len(memoryview(chunk).cast("B")) if not isinstance(chunk, (bytes, bytearray)) \
-            else len(chunk)
-        if batch and (closed or n > size or n == 0 or total >= _BATCH_BYTES):
-            yield from flush()
-            batch, closed, total = [], False, 0
-        if n == 0:
-            yield from _compress(b"", 1, blosc_args)
-            continue
-        if not batch:
-            size = n
-        elif n < size:
-            closed = True
-        batch.append(chunk)
-        total += n
-    if batch:
-        yield from flush()
+        yield from out
 
 
 def _compress_slices(data: Any, chunk_size: int, nchunks: int,
@@ -243,17 +232,25 @@ def _decompress(compressed: list[Any], alloc: Callable[[Any, int], Any] | None =
     return array
 
 
-def _chunk_runs(items: Iterable[tuple[Any, int]]) -> Iterator[list[tuple[Any, int]]]:
-    """``(compressed, nbytes)`` grouped into runs ``_decompress`` takes."""
+def _chunk_runs(items: Iterable[tuple[Any, int]], *,
+                empty_alone: bool = False) -> Iterator[list[tuple[Any, int]]]:
+    """``(chunk, nbytes)`` grouped into runs of equal-sized chunks, the last of a run maybe
+    shorter, up to ``_BATCH_BYTES`` a run: the runs ``_decompress`` takes of compressed
+    chunks, and ``_compress_chunks`` compresses together. With ``empty_alone``, a chunk of
+    0 bytes is a run of its own."""
     run: list[tuple[Any, int]] = []
     size = 0
     closed = False
     total = 0
     for item in items:
         n = item[1]
-        if run and (closed or n > size or total >= _BATCH_BYTES):
+        alone = empty_alone and n == 0
+        if run and (closed or n > size or alone or total >= _BATCH_BYTES):
             yield run
             run, closed, total = [], False, 0
+        if alone:
+            yield [item]
+            continue
         if not run:
             size = n
         elif n < size:

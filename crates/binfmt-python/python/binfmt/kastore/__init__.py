@@ -34,16 +34,10 @@ from typing import Any
 import numpy as np
 
 from .. import _binfmt
-from .._errors import (
-    FileFormatError,
-    FormatError,
-    KastoreEOFError,
-    KastoreException,
-    StoreClosedError,
-    VersionTooNewError,
-    VersionTooOldError,
-)
+from .._errors import FormatError
 from . import exceptions  # binfmt.kastore.exceptions, as kastore.exceptions
+# The exception classes (exceptions.__all__), importable from here as from kastore.
+from .exceptions import *  # noqa: F403
 
 __all__ = [
     "load",

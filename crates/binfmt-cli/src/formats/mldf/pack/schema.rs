@@ -49,10 +49,7 @@ pub(crate) fn parse(bytes: &[u8]) -> Result<PackSchema, String> {
     let mut schema = Schema::new();
     let mut fields = Vec::with_capacity(list.len().min(1024));
     for (i, f) in list.iter().enumerate() {
-        let name = f
-            .get("name")
-            .and_then(Json::as_str)
-            .ok_or_else(|| format!("field {i} needs a \"name\""))?;
+        let name = text(f, "name").ok_or_else(|| format!("field {i} needs a \"name\""))?;
         let field = parse_field(f).map_err(|e| format!("field {}: {e}", quoted(name)))?;
         schema.push(FieldDef {
             name: name.to_owned(),
@@ -69,11 +66,13 @@ pub(crate) fn parse(bytes: &[u8]) -> Result<PackSchema, String> {
     })
 }
 
+/// The string under `key` of the object `f`.
+fn text<'j>(f: &'j Json, key: &str) -> Option<&'j str> {
+    f.get(key).and_then(Json::as_str)
+}
+
 fn parse_field(f: &Json) -> Result<PackField, String> {
-    let ty = f
-        .get("type")
-        .and_then(Json::as_str)
-        .ok_or("needs a \"type\"")?;
+    let ty = text(f, "type").ok_or("needs a \"type\"")?;
     let num = |key: &str| f.get(key).and_then(Json::as_u64).unwrap_or(0);
     let field_type = match ty {
         "int" => FieldType::Int,
@@ -106,11 +105,9 @@ fn parse_field(f: &Json) -> Result<PackField, String> {
 }
 
 fn ndarray(f: &Json) -> Result<NdarraySpec, String> {
-    let dtype = f
-        .get("dtype")
-        .and_then(Json::as_str)
-        .and_then(Dtype::from_name)
-        .ok_or("\"dtype\" must be one of u8, i8, u16, i16, u32, i32, u64, i64, f16, f32, f64, bf16, bool")?;
+    let dtype = text(f, "dtype").and_then(Dtype::from_name).ok_or(
+        "\"dtype\" must be one of u8, i8, u16, i16, u32, i32, u64, i64, f16, f32, f64, bf16, bool",
+    )?;
     let shape: Option<Vec<u64>> = match f.get("shape") {
         None => Some(Vec::new()),
         Some(dims) => dims
