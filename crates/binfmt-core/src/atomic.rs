@@ -43,6 +43,8 @@ pub struct AtomicFile {
     unsynced: u64,
     /// The early writeback in flight, if any (see [`WRITEBACK_EVERY`]).
     writeback: Option<std::thread::JoinHandle<io::Result<()>>>,
+    /// Whether the data and the rename are synced (see [`set_sync`](AtomicFile::set_sync)).
+    sync: bool,
 }
 
 /// After this many bytes are written, a background thread syncs what is written so far
@@ -118,6 +120,7 @@ impl AtomicFile {
                         committed: false,
                         unsynced: 0,
                         writeback: None,
+                        sync: true,
                     });
                 }
                 // Ours from an earlier run of a process with the same pid: next name.
@@ -128,6 +131,32 @@ impl AtomicFile {
                 }
             }
         }
+    }
+
+    /// Whether [`commit`](AtomicFile::commit) makes the file durable (default: true):
+    /// the data is synced before the rename (with early writebacks while it is written,
+    /// see [`WRITEBACK_EVERY`]) and the directory after it.
+    ///
+    /// Without it the file is still written beside the target and renamed over it, so
+    /// every process sees either the old file or the whole new one, also after the
+    /// writer is killed; only a power loss or a kernel crash soon after the commit may
+    /// leave the target empty or incomplete, as after any unsynced write. For callers
+    /// that mirror a reference which never syncs (the Python drop-ins); the command line
+    /// always syncs.
+    ///
+    /// ```
+    /// # let dir = std::env::temp_dir().join(format!("binfmt-doc-sync-{}", std::process::id()));
+    /// # std::fs::create_dir_all(&dir).unwrap();
+    /// use std::io::Write;
+    /// let mut out = binfmt_core::atomic::AtomicFile::create(dir.join("out.bin")).unwrap();
+    /// out.set_sync(false);
+    /// out.write_all(b"data").unwrap();
+    /// out.commit().unwrap();
+    /// assert_eq!(std::fs::read(dir.join("out.bin")).unwrap(), b"data");
+    /// # std::fs::remove_dir_all(&dir).unwrap();
+    /// ```
+    pub fn set_sync(&mut self, sync: bool) {
+        self.sync = sync;
     }
 
     /// The file being written, for callers that need `File` methods (`set_len`, …).
@@ -161,7 +190,9 @@ impl AtomicFile {
                 .join()
                 .map_err(|_| io::Error::other("the writeback thread panicked"))??;
         }
-        self.file.sync_all()?;
+        if self.sync {
+            self.file.sync_all()?;
+        }
         match self.commit {
             Commit::Replace => {
                 // The file being replaced is locked first, as in-place editors lock it
@@ -199,7 +230,9 @@ impl AtomicFile {
         }
         self.committed = true;
         unregister(&self.temp);
-        sync_parent_dir(&self.target);
+        if self.sync {
+            sync_parent_dir(&self.target);
+        }
         Ok(())
     }
 }
@@ -307,7 +340,7 @@ impl AtomicFile {
     /// Counts `n` written bytes and starts an early writeback when due.
     fn wrote(&mut self, n: usize) {
         self.unsynced = self.unsynced.saturating_add(crate::bytes::to_u64(n));
-        if self.unsynced < WRITEBACK_EVERY {
+        if !self.sync || self.unsynced < WRITEBACK_EVERY {
             return;
         }
         if self.writeback.as_ref().is_some_and(|w| !w.is_finished()) {

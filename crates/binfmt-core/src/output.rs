@@ -46,6 +46,8 @@ use crate::atomic::AtomicFile;
 #[derive(Debug, Clone, Default)]
 pub struct OutputOptions {
     replace: bool,
+    /// Stored inverted so that the derived `Default` is the safe choice: sync.
+    no_sync: bool,
     seekable: bool,
     inputs: Vec<PathBuf>,
     input_ids: Vec<FileId>,
@@ -62,6 +64,15 @@ impl OutputOptions {
     #[must_use]
     pub fn replace(mut self, replace: bool) -> Self {
         self.replace = replace;
+        self
+    }
+
+    /// Whether a regular file is made durable before [`Output::commit`] returns
+    /// (default: true; see [`AtomicFile::set_sync`]). It is written beside its path and
+    /// renamed over it either way.
+    #[must_use]
+    pub fn sync(mut self, sync: bool) -> Self {
+        self.no_sync = !sync;
         self
     }
 
@@ -244,8 +255,10 @@ impl Output {
         let meta = match fs::metadata(&target) {
             Ok(meta) => meta,
             Err(e) if e.kind() == io::ErrorKind::NotFound => {
+                let mut file = AtomicFile::create_new(&target)?;
+                file.set_sync(!options.no_sync);
                 return Ok(Output {
-                    target: Target::File(AtomicFile::create_new(&target)?),
+                    target: Target::File(file),
                     spool: None,
                 });
             }
@@ -284,6 +297,7 @@ impl Output {
             ));
         }
         let mut file = AtomicFile::create(&target)?;
+        file.set_sync(!options.no_sync);
         keep_permissions(file.file(), &meta);
         Ok(Output {
             target: Target::File(file),
@@ -307,8 +321,9 @@ impl Output {
         !matches!(self.target, Target::File(_))
     }
 
-    /// Finishes the output: a regular file is synced and moved into place; spooled bytes
-    /// are copied to their stream; a stream is flushed.
+    /// Finishes the output: a regular file is synced (unless [`OutputOptions::sync`] is
+    /// off) and moved into place; spooled bytes are copied to their stream; a stream is
+    /// flushed.
     ///
     /// # Errors
     /// I/O errors. A regular file's target is then untouched.

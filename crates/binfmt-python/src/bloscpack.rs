@@ -49,13 +49,15 @@ fn checksum_of(name: &str) -> PyResult<Checksum> {
         .map_err(|e| PyValueError::new_err(format!("{e}, not {name:?}")))
 }
 
-/// Packs `data` (bytes, or a contiguous 1-D uint8 numpy array, read in place) with bloscpack's options; returns the file's bytes, or writes them
-/// to `path` (replaced atomically) and returns `None`.
+/// Packs `data` (bytes, or a contiguous 1-D uint8 numpy array, read in place) with
+/// bloscpack's options; returns the file's bytes, or writes them to `path` (replaced
+/// atomically; made durable first only with `sync`, as the reference never syncs) and
+/// returns `None`.
 #[pyfunction]
 #[pyo3(signature = (
     data, *, chunk_size, typesize, clevel, shuffle, cname, offsets, checksum,
     max_app_chunks, metadata, meta_checksum, meta_codec, meta_level, max_meta_size, path,
-    threads=0
+    threads=0, sync=true
 ))]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn blpk_pack<'py>(
@@ -76,6 +78,7 @@ pub(crate) fn blpk_pack<'py>(
     max_meta_size: Option<u32>,
     path: Option<PathBuf>,
     threads: usize,
+    sync: bool,
 ) -> PyResult<Option<Bound<'py, PyBytes>>> {
     let metadata = match metadata {
         Some(json) => Some(Metadata {
@@ -116,8 +119,13 @@ pub(crate) fn blpk_pack<'py>(
     };
     match path {
         Some(path) => {
-            py.detach(|| options.write_to_path(input, &path))
+            let rules = OutputOptions::new().replace(true).sync(sync);
+            let mut out = Output::create(&path, &rules)
+                .map_err(|e| crate::output::os_error(py, &e, Some(&path)))?;
+            py.detach(|| options.write_to_output(input, &mut out))
                 .py_err(FORMAT)?;
+            py.detach(|| out.commit())
+                .map_err(|e| crate::output::os_error(py, &e, Some(&path)))?;
             Ok(None)
         }
         None => {
@@ -147,7 +155,8 @@ pub(crate) fn blpk_pack<'py>(
 /// the caller's final array); otherwise a new uint8 array is made. A file given by
 /// `path` is read chunk by chunk (positioned reads), never whole.
 #[pyfunction]
-#[pyo3(signature = (data=None, path=None, out_path=None, alloc=None, threads=0, url=None))]
+#[pyo3(signature = (data=None, path=None, out_path=None, alloc=None, threads=0, url=None, sync=true))]
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn blpk_unpack<'py>(
     py: Python<'py>,
     data: Option<&Bound<'py, PyBytes>>,
@@ -156,10 +165,11 @@ pub(crate) fn blpk_unpack<'py>(
     alloc: Option<&Bound<'py, PyAny>>,
     threads: u16,
     url: Option<&str>,
+    sync: bool,
 ) -> PyResult<Unpacked<'py>> {
     let options = UnpackOptions::DEFAULT.threads(threads);
     if let Some(url) = url {
-        return unpack_url(py, url, out_path, alloc, &options);
+        return unpack_url(py, url, out_path, alloc, &options, sync);
     }
     let bytes: &[u8] = match (data, &path) {
         (Some(d), _) => d.as_bytes(),
@@ -178,16 +188,9 @@ pub(crate) fn blpk_unpack<'py>(
                 }
             };
             let reader = py.detach(|| Reader::open(source)).py_err(FORMAT)?;
-            let view = reader.view();
-            let metadata = metadata_json(&view)?;
-            let array = fill(
-                py,
-                view.uncompressed_len(),
-                metadata.as_deref(),
-                alloc,
-                |out| reader.unpack_into(out, &options),
-            )?;
-            return Ok((Some(array), metadata));
+            return unpacked(py, &reader.view(), None, alloc, &options, |out| {
+                reader.unpack_into(out, &options)
+            });
         }
         (None, Some(p)) => {
             // Into a file: the chunks are read by range (positioned reads), never the
@@ -201,24 +204,43 @@ pub(crate) fn blpk_unpack<'py>(
             let reader = py.detach(|| Reader::open(source)).py_err(FORMAT)?;
             let view = reader.view();
             let metadata = metadata_json(&view)?;
-            unpack_to_file(py, &view, out, Some(p), &options)?;
+            unpack_to_file(py, &view, out, Some(p), &options, sync)?;
             return Ok((None, metadata));
         }
         (None, None) => return Err(PyValueError::new_err("give data or path")),
     };
     let pack = Bloscpack::parse(bytes).py_err(FORMAT)?;
-    if let Some(out) = out_path {
-        let metadata = metadata_json(&pack)?;
-        unpack_to_file(py, &pack, &out, None, &options)?;
+    let out = out_path.as_deref().map(|out| (out, None, sync));
+    unpacked(py, &pack, out, alloc, &options, |out| {
+        pack.unpack_into(out, &options)
+    })
+}
+
+/// `pack` unpacked into the file at `out` (with the file it is read from, if any, and
+/// whether to sync, as in [`unpack_to_file`]), or else into an array ([`fill`], by
+/// `unpack`); with its metadata JSON.
+fn unpacked<'py, 'd, D: Data<'d> + Send + Sync>(
+    py: Python<'py>,
+    pack: &Bloscpack<'d, D>,
+    out: Option<(&Path, Option<&Path>, bool)>,
+    alloc: Option<&Bound<'py, PyAny>>,
+    options: &UnpackOptions,
+    unpack: impl FnOnce(&mut [u8]) -> bloscpack_header::Result<UnpackReport> + Send,
+) -> PyResult<Unpacked<'py>>
+where
+    Error: From<D::Error>,
+{
+    let metadata = metadata_json(pack)?;
+    if let Some((out, input, sync)) = out {
+        unpack_to_file(py, pack, out, input, options, sync)?;
         return Ok((None, metadata));
     }
-    let metadata = metadata_json(&pack)?;
     let array = fill(
         py,
         pack.uncompressed_len(),
         metadata.as_deref(),
         alloc,
-        |out| pack.unpack_into(out, &options),
+        unpack,
     )?;
     Ok((Some(array), metadata))
 }
@@ -244,6 +266,7 @@ fn unpack_url<'py>(
     out_path: Option<PathBuf>,
     alloc: Option<&Bound<'py, PyAny>>,
     options: &UnpackOptions,
+    sync: bool,
 ) -> PyResult<Unpacked<'py>> {
     let reader = py.detach(|| {
         let source = crate::source::open_url(url)?;
@@ -251,38 +274,31 @@ fn unpack_url<'py>(
         Reader::open_with(source, &ReadOptions::new().read_every_chunk(true)).py_err(FORMAT)
     })?;
     let view = reader.view();
-    let metadata = metadata_json(&view)?;
-    if let Some(out) = out_path {
-        let input = binfmt_remote_path(url);
-        unpack_to_file(py, &view, &out, input.as_deref(), options)?;
-        return Ok((None, metadata));
-    }
-    let array = fill(
-        py,
-        view.uncompressed_len(),
-        metadata.as_deref(),
-        alloc,
-        |out| view.unpack_into(out, options),
-    )?;
-    Ok((Some(array), metadata))
+    let input = out_path.as_ref().and_then(|_| binfmt_remote_path(url));
+    let out = out_path.as_deref().map(|out| (out, input.as_deref(), sync));
+    unpacked(py, &view, out, alloc, options, |out| {
+        view.unpack_into(out, options)
+    })
 }
 
 /// Unpacks `pack` into the file at `out` under the output rules (`binfmt_core::output`:
 /// a temporary file renamed over `out`, a FIFO or device streamed into), with `input`,
 /// the file `pack` is read from when it is one, as an input of the write: `out` is never
-/// the input, whatever names it (a path, a hard link, a `file://` URL). The GIL is
-/// released while unpacking and committing.
+/// the input, whatever names it (a path, a hard link, a `file://` URL); made durable
+/// before the rename only with `sync`. The GIL is released while unpacking and
+/// committing.
 fn unpack_to_file<'d, D: Data<'d> + Send + Sync>(
     py: Python<'_>,
     pack: &Bloscpack<'d, D>,
     out: &Path,
     input: Option<&Path>,
     options: &UnpackOptions,
+    sync: bool,
 ) -> PyResult<()>
 where
     Error: From<D::Error>,
 {
-    let rules = OutputOptions::new().replace(true).inputs(input);
+    let rules = OutputOptions::new().replace(true).inputs(input).sync(sync);
     let mut output =
         Output::create(out, &rules).map_err(|e| crate::output::os_error(py, &e, Some(out)))?;
     py.detach(|| {

@@ -8,7 +8,10 @@ from __future__ import annotations
 import io
 import mmap
 import os
+import shutil
 import stat
+import subprocess
+import sys
 import tarfile
 from pathlib import Path
 from typing import Callable
@@ -183,3 +186,43 @@ def test_bloscpack_unpack_file_from_file_never_replaces_its_input(tmp_path):
     out = tmp_path / "out.bin"
     bloscpack.unpack_file_from_file(src, out)
     assert out.read_bytes() == b"0123456789" * 1000
+
+
+_SYNC_SCRIPT = """
+import sys
+import numpy as np
+import binfmt.bloscpack as ob
+d, sync = sys.argv[1], sys.argv[2] == "1"
+ob.pack_bytes_to_file(b"x" * 100000, d + "/a.blp", sync=sync)
+ob.pack_ndarray_to_file(np.arange(10000), d + "/n.blp", sync=sync)
+ob.pack_file_to_file(d + "/a.blp", d + "/f.blp", sync=sync)
+ob.unpack_file_from_file(d + "/a.blp", d + "/u.bin", sync=sync)
+"""
+
+
+def _strace_works() -> bool:
+    if shutil.which("strace") is None:
+        return False
+    return subprocess.run(["strace", "-qq", "true"], capture_output=True).returncode == 0
+
+
+@pytest.mark.skipif(not _strace_works(), reason="strace is not installed or cannot trace")
+def test_bloscpack_file_writers_sync_only_when_asked(tmp_path: Path) -> None:
+    """The bloscpack drop-in's file writers do not sync by default, as bloscpack does not
+    (they still write beside the target and rename), and with ``sync=True`` sync the data
+    and the directory: counted with strace, in a process of its own."""
+    counts = {}
+    for sync in ("0", "1"):
+        d = tmp_path / sync
+        d.mkdir()
+        run = subprocess.run(
+            ["strace", "-f", "-qq", "-e", "trace=fsync,fdatasync,sync_file_range",
+             sys.executable, "-c", _SYNC_SCRIPT, str(d), sync],
+            capture_output=True, text=True, check=True)
+        counts[sync] = sum(1 for line in run.stderr.splitlines()
+                           if "sync" in line and "= 0" in line)
+        assert (d / "u.bin").read_bytes() == b"x" * 100000
+        assert not [n for n in os.listdir(d) if ".binfmt-" in n]
+    assert counts["0"] == 0, "a default write synced"
+    # Each of the four files: its data, then its directory.
+    assert counts["1"] >= 8

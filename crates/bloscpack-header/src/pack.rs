@@ -702,13 +702,40 @@ impl PackOptions {
         self.plan(len_u64(data))?;
         let mut out =
             Output::create(path, &OutputOptions::new().replace(true)).map_err(io_at(path))?;
-        let n = if out.is_stream() {
-            self.write_to(data, std::io::BufWriter::with_capacity(1 << 20, &mut out))?
-        } else {
-            self.write_to_seekable(data, &mut out)?
-        };
+        let n = self.write_to_output(data, &mut out)?;
         out.commit().map_err(io_at(path))?;
         Ok(n)
+    }
+
+    /// Packs `data` into an [`Output`] the caller created under its own rules (for
+    /// example [`OutputOptions::sync`] off, as the Python drop-in's writers have it) and
+    /// commits: a file is written while the next chunks compress, a stream in order.
+    /// Returns the number of bytes written. [`write_to_path`](Self::write_to_path) is
+    /// this with the default rules and replacing.
+    ///
+    /// ```
+    /// # #[cfg(feature = "blosc")] {
+    /// use binfmt_core::output::{Output, OutputOptions};
+    /// use bloscpack_header::PackOptions;
+    /// # let dir = std::env::temp_dir().join(format!("blp-doc-output-{}", std::process::id()));
+    /// # std::fs::create_dir_all(&dir).unwrap();
+    /// let path = dir.join("data.blp");
+    /// let mut out = Output::create(&path, &OutputOptions::new().sync(false)).unwrap();
+    /// let n = PackOptions::default().write_to_output(&[7u8; 1000], &mut out).unwrap();
+    /// out.commit().unwrap();
+    /// assert_eq!(std::fs::metadata(&path).unwrap().len(), n);
+    /// # std::fs::remove_dir_all(&dir).unwrap();
+    /// # }
+    /// ```
+    ///
+    /// # Errors
+    /// As for [`write_to`](Self::write_to); nothing is in place until the caller commits.
+    pub fn write_to_output(&self, data: &[u8], out: &mut Output) -> Result<u64> {
+        if out.is_stream() {
+            self.write_to(data, std::io::BufWriter::with_capacity(1 << 20, out))
+        } else {
+            self.write_to_seekable(data, out)
+        }
     }
 }
 

@@ -52,10 +52,12 @@ def blpk_pack(
     max_meta_size: int | None,
     path: _Path | None,
     threads: int = 0,
+    sync: bool = True,
 ) -> bytes | None:
     """The file's bytes, or ``None`` after writing them to ``path`` (replaced
-    atomically). ``data`` is read in place; ``threads`` chunks are compressed at once (0:
-    the cores, at most 8); the bytes do not depend on it."""
+    atomically; synced before the rename with ``sync``). ``data`` is read in place;
+    ``threads`` chunks are compressed at once (0: the cores, at most 8); the bytes do not
+    depend on it."""
 def blpk_unpack(
     data: bytes | None = None,
     path: _Path | None = None,
@@ -63,10 +65,12 @@ def blpk_unpack(
     alloc: Callable[[str | None, int], npt.NDArray[np.uint8]] | None = None,
     threads: int = 0,
     url: str | None = None,
+    sync: bool = True,
 ) -> tuple[npt.NDArray[np.uint8] | None, str | None]:
     """``(bytes as a uint8 array, metadata JSON or None)`` of the file given as ``data``,
-    ``path`` (read chunk by chunk) or ``url`` (read by ranges, chunks read ahead); with ``out_path`` the bytes go to that file
-    (replaced atomically) and the array is ``None``. ``alloc(metadata_json, nbytes)``,
+    ``path`` (read chunk by chunk) or ``url`` (read by ranges, chunks read ahead); with
+    ``out_path`` the bytes go to that file (replaced atomically; synced before the rename
+    with ``sync``) and the array is ``None``. ``alloc(metadata_json, nbytes)``,
     when given, returns the array to decompress into: a writable, contiguous 1-D uint8
     array of ``nbytes`` (typically a view of the caller's final array). ``threads``
     chunks are decompressed at once (0: the cores, at most 8)."""

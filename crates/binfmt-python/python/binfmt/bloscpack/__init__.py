@@ -19,6 +19,14 @@ are read too.
   :func:`pack_bytes_to_bytes` / :func:`unpack_bytes_from_bytes`.
 * :func:`append`: in place, locked and crash-consistent.
 
+Durability: a file written by the ``*_to_file`` functions and :func:`unpack_file_from_file`
+is written beside its name and renamed over it, so a reader (or the next run after the
+writer is killed) sees the old file or the whole new one, never a part. By default it is
+not synced to the disk, as bloscpack never syncs (it writes in place, truncating the old
+file first): after a power loss soon after the call, the file may be empty or incomplete.
+``sync=True`` syncs the data before the rename and the directory after it, so the file
+is durable when the call returns (``binfmt bloscpack pack`` always does).
+
 Errors: a malformed file raises :class:`binfmt.FormatError` (``str(e)`` is
 ``byte N: message``), I/O :class:`OSError`.
 """
@@ -241,7 +249,7 @@ def _shuffle(value: bool | int) -> int:
 
 def _pack(data: bytes | np.ndarray, path: str | None, chunk_size: int | str, metadata: Any,
           blosc_args: BloscArgs | None, bloscpack_args: BloscpackArgs | None,
-          metadata_args: MetadataArgs | None) -> bytes | None:
+          metadata_args: MetadataArgs | None, sync: bool = False) -> bytes | None:
     blosc_args = blosc_args or BloscArgs()
     bloscpack_args = bloscpack_args or BloscpackArgs()
     metadata_args = metadata_args or MetadataArgs()
@@ -281,6 +289,7 @@ def _pack(data: bytes | np.ndarray, path: str | None, chunk_size: int | str, met
         max_meta_size=None if max_meta is None else int(max_meta),
         path=path,
         threads=_nthreads,
+        sync=bool(sync),
     )
 
 
@@ -311,22 +320,26 @@ def pack_bytes_to_file(bytes_: bytes, out_file: str | os.PathLike,
                        chunk_size: int | str = DEFAULT_CHUNK_SIZE, metadata: Any = None,
                        blosc_args: BloscArgs | None = None,
                        bloscpack_args: BloscpackArgs | None = None,
-                       metadata_args: MetadataArgs | None = None) -> None:
-    """Packs ``bytes_`` into the file ``out_file`` (replaced atomically)."""
+                       metadata_args: MetadataArgs | None = None, *,
+                       sync: bool = False) -> None:
+    """Packs ``bytes_`` into the file ``out_file`` (replaced atomically; ``sync``: see
+    Durability in the module's docstring)."""
     _pack(_as_bytes(bytes_), os.fspath(out_file), chunk_size, metadata, blosc_args,
-          bloscpack_args, metadata_args)
+          bloscpack_args, metadata_args, sync)
 
 
 def pack_file_to_file(in_file: str | os.PathLike, out_file: str | os.PathLike,
                       chunk_size: int | str = DEFAULT_CHUNK_SIZE, metadata: Any = None,
                       blosc_args: BloscArgs | None = None,
                       bloscpack_args: BloscpackArgs | None = None,
-                      metadata_args: MetadataArgs | None = None) -> None:
-    """Packs the file ``in_file`` into ``out_file`` (replaced atomically)."""
+                      metadata_args: MetadataArgs | None = None, *,
+                      sync: bool = False) -> None:
+    """Packs the file ``in_file`` into ``out_file`` (replaced atomically; ``sync``: see
+    Durability in the module's docstring)."""
     with open(in_file, "rb") as f:
         data = f.read()
     _pack(data, os.fspath(out_file), chunk_size, metadata, blosc_args, bloscpack_args,
-          metadata_args)
+          metadata_args, sync)
 
 
 def unpack_bytes_from_bytes(bytes_: bytes) -> tuple[bytes, Any]:
@@ -353,12 +366,13 @@ def unpack_bytes_from_file(compressed_file: str | os.PathLike) -> tuple[bytes, A
     return data.tobytes(), _decode_meta(meta)
 
 
-def unpack_file_from_file(in_file: str | os.PathLike, out_file: str | os.PathLike) -> Any:
+def unpack_file_from_file(in_file: str | os.PathLike, out_file: str | os.PathLike, *,
+                          sync: bool = False) -> Any:
     """Unpacks ``in_file`` (a path or a URL) into ``out_file`` (replaced atomically;
-    chunks decompressed in parallel while it is written); returns the metadata or
-    ``None``."""
+    chunks decompressed in parallel while it is written; ``sync``: see Durability in the
+    module's docstring); returns the metadata or ``None``."""
     _, meta = _binfmt.blpk_unpack(**_source(in_file), out_path=os.fspath(out_file),
-                                 threads=_nthreads)
+                                 threads=_nthreads, sync=bool(sync))
     return _decode_meta(meta)
 
 
@@ -461,13 +475,15 @@ def pack_ndarray_to_file(ndarray: np.ndarray, filename: str | os.PathLike,
                          chunk_size: int | str = DEFAULT_CHUNK_SIZE,
                          blosc_args: BloscArgs | None = None,
                          bloscpack_args: BloscpackArgs | None = None,
-                         metadata_args: MetadataArgs | None = None) -> None:
-    """Packs a numpy array into the file ``filename`` (replaced atomically)."""
+                         metadata_args: MetadataArgs | None = None, *,
+                         sync: bool = False) -> None:
+    """Packs a numpy array into the file ``filename`` (replaced atomically; ``sync``: see
+    Durability in the module's docstring)."""
     ndarray = np.asanyarray(ndarray)
     _check_ndarray(ndarray)
     _check_chunk_size(ndarray, chunk_size)
     _pack(_ndarray_bytes(ndarray), os.fspath(filename), chunk_size, _ndarray_meta(ndarray),
-          _ndarray_args(ndarray, blosc_args), bloscpack_args, metadata_args)
+          _ndarray_args(ndarray, blosc_args), bloscpack_args, metadata_args, sync)
 
 
 def _ndarray_layout(meta: Any) -> tuple[np.dtype, tuple[int, ...], str]:
