@@ -9,8 +9,9 @@ cache warm. Prints a Markdown table (and writes it to --out).
 
 1. kastore: `load` + reaching every array (each array's last element) of a 50 MB store
    and of a real tskit `.trees` file; and `load` + summing every array (every page read).
-2. bloscpack: pack (to bytes, to a file) and unpack (from bytes, from a file) of a 64 MiB
-   float64 random walk, and pack of 64 MiB of zeros (bloscpack 0.16 with its
+2. bloscpack: pack (to bytes, to a file: overwriting it call after call, and as a new
+   file with nothing left to write back, ours with and without sync=True) and unpack
+   (from bytes, from a file) of a 64 MiB float64 random walk, and pack of 64 MiB of zeros (bloscpack 0.16 with its
    compatibility alias; 2 threads on both sides; ours and the reference alternate call
    by call); the peak RSS growth of an unpack, in a fresh process per case.
 3. TACO: `read_header` of an archive's path, and of its first 256 bytes, vs tacozip;
@@ -60,16 +61,21 @@ def median_time(fn, n: int) -> float:
     return statistics.median(times)
 
 
-def median_pair(ours, ref, n: int) -> tuple[float, float]:
+def median_pair(ours, ref, n: int, before=lambda: None) -> tuple[float, float]:
     """Medians of n timings of each, alternating ours and ref call by call (after one
-    warm-up of each), so that both see the same load on a busy machine."""
+    warm-up of each), so that both see the same load on a busy machine; `before()` runs
+    untimed before every call."""
+    before()
     ours()
+    before()
     ref()
     to, tr = [], []
     for _ in range(n):
+        before()
         t = time.perf_counter()
         ours()
         to.append(time.perf_counter() - t)
+        before()
         t = time.perf_counter()
         ref()
         tr.append(time.perf_counter() - t)
@@ -185,18 +191,30 @@ def bench_bloscpack(tmp: Path, n: int) -> None:
          lambda: bp.unpack_ndarray_from_bytes(packed)),
         ("pack 64 MiB array (bytes)", lambda: ob.pack_ndarray_to_bytes(array),
          lambda: bp.pack_ndarray_to_bytes(array)),
-        ("pack 64 MiB array (file)", lambda: ob.pack_ndarray_to_file(array, out),
+        ("pack 64 MiB array (file, overwritten)", lambda: ob.pack_ndarray_to_file(array, out),
          lambda: bp.pack_ndarray_to_file(array, str(out))),
         ("pack 64 MiB of zeros (bytes)", lambda: ob.pack_ndarray_to_bytes(zeros),
          lambda: bp.pack_ndarray_to_bytes(zeros)),
     ):
         mine, theirs = median_pair(ours, ref, n)
         row(f"bloscpack {what}", mine, "bloscpack 0.16", theirs)
+
+    def new_file() -> None:
+        # What a user's one pack meets: no file at the path, and no dirty pages of the
+        # last call still being written back (the overwritten row above has both).
+        out.unlink(missing_ok=True)
+        os.sync()
+
+    for what, kw in (("new file", {}), ("new file, ours sync=True", {"sync": True})):
+        mine, theirs = median_pair(lambda: ob.pack_ndarray_to_file(array, out, **kw),
+                                   lambda: bp.pack_ndarray_to_file(array, str(out)), n,
+                                   before=new_file)
+        row(f"bloscpack pack 64 MiB array ({what})", mine, "bloscpack 0.16", theirs)
     for source in ("file", "bytes"):
         mine = statistics.median(peak_mib("ours", source, path) for _ in range(3))
         theirs = statistics.median(peak_mib("ref", source, path) for _ in range(3))
-        print(f"bloscpack unpack 64 MiB array ({source}): peak RSS +{mine:.0f} MiB, "
-              f"bloscpack 0.16 +{theirs:.0f} MiB (medians of 3 processes)", flush=True)
+        print(f"bloscpack unpack 64 MiB array ({source}): peak RSS +{mine:.1f} MiB, "
+              f"bloscpack 0.16 +{theirs:.1f} MiB (medians of 3 processes)", flush=True)
 
 
 def bench_taco(tmp: Path, n: int) -> None:
