@@ -1,8 +1,6 @@
 //! `binfmt inspect|verify` on Bloscpack files and `binfmt bloscpack pack|unpack|append`.
 #![allow(clippy::unwrap_used, clippy::cast_possible_truncation)]
 
-#[path = "../../bloscpack-header/tests/common/mod.rs"]
-mod bloscpack_common;
 mod common;
 
 use core::time::Duration;
@@ -11,7 +9,6 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Instant;
 
-use bloscpack_common::claiming_chunk;
 use bloscpack_header::{Metadata, PackOptions};
 use common::{run, s, scratch, text};
 use serde_json::Value;
@@ -556,7 +553,7 @@ fn tiny_files_claiming_gigabytes_fail_fast_and_write_nothing() {
     // target with a 1-byte input made `append` allocate gigabytes.
     let dir = scratch("claims");
     let claim = dir.join("claim.blp");
-    std::fs::write(&claim, claiming_chunk(false)).unwrap();
+    std::fs::copy(fixture("hostile/claims_700mb.blp"), &claim).unwrap();
     assert_eq!(std::fs::metadata(&claim).unwrap().len(), 52);
     let raw = dir.join("out.bin");
     fails_fast_saying(
@@ -569,7 +566,7 @@ fn tiny_files_claiming_gigabytes_fail_fast_and_write_nothing() {
     assert!(out.stdout.is_empty());
 
     let target = dir.join("target.blp");
-    let bytes = claiming_chunk(true);
+    let bytes = std::fs::read(fixture("hostile/claims_700mb_offsets.blp")).unwrap();
     assert_eq!(bytes.len(), 68);
     std::fs::write(&target, &bytes).unwrap();
     let one = dir.join("one.bin");

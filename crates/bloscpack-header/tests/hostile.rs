@@ -7,8 +7,6 @@
     clippy::cast_possible_truncation
 )]
 
-mod common;
-
 use core::time::Duration;
 use std::time::Instant;
 
@@ -17,7 +15,6 @@ use bloscpack_header::{
     Bloscpack, Checksum, Error, ErrorKind, Header, HeaderFields, JSON_FORMAT, Options, ReadOptions,
     verify,
 };
-use common::claiming_chunk;
 
 fn findings(data: &[u8], options: &ReadOptions) -> (binfmt_core::Summary, Findings<Error>) {
     let mut f = Findings::new(16);
@@ -370,4 +367,57 @@ fn a_bad_chunk_stops_the_parallel_unpack() {
         .unpack_to_writer(Full(0), &UnpackOptions::DEFAULT.threads(2))
         .unwrap_err();
     assert!(matches!(e.kind(), ErrorKind::Io(_)), "{e}");
+}
+
+/// A 52-byte file (68 with an offsets section): one Blosc chunk that claims 700 MB from
+/// a 20-byte buffer.
+fn claiming_chunk(offsets: bool) -> Vec<u8> {
+    let n = 700_000_000u32;
+    let header = Header::new(HeaderFields {
+        options: if offsets {
+            Options::OFFSETS
+        } else {
+            Options::NONE
+        },
+        checksum: Checksum::None,
+        typesize: 1,
+        chunk_size: Some(n),
+        last_chunk: Some(n),
+        nchunks: Some(1),
+        max_app_chunks: u64::from(offsets),
+    })
+    .unwrap();
+    let mut bytes = header.to_bytes().to_vec();
+    if offsets {
+        bytes.extend_from_slice(&48u64.to_le_bytes());
+        bytes.extend_from_slice(&(-1i64).to_le_bytes());
+    }
+    bytes.extend_from_slice(&[2, 1, 0x00, 1]); // blosclz, no shuffle, typesize 1
+    bytes.extend_from_slice(&n.to_le_bytes()); // nbytes
+    bytes.extend_from_slice(&n.to_le_bytes()); // blocksize
+    bytes.extend_from_slice(&20u32.to_le_bytes()); // cbytes
+    bytes.extend_from_slice(&16u32.to_le_bytes()); // block 0 starts at 16
+    bytes
+}
+
+/// The two files [`claiming_chunk`] makes are committed as `tests/fixtures/hostile/`,
+/// where the CLI's tests read them (`binfmt bloscpack unpack|append` must refuse them as
+/// the library does).
+#[test]
+fn the_committed_claiming_chunks_are_what_this_file_makes() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/hostile");
+    for (name, offsets) in [
+        ("claims_700mb.blp", false),
+        ("claims_700mb_offsets.blp", true),
+    ] {
+        let path = dir.join(name);
+        if std::env::var_os("BINFMT_REGENERATE").is_some() {
+            std::fs::write(&path, claiming_chunk(offsets)).unwrap();
+        }
+        assert_eq!(
+            std::fs::read(&path).unwrap(),
+            claiming_chunk(offsets),
+            "{name}"
+        );
+    }
 }
