@@ -33,14 +33,16 @@ Data and JSON go to standard output; messages go to standard error.";
 /// `--help`'s closing text: [`EXIT_CODES`] and, with URL support, every `BINFMT_REMOTE_*`
 /// setting with what it does (an installed binary has no docs/remote.md beside it).
 fn long_after_help() -> String {
-    let mut help = EXIT_CODES.to_owned();
+    let help = EXIT_CODES.to_owned();
     #[cfg(feature = "remote")]
-    {
+    let help = {
+        let mut help = help;
         help.push_str("\n\nRemote settings (environment variables):\n");
         for (name, what) in binfmt_remote::ENV_VARS {
             help.push_str(&format!("  {name}: {what}\n"));
         }
-    }
+        help
+    };
     help
 }
 
