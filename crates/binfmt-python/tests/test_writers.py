@@ -226,3 +226,37 @@ def test_bloscpack_file_writers_sync_only_when_asked(tmp_path: Path) -> None:
     assert counts["0"] == 0, "a default write synced"
     # Each of the four files: its data, then its directory.
     assert counts["1"] >= 8
+
+
+def _read_fifo_while(fifo: Path, write: Callable[[], None]) -> bytes:
+    """What `write()` streams into the FIFO `fifo`, read by a thread meanwhile."""
+    import threading
+
+    got: list[bytes] = []
+    reader = threading.Thread(target=lambda: got.append(fifo.read_bytes()))
+    reader.start()
+    try:
+        write()
+    finally:
+        reader.join(timeout=30)
+    assert got, "the reader did not finish"
+    return got[0]
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")
+@pytest.mark.parametrize("sync", [False, True])
+def test_bloscpack_writers_stream_into_fifos_and_devices(tmp_path: Path, sync: bool) -> None:
+    """A FIFO or a device is streamed into, not replaced (the output rules), with or
+    without `sync`: the bytes are the ones a regular file gets."""
+    array = np.arange(100_000, dtype="<f8")
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    streamed = _read_fifo_while(fifo, lambda: ob.pack_ndarray_to_file(array, fifo, sync=sync))
+    assert stat.S_ISFIFO(os.stat(fifo).st_mode), "the FIFO was replaced"
+    assert streamed == ob.pack_ndarray_to_bytes(array)
+    packed = tmp_path / "a.blp"
+    packed.write_bytes(streamed)
+    raw = _read_fifo_while(fifo, lambda: ob.unpack_file_from_file(packed, fifo, sync=sync))
+    assert raw == array.tobytes()
+    ob.pack_bytes_to_file(b"x" * 1000, os.devnull, sync=sync)
+    assert stat.S_ISCHR(os.stat(os.devnull).st_mode)
