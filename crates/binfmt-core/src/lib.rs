@@ -46,9 +46,10 @@ pub mod source;
 #[cfg_attr(docsrs, doc(cfg(feature = "mmap")))]
 pub mod mmap;
 
-// Only the std modules' tests write files.
-#[cfg(all(test, feature = "std"))]
-pub(crate) mod scratch;
+// Test support shared by every crate's tests (see the module); not API.
+#[cfg(feature = "std")]
+#[doc(hidden)]
+pub mod scratch;
 
 pub use error::{Diagnostic, Error, Fault, FormatKind, Found, Kind, Layout, Result};
 #[cfg(feature = "std")]

@@ -1,8 +1,12 @@
-//! Scratch directories for binfmt-core's own unit tests, removed when the test passes.
+//! Scratch directories for tests, removed when the test passes (kept, and their path
+//! printed, when it fails): every test that writes files used to leave its directory
+//! behind, and a machine that runs the suites all day filled its disk.
 //!
-//! This mirrors `binfmt_test_support::Scratch`, which every other crate's tests use:
-//! binfmt-core cannot dev-depend on binfmt-test-support, because that crate depends on
-//! binfmt-core (its tests would then see two copies of core's types). Keep the two alike.
+//! The one definition for the whole workspace, here because every crate's unit tests can
+//! reach it: `binfmt-test-support` re-exports it for the integration tests, but core's own
+//! unit tests cannot depend on that crate (it depends on core), and the format crates'
+//! unit tests also run as published (`tools/ci/package-check.sh`), where the unpublished
+//! test-support crate is not there. Not part of the API (`#[doc(hidden)]`).
 // Test code: a directory that cannot be made is a failed test.
 #![allow(clippy::unwrap_used)]
 
@@ -16,20 +20,30 @@ use std::path::{Path, PathBuf};
 /// It dereferences to [`Path`], so `dir.join("a.bin")` and `&dir` work where a path is
 /// wanted.
 #[derive(Debug)]
-pub(crate) struct Scratch {
+pub struct Scratch {
     path: PathBuf,
 }
 
 impl Scratch {
     /// `temp_dir()/binfmt-<name>-<pid>`, emptied if an earlier run left it.
     ///
-    /// `name` must be unique among core's unit tests (they run in parallel in one
-    /// process); naming it after the module and test does that.
-    pub(crate) fn new(name: &str) -> Self {
+    /// `name` must be unique among the tests of one test binary (they run in parallel in
+    /// one process); naming it after the crate, file and test does that.
+    ///
+    /// # Panics
+    /// When the directory cannot be made: a failed test.
+    #[must_use]
+    pub fn new(name: &str) -> Self {
         let path = std::env::temp_dir().join(format!("binfmt-{name}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&path);
         std::fs::create_dir_all(&path).unwrap();
         Scratch { path }
+    }
+
+    /// The directory.
+    #[must_use]
+    pub fn path(&self) -> &Path {
+        &self.path
     }
 }
 

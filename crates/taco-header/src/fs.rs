@@ -293,37 +293,8 @@ impl Plan {
 
 #[cfg(test)]
 mod tests {
+    use binfmt_core::scratch::Scratch;
     use binfmt_core::source::Counting;
-
-    /// A scratch directory, removed when the test passes. (The crate as packaged has no
-    /// `binfmt-test-support`, whose `Scratch` this mirrors: these tests run there too.)
-    struct Scratch(std::path::PathBuf);
-
-    impl Scratch {
-        fn new(name: &str) -> Self {
-            let dir =
-                std::env::temp_dir().join(std::format!("binfmt-{name}-{}", std::process::id()));
-            let _ = std::fs::remove_dir_all(&dir);
-            std::fs::create_dir_all(&dir).unwrap();
-            Scratch(dir)
-        }
-    }
-
-    impl core::ops::Deref for Scratch {
-        type Target = std::path::Path;
-
-        fn deref(&self) -> &std::path::Path {
-            &self.0
-        }
-    }
-
-    impl Drop for Scratch {
-        fn drop(&mut self) {
-            if !std::thread::panicking() {
-                let _ = std::fs::remove_dir_all(&self.0);
-            }
-        }
-    }
 
     use super::*;
     use crate::{Entry, Writer};
