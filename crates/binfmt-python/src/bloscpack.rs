@@ -51,13 +51,13 @@ fn checksum_of(name: &str) -> PyResult<Checksum> {
 
 /// Packs `data` (bytes, or a contiguous 1-D uint8 numpy array, read in place) with
 /// bloscpack's options; returns the file's bytes, or writes them to `path` (replaced
-/// atomically; made durable first only with `sync`, as the reference never syncs) and
-/// returns `None`.
+/// atomically; made durable first only with `sync`, as the reference never syncs; never
+/// the file `input_path` the data was read from, whatever names it) and returns `None`.
 #[pyfunction]
 #[pyo3(signature = (
     data, *, chunk_size, typesize, clevel, shuffle, cname, offsets, checksum,
     max_app_chunks, metadata, meta_checksum, meta_codec, meta_level, max_meta_size, path,
-    threads=0, sync=true
+    threads=0, sync=true, input_path=None
 ))]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn blpk_pack<'py>(
@@ -79,6 +79,7 @@ pub(crate) fn blpk_pack<'py>(
     path: Option<PathBuf>,
     threads: usize,
     sync: bool,
+    input_path: Option<PathBuf>,
 ) -> PyResult<Option<Bound<'py, PyBytes>>> {
     let metadata = match metadata {
         Some(json) => Some(Metadata {
@@ -119,7 +120,11 @@ pub(crate) fn blpk_pack<'py>(
     };
     match path {
         Some(path) => {
-            let rules = OutputOptions::new().replace(true).sync(sync);
+            // `input_path`: the file the data was read from, which the output may not be.
+            let rules = OutputOptions::new()
+                .replace(true)
+                .sync(sync)
+                .inputs(&input_path);
             let mut out = Output::create(&path, &rules)
                 .map_err(|e| crate::output::os_error(py, &e, Some(&path)))?;
             py.detach(|| options.write_to_output(input, &mut out))

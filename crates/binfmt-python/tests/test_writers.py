@@ -260,3 +260,19 @@ def test_bloscpack_writers_stream_into_fifos_and_devices(tmp_path: Path, sync: b
     assert raw == array.tobytes()
     ob.pack_bytes_to_file(b"x" * 1000, os.devnull, sync=sync)
     assert stat.S_ISCHR(os.stat(os.devnull).st_mode)
+
+
+def test_bloscpack_pack_file_to_file_never_replaces_its_input(tmp_path: Path) -> None:
+    """As every writer: the output may not be the input, by its path or a hard link (the
+    reference truncates it before reading it); the input is left as it was."""
+    src = tmp_path / "data.bin"
+    src.write_bytes(b"0123456789" * 1000)
+    link = tmp_path / "link.bin"
+    os.link(src, link)
+    for target in (src, link):
+        with pytest.raises(OSError):
+            ob.pack_file_to_file(src, target)
+        assert src.read_bytes() == b"0123456789" * 1000
+    out = tmp_path / "out.blp"
+    ob.pack_file_to_file(src, out)
+    assert ob.unpack_bytes_from_file(out)[0] == b"0123456789" * 1000

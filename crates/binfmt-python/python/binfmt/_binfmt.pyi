@@ -53,9 +53,11 @@ def blpk_pack(
     path: _Path | None,
     threads: int = 0,
     sync: bool = True,
+    input_path: _Path | None = None,
 ) -> bytes | None:
     """The file's bytes, or ``None`` after writing them to ``path`` (replaced
-    atomically; synced before the rename with ``sync``). ``data`` is read in place;
+    atomically; synced before the rename with ``sync``; refused if it is the file
+    ``input_path``, whatever names it). ``data`` is read in place;
     ``threads`` chunks are compressed at once (0: the cores, at most 8); the bytes do not
     depend on it."""
 def blpk_unpack(

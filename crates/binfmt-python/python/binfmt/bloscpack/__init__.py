@@ -249,7 +249,8 @@ def _shuffle(value: bool | int) -> int:
 
 def _pack(data: bytes | np.ndarray, path: str | None, chunk_size: int | str, metadata: Any,
           blosc_args: BloscArgs | None, bloscpack_args: BloscpackArgs | None,
-          metadata_args: MetadataArgs | None, sync: bool = False) -> bytes | None:
+          metadata_args: MetadataArgs | None, sync: bool = False,
+          input_path: str | None = None) -> bytes | None:
     blosc_args = blosc_args or BloscArgs()
     bloscpack_args = bloscpack_args or BloscpackArgs()
     metadata_args = metadata_args or MetadataArgs()
@@ -290,6 +291,7 @@ def _pack(data: bytes | np.ndarray, path: str | None, chunk_size: int | str, met
         path=path,
         threads=_nthreads,
         sync=bool(sync),
+        input_path=input_path,
     )
 
 
@@ -338,8 +340,9 @@ def pack_file_to_file(in_file: str | os.PathLike, out_file: str | os.PathLike,
     Durability in the module's docstring)."""
     with open(in_file, "rb") as f:
         data = f.read()
+    # `out_file` may not be `in_file` (by any name), as for every writer.
     _pack(data, os.fspath(out_file), chunk_size, metadata, blosc_args, bloscpack_args,
-          metadata_args, sync)
+          metadata_args, sync, os.fspath(in_file))
 
 
 def unpack_bytes_from_bytes(bytes_: bytes) -> tuple[bytes, Any]:
