@@ -52,6 +52,47 @@ pub(crate) struct Shape {
     pub(crate) announced: bool,
 }
 
+/// A walk that checks each chunk as it reaches it (`verify` over a cache that reads
+/// ahead): each chunk is read once, from the window that brings it, and its header,
+/// digest and block table are checked from that read. Without it the walk fetches every
+/// chunk header in a request of its own before the first chunk is checked: 200 requests
+/// and four dependent round trips for a 200-chunk file, 64 in flight. The problems found
+/// in the chunks wait here and are reported after the walk's own, so that the findings
+/// come in the order bytes in memory give them.
+#[cfg(feature = "alloc")]
+pub(crate) struct Fused<'o> {
+    options: &'o ReadOptions,
+    /// The problems of chunks `0..checked`, in order (fusing stops at [`Fused::HELD`]).
+    found: alloc::vec::Vec<Error>,
+    /// Chunks `0..checked` were checked during the walk.
+    checked: u64,
+    /// Where chunk `checked` starts.
+    resume: u64,
+    /// Fusing stopped: the chunks from `checked` on are checked after the walk.
+    off: bool,
+}
+
+#[cfg(feature = "alloc")]
+impl<'o> Fused<'o> {
+    /// Problems held before fusing stops (the rest of the chunks are then checked after
+    /// the walk, read again): memory does not grow with the number of problems.
+    const HELD: usize = 64;
+
+    fn new(options: &'o ReadOptions) -> Self {
+        Fused {
+            options,
+            found: alloc::vec::Vec::new(),
+            checked: 0,
+            resume: 0,
+            off: false,
+        }
+    }
+}
+
+/// Without an allocator there is nowhere to hold problems: no walk is fused.
+#[cfg(not(feature = "alloc"))]
+pub(crate) struct Fused<'o>(core::convert::Infallible, PhantomData<&'o ()>);
+
 /// A parsed Bloscpack file, reading its bytes through `D`.
 ///
 /// [`Bloscpack::parse`] checks the whole structure once: the header, the metadata
@@ -99,7 +140,8 @@ pub(crate) struct Shape {
 /// | [`Bloscpack::chunk`], [`Bloscpack::chunks`], offsets, metadata, warnings (no undo record) | 0 (held) | 0 |
 /// | a chunk's [`verify`](crate::Chunk::verify), [`check_blocks`](crate::Chunk::check_blocks) | 1 each (a payload, not kept) | 1 |
 /// | `Reader::read_range` (feature `blosc`) | one per chunk holding the range, as one batch | 1 |
-/// | `unpack_*` (feature `blosc`), [`verify_data`] | one per chunk, streamed: memory holds one chunk | one per chunk |
+/// | `unpack_*` (feature `blosc`) | every chunk announced ([`Data::prefetch`]) and read ahead a window at a time: memory holds a few windows | one per window, several in flight |
+/// | [`verify_data`] | the head and the sections, then every chunk announced and read ahead as for `unpack_*`; the walk checks each chunk header from the window that brings the chunk: no request per header | one per window, several in flight |
 ///
 /// The cache holds the head, the sections and 16 bytes per chunk (bounded by its limit):
 /// never a chunk's buffer.
@@ -163,7 +205,7 @@ where
     /// As for [`Bloscpack::parse`]; I/O errors of a cache's source.
     pub fn from_data_with(data: D, options: &ReadOptions) -> Result<Self> {
         let mut first = None;
-        let file = Self::scan(data, options, false, &mut |e| {
+        let file = Self::scan(data, options, false, None, &mut |e| {
             first = Some(e);
             ControlFlow::Break(())
         });
@@ -208,7 +250,16 @@ where
     /// `every_chunk`: the caller will read every chunk after (`verify`): over a cache, the
     /// chunks the offsets section names are announced for reading ahead before the walk,
     /// so that their windows arrive while the walk's chunk headers are fetched.
-    fn scan(data: D, options: &ReadOptions, every_chunk: bool, report: Report<'_>) -> Option<Self> {
+    ///
+    /// `fused`: the walk checks each chunk as it reaches it, from the one read that brings
+    /// its header ([`Fused`]), where the chunks were announced.
+    fn scan(
+        data: D,
+        options: &ReadOptions,
+        every_chunk: bool,
+        mut fused: Option<&mut Fused<'_>>,
+        report: Report<'_>,
+    ) -> Option<Self> {
         let fail = |report: Report<'_>, e: Error| {
             let _ = report(e);
             None
@@ -279,9 +330,16 @@ where
             if every_chunk || options.get_read_every_chunk() {
                 file.announce_from_offsets();
             }
-            file.hint_chunk_headers();
+            if !file.shape.announced {
+                fused = None;
+            }
+            if fused.is_none() {
+                file.hint_chunk_headers(0);
+            }
+        } else {
+            fused = None;
         }
-        file.walk(report).ok()?;
+        file.walk(fused, report).ok()?;
         file.check_spare_slots(report).ok()?;
         Some(file)
     }
@@ -308,9 +366,9 @@ where
         }
     }
 
-    /// Hints the Blosc header of every chunk the offsets section names, so that the walk
-    /// finds them all fetched in one batch.
-    fn hint_chunk_headers(&self) {
+    /// Hints the Blosc header of every chunk the offsets section names from chunk `from`
+    /// on, so that the walk finds them all fetched in one batch.
+    fn hint_chunk_headers(&self, first: usize) {
         let size = to_u64(BLOSC_HEADER_SIZE);
         let used = self
             .shape
@@ -322,7 +380,7 @@ where
         let (from, total) = (self.shape.chunks_at, self.shape.total);
         let headers = self
             .offsets
-            .get(..used)
+            .get(first.min(used)..used)
             .unwrap_or(&[])
             .iter()
             .filter_map(|e| u64::try_from(e.get()).ok())
@@ -403,7 +461,11 @@ where
 
     /// Walks the chunks once, checking each, and records where they end. `Err` when the
     /// walk cannot go on (or the report said stop).
-    fn walk(&mut self, report: Report<'_>) -> core::result::Result<(), ()> {
+    fn walk(
+        &mut self,
+        mut fused: Option<&mut Fused<'_>>,
+        report: Report<'_>,
+    ) -> core::result::Result<(), ()> {
         let digest_len = self.shape.header.checksum().size_u64();
         let total = self.shape.total;
         let known = self.shape.header.nchunks();
@@ -416,7 +478,10 @@ where
                 None if pos == total => break,
                 _ => {}
             }
-            let chunk = match self.chunk_at(pos, index, digest_len) {
+            let checked = fused
+                .as_deref_mut()
+                .and_then(|f| self.fused_chunk(pos, index, digest_len, f));
+            let chunk = match checked.map_or_else(|| self.chunk_at(pos, index, digest_len), Ok) {
                 Ok(c) => c,
                 Err(e) => {
                     let _ = report(e);
@@ -459,6 +524,83 @@ where
         let digest_at = bytes::end(pos, header.cbytes.into(), "chunk")?;
         bytes::checked_range(digest_at, digest_len, total, "chunk digest")?;
         Ok(self.chunk_unchecked(index, pos, header))
+    }
+
+    /// Chunk `index` at `pos` read whole, as announced from the offsets section, and
+    /// checked from that one read: its header as [`chunk_at`](Self::chunk_at) checks it,
+    /// then its digest and block table as `verify` checks them (problems held in `fused`).
+    /// `None` when the chunk is not exactly where and as long as its offsets entry says, a
+    /// check fails, or `fused` holds enough problems: fusing then stops, and the walk reads
+    /// this header and the rest as it does without it (their headers hinted in one batch).
+    fn fused_chunk(
+        &self,
+        pos: u64,
+        index: u64,
+        digest_len: u64,
+        fused: &mut Fused<'_>,
+    ) -> Option<Chunk<'d, D>> {
+        #[cfg(feature = "alloc")]
+        {
+            if fused.off {
+                return None;
+            }
+            let chunk = self.fused_read(pos, index, digest_len, fused);
+            if chunk.is_none() {
+                fused.off = true;
+                self.hint_chunk_headers(usize::try_from(index).unwrap_or(usize::MAX));
+            }
+            chunk
+        }
+        #[cfg(not(feature = "alloc"))]
+        {
+            let _ = (pos, index, digest_len);
+            match fused.0 {}
+        }
+    }
+
+    #[cfg(feature = "alloc")]
+    fn fused_read(
+        &self,
+        pos: u64,
+        index: u64,
+        digest_len: u64,
+        fused: &mut Fused<'_>,
+    ) -> Option<Chunk<'d, D>> {
+        if fused.found.len() >= Fused::HELD || fused.checked != index {
+            return None;
+        }
+        let i = usize::try_from(index).ok()?;
+        let used = usize::try_from(self.shape.header.nchunks()?).ok()?;
+        let at = u64::try_from(self.offsets.get(..used)?.get(i)?.get()).ok()?;
+        let end = match self.offsets.get(..used)?.get(i + 1) {
+            Some(next) => u64::try_from(next.get()).ok()?,
+            None => self.shape.total,
+        };
+        if at != pos || end < at {
+            return None;
+        }
+        let read = bulk(self.data, at, end - at, "chunk").ok()?;
+        let header = ChunkHeader::read(&read, 0).ok()?;
+        header.check(pos, index).ok()?;
+        let next = pos
+            .checked_add(header.cbytes.into())?
+            .checked_add(digest_len)?;
+        if next != end {
+            return None;
+        }
+        let chunk = self.chunk_unchecked(index, pos, header);
+        let (body, digest) = chunk.split(&read);
+        if fused.options.get_checksums()
+            && let Err(e) = chunk.verify_bytes(body, digest)
+        {
+            fused.found.push(e);
+        }
+        if let Err(e) = chunk.header.check_blocks(body, pos, index) {
+            fused.found.push(e);
+        }
+        fused.checked = index + 1;
+        fused.resume = next;
+        Some(chunk)
     }
 
     fn chunk_unchecked(&self, index: u64, pos: u64, header: ChunkHeader) -> Chunk<'d, D> {
@@ -835,7 +977,13 @@ fn walk<'d, D: Data<'d>>(
 ) where
     Error: From<D::Error>,
 {
-    let file = Bloscpack::scan(data, options, true, &mut |e| tally.error(e));
+    #[cfg(feature = "alloc")]
+    let mut fused = Fused::new(options);
+    #[cfg(feature = "alloc")]
+    let fuse = Some(&mut fused);
+    #[cfg(not(feature = "alloc"))]
+    let fuse = None;
+    let file = Bloscpack::scan(data, options, true, fuse, &mut |e| tally.error(e));
     let Some(file) = file else {
         if !tally.is_stopped() {
             let record = match data.whole() {
@@ -858,8 +1006,23 @@ fn walk<'d, D: Data<'d>>(
     {
         return;
     }
-    file.prefetch_chunks();
-    for chunk in file.chunks() {
+    #[cfg_attr(not(feature = "alloc"), allow(unused_mut))]
+    let mut chunks = file.chunks();
+    #[cfg(feature = "alloc")]
+    if fused.checked > 0 {
+        for e in fused.found.drain(..) {
+            if tally.error(e).is_break() {
+                return;
+            }
+        }
+        // The chunks checked during the walk are not read again.
+        chunks.pos = fused.resume;
+        chunks.index = fused.checked;
+    }
+    if chunks.index == 0 {
+        file.prefetch_chunks();
+    }
+    for chunk in chunks {
         // One read per chunk (a borrow for bytes in memory) serves both checks.
         let read = match chunk.load() {
             Ok(read) => read,

@@ -2,7 +2,7 @@
 //! `&ReadCache<Counting<&[u8]>>` gives the same answers from every accessor, and the same
 //! first error for every bad, truncated or corrupted file.
 #![cfg(feature = "std")]
-#![allow(clippy::unwrap_used, clippy::panic)]
+#![allow(clippy::unwrap_used, clippy::panic, clippy::indexing_slicing)]
 
 use std::path::{Path, PathBuf};
 
@@ -191,5 +191,57 @@ fn every_truncation_and_corruption_gets_the_same_first_error() {
                 let _ = both(&format!("{name}@{at}^{flip:#x}"), &bad, &ReadOptions::new());
             }
         }
+    }
+}
+
+/// A 100-chunk file (400-byte chunks, stored, with digests) and where each chunk's digest
+/// and offsets entry are.
+#[cfg(feature = "blosc")]
+fn hundred_chunks() -> (Vec<u8>, Vec<u64>, Vec<u64>) {
+    let input = binfmt_test_support::noise::noise_low(40_000, 7);
+    let packed = bloscpack_header::PackOptions {
+        chunk_size: 400,
+        ..bloscpack_header::PackOptions::default()
+    }
+    .to_vec(&input)
+    .unwrap();
+    let view = Bloscpack::parse(&packed[..]).unwrap();
+    assert_eq!(view.nchunks(), 100);
+    let digests = view.chunks().map(|c| c.digest_offset()).collect();
+    // The offsets section: where the first entry (chunk 0's offset) is, after the header.
+    let first = view.chunks().next().unwrap().offset().to_le_bytes();
+    let section = 32 + packed[32..].windows(8).position(|w| w == first).unwrap() as u64;
+    let entries = (0..100).map(|i| section + 8 * i).collect();
+    (packed, digests, entries)
+}
+
+/// Over a cache that reads ahead, `verify` checks each chunk as its walk reaches it and
+/// holds what it finds until the walk's own problems are out: the order is the slice's,
+/// also with more problems than it holds (64) and with a problem of the structure after
+/// problems in the chunks.
+#[cfg(feature = "blosc")]
+#[test]
+fn chunk_problems_come_after_the_structure_in_the_order_bytes_in_memory_give() {
+    let (packed, digests, entries) = hundred_chunks();
+    findings("clean", &packed, &ReadOptions::new());
+    for bad in [3usize, 64, 65, 100] {
+        let mut file = packed.clone();
+        for &at in digests.iter().take(bad) {
+            file[usize::try_from(at).unwrap()] ^= 0x5a;
+        }
+        findings(&format!("{bad} digests"), &file, &ReadOptions::new());
+        // A wrong offsets entry late in the file: reported first, the walk goes on.
+        let at = usize::try_from(entries[90]).unwrap();
+        file[at] ^= 0x01;
+        findings(
+            &format!("{bad} digests, entry 90"),
+            &file,
+            &ReadOptions::new(),
+        );
+        findings(
+            &format!("{bad} digests, entry 90, no checksums"),
+            &file,
+            &ReadOptions::new().checksums(false),
+        );
     }
 }

@@ -203,3 +203,26 @@ fn a_stream_is_judged_on_its_first_bytes_and_read_once() {
         .unwrap();
     assert!(out == input);
 }
+
+#[test]
+fn verify_through_a_cache_reads_each_chunk_once_and_no_header_alone() {
+    use core::ops::ControlFlow;
+    let (_, packed) = large();
+    let source = Rounds::new(Counting::new(&packed[..]));
+    let cache = ReadCache::new(&source);
+    let summary = bloscpack_header::verify_data(&cache, &ReadOptions::new(), &mut |_, _| {
+        ControlFlow::Continue(())
+    });
+    assert!(summary.is_valid());
+    let stats = source.inner().stats();
+    // The head, the sections, then the 24 chunks (ranges) in two windows (24 MiB,
+    // PREFETCH_WINDOW each): each chunk's header is checked from the window that brings
+    // the chunk, where the walk once read the 24 headers in ranges of their own first (50
+    // ranges, 5 rounds).
+    assert_eq!(stats.requests, 1 + 1 + 24);
+    assert_eq!(
+        stats.bytes,
+        packed.len() as u64 + HEAD_SIZE.min(packed.len() as u64) - 32
+    );
+    assert_eq!(source.rounds(), 4);
+}
