@@ -63,14 +63,22 @@ pub(crate) struct Shape {
 pub(crate) struct Fused<'o> {
     options: &'o ReadOptions,
     /// The problems of chunks `0..checked`, in order (fusing stops at [`Fused::HELD`]).
-    found: alloc::vec::Vec<Error>,
+    pub(crate) found: alloc::vec::Vec<Error>,
     /// Chunks `0..checked` were checked during the walk.
-    checked: u64,
+    pub(crate) checked: u64,
     /// Where chunk `checked` starts.
-    resume: u64,
+    pub(crate) resume: u64,
     /// Fusing stopped: the chunks from `checked` on are checked after the walk.
     off: bool,
+    /// What is done with each chunk read, instead of `verify`'s checks: given the chunk
+    /// over the bytes read (unpacking: decompress and write). Its first error is held in
+    /// `found` and stops fusing.
+    visit: Option<Visit<'o>>,
 }
+
+/// [`Fused`]'s visitor: the chunk over its bytes as read.
+#[cfg(feature = "alloc")]
+pub(crate) type Visit<'o> = &'o mut dyn FnMut(&Chunk<'_>) -> Result<()>;
 
 #[cfg(feature = "alloc")]
 impl<'o> Fused<'o> {
@@ -78,13 +86,24 @@ impl<'o> Fused<'o> {
     /// the walk, read again): memory does not grow with the number of problems.
     const HELD: usize = 64;
 
-    fn new(options: &'o ReadOptions) -> Self {
+    pub(crate) fn new(options: &'o ReadOptions) -> Self {
         Fused {
             options,
             found: alloc::vec::Vec::new(),
             checked: 0,
             resume: 0,
             off: false,
+            visit: None,
+        }
+    }
+
+    /// A walk that hands each chunk it reads to `visit` (unpacking) instead of checking
+    /// its digest and block table.
+    #[cfg_attr(not(feature = "blosc"), allow(dead_code))]
+    pub(crate) fn visiting(options: &'o ReadOptions, visit: Visit<'o>) -> Self {
+        Fused {
+            visit: Some(visit),
+            ..Fused::new(options)
         }
     }
 }
@@ -154,7 +173,7 @@ pub struct Bloscpack<'d, D: Data<'d> = &'d [u8]> {
 }
 
 /// Where a walk's findings go: the first error stops `parse`; `verify` counts them all.
-type Report<'r> = &'r mut dyn FnMut(Error) -> ControlFlow<()>;
+pub(crate) type Report<'r> = &'r mut dyn FnMut(Error) -> ControlFlow<()>;
 
 impl<'a> Bloscpack<'a> {
     /// Parses and checks the structure of a whole file (format 2 or 3).
@@ -253,7 +272,7 @@ where
     ///
     /// `fused`: the walk checks each chunk as it reaches it, from the one read that brings
     /// its header ([`Fused`]), where the chunks were announced.
-    fn scan(
+    pub(crate) fn scan(
         data: D,
         options: &ReadOptions,
         every_chunk: bool,
@@ -513,6 +532,14 @@ where
         Ok(())
     }
 
+    /// The chunks from chunk `index`, which starts at `pos` (as a fused walk left them).
+    pub(crate) fn chunks_from(&self, index: u64, pos: u64) -> Chunks<'d, D> {
+        let mut chunks = self.chunks();
+        chunks.pos = pos;
+        chunks.index = index;
+        chunks
+    }
+
     /// Chunk `index` at `pos`: its Blosc header checked, buffer and digest inside the
     /// data (checked against its length: neither is read).
     fn chunk_at(&self, pos: u64, index: u64, digest_len: u64) -> Result<Chunk<'d, D>> {
@@ -589,14 +616,24 @@ where
             return None;
         }
         let chunk = self.chunk_unchecked(index, pos, header);
-        let (body, digest) = chunk.split(&read);
-        if fused.options.get_checksums()
-            && let Err(e) = chunk.verify_bytes(body, digest)
-        {
-            fused.found.push(e);
-        }
-        if let Err(e) = chunk.header.check_blocks(body, pos, index) {
-            fused.found.push(e);
+        if let Some(visit) = fused.visit.as_mut() {
+            let read: &[u8] = &read;
+            let over = Chunk::detached(index, pos, header, chunk.checksum, read);
+            if let Err(e) = visit(&over) {
+                fused.found.push(e);
+                // Nothing after a failed chunk is visited: the walk goes on without.
+                fused.off = true;
+            }
+        } else {
+            let (body, digest) = chunk.split(&read);
+            if fused.options.get_checksums()
+                && let Err(e) = chunk.verify_bytes(body, digest)
+            {
+                fused.found.push(e);
+            }
+            if let Err(e) = chunk.header.check_blocks(body, pos, index) {
+                fused.found.push(e);
+            }
         }
         fused.checked = index + 1;
         fused.resume = next;
@@ -1016,8 +1053,7 @@ fn walk<'d, D: Data<'d>>(
             }
         }
         // The chunks checked during the walk are not read again.
-        chunks.pos = fused.resume;
-        chunks.index = fused.checked;
+        chunks = file.chunks_from(fused.checked, fused.resume);
     }
     if chunks.index == 0 {
         file.prefetch_chunks();

@@ -17,7 +17,8 @@ use crate::error::{Error, ErrorKind, Result, io, io_at};
 
 /// A positioned read: fill the buffer with the bytes at the offset.
 pub(crate) type ReadAt<'a> = &'a (dyn Fn(&mut [u8], u64) -> std::io::Result<()> + Sync);
-use crate::file::Bloscpack;
+use crate::file::{Bloscpack, Fused};
+use crate::options::ReadOptions;
 use crate::pack::{default_threads, keep_spare, out_of_memory, take_spare};
 use crate::pipeline::{self, Shape};
 
@@ -475,6 +476,134 @@ where
         )?;
         out.commit().map_err(io_at(path))?;
         Ok(report)
+    }
+}
+
+impl<'d, D: Data<'d>> Bloscpack<'d, D>
+where
+    Error: From<D::Error>,
+{
+    /// Parses `data` (as [`from_data_with`](Bloscpack::from_data_with)) and unpacks it into
+    /// `out` (as [`unpack_to_writer`](Bloscpack::unpack_to_writer)) in one pass.
+    ///
+    /// Over a cache that reads ahead (a URL), the walk reads each chunk once, from the
+    /// window that brings it, and checks its header, digest and block table and
+    /// decompresses it from that read, where `from_data_with` then `unpack_to_writer`
+    /// fetch every chunk header in a request of its own before the first chunk (at an
+    /// 80 ms round trip, a 191-chunk file's headers are three round trips more). The price:
+    /// bytes are written to `out` before the whole structure has been checked, so `out`
+    /// must be something that is thrown away on error, such as the temporary file of a
+    /// `binfmt_core::output::Output` that is committed only on success. For a stream, use
+    /// the two steps. Bytes in memory (or a cache that does not read ahead) take the two
+    /// steps anyway.
+    ///
+    /// The error is the one the two steps would give first, when there is one: the
+    /// structure's, then the limit's, the metadata's, and the first chunk's.
+    ///
+    /// ```
+    /// use bloscpack_header::{Bloscpack, PackOptions, ReadOptions, UnpackOptions};
+    ///
+    /// let packed = PackOptions::default().to_vec(b"abc".repeat(1000).as_slice()).unwrap();
+    /// let mut out = Vec::new();
+    /// let (file, report) = Bloscpack::parse_and_unpack(
+    ///     &packed[..],
+    ///     &ReadOptions::new(),
+    ///     &UnpackOptions::DEFAULT,
+    ///     &mut out,
+    /// )
+    /// .unwrap();
+    /// assert_eq!((file.nchunks(), report.written), (1, 3000));
+    /// assert_eq!(out, b"abc".repeat(1000));
+    /// ```
+    ///
+    /// # Errors
+    /// As for [`from_data_with`](Bloscpack::from_data_with) and
+    /// [`unpack_to_writer`](Bloscpack::unpack_to_writer).
+    #[cfg_attr(docsrs, doc(cfg(feature = "blosc")))]
+    pub fn parse_and_unpack<W: Write>(
+        data: D,
+        read: &ReadOptions,
+        options: &UnpackOptions,
+        mut out: W,
+    ) -> Result<(Self, UnpackReport)> {
+        let mut buffer = Vec::new();
+        let mut written = 0u64;
+        let mut emit = |buffer: &[u8], written: &mut u64| -> Result<()> {
+            *written = written.saturating_add(binfmt_core::bytes::len_u64(buffer));
+            if *written > options.max_len {
+                return Err(ErrorKind::TooLarge {
+                    bytes: *written,
+                    limit: options.max_len,
+                }
+                .unlocated());
+            }
+            out.write_all(buffer).map_err(io)
+        };
+        let mut first = None;
+        let (file, held, from) = {
+            let mut visit = |chunk: &Chunk<'_>| -> Result<()> {
+                // The limit holds before a chunk's buffer is sized by its header.
+                let after = written.saturating_add(chunk.header().nbytes.into());
+                if after > options.max_len {
+                    return Err(ErrorKind::TooLarge {
+                        bytes: after,
+                        limit: options.max_len,
+                    }
+                    .unlocated());
+                }
+                chunk.unpack(options.verify, &mut buffer)?;
+                emit(&buffer, &mut written)
+            };
+            let mut fused = Fused::visiting(read, &mut visit);
+            let file = Self::scan(data, read, true, Some(&mut fused), &mut |e| {
+                first = Some(e);
+                core::ops::ControlFlow::Break(())
+            });
+            let held = fused.found.into_iter().next();
+            (file, held, (fused.checked, fused.resume))
+        };
+        let file = match (first, file) {
+            (Some(e), _) => return Err(e),
+            (None, Some(file)) => file,
+            (None, None) => return Err(binfmt_core::Error::overflow("file", 0).into()),
+        };
+        if file.uncompressed_len() > options.max_len {
+            return Err(ErrorKind::TooLarge {
+                bytes: file.uncompressed_len(),
+                limit: options.max_len,
+            }
+            .unlocated());
+        }
+        if options.verify
+            && let Some(m) = file.metadata()
+        {
+            m.verify()?;
+        }
+        if let Some(e) = held {
+            return Err(e);
+        }
+        // What the walk did not unpack (none when every chunk was read as announced).
+        let (index, pos) = from;
+        if index < file.nchunks() {
+            if index == 0 {
+                file.prefetch_chunks();
+            }
+            let start = if index == 0 {
+                file.chunks()
+            } else {
+                file.chunks_from(index, pos)
+            };
+            for chunk in start {
+                chunk.unpack(options.verify, &mut buffer)?;
+                emit(&buffer, &mut written)?;
+            }
+        }
+        out.flush().map_err(io)?;
+        let report = UnpackReport {
+            written: file.uncompressed_len(),
+            shortfall: file.shortfall(),
+        };
+        Ok((file, report))
     }
 }
 

@@ -245,3 +245,57 @@ fn chunk_problems_come_after_the_structure_in_the_order_bytes_in_memory_give() {
         );
     }
 }
+
+/// What `parse_with` then `unpack_to_vec` give over bytes in memory, and what
+/// `parse_and_unpack` gives over a cache that reads ahead (its one-pass walk): the same
+/// bytes, or the same first error.
+#[cfg(feature = "blosc")]
+fn unpacked_alike(name: &str, data: &[u8]) {
+    use bloscpack_header::UnpackOptions;
+    let options = UnpackOptions::DEFAULT;
+    let slice = Bloscpack::parse_with(data, &ReadOptions::new())
+        .and_then(|v| v.unpack_to_vec(&options))
+        .map_err(|e| text(&e));
+    let source = Counting::new(data);
+    let cache = ReadCache::new(&source);
+    let mut out = Vec::new();
+    let fused = Bloscpack::parse_and_unpack(&cache, &ReadOptions::new(), &options, &mut out)
+        .map(|(_, report)| {
+            assert_eq!(report.written, out.len() as u64, "{name}");
+            out.clone()
+        })
+        .map_err(|e| text(&e));
+    assert_eq!(slice, fused, "{name}");
+}
+
+#[cfg(feature = "blosc")]
+#[test]
+fn parse_and_unpack_gives_what_the_two_steps_give() {
+    for (name, data) in files() {
+        unpacked_alike(&name, &data);
+        if data.len() > 200_000 {
+            continue;
+        }
+        let step = (data.len() / 31).max(1);
+        for len in (0..data.len()).step_by(step) {
+            unpacked_alike(&format!("{name}[..{len}]"), &data[..len]);
+        }
+        for at in (0..data.len()).step_by(step) {
+            let mut bad = data.clone();
+            bad[at] ^= 0x5a;
+            unpacked_alike(&format!("{name}@{at}"), &bad);
+        }
+    }
+    let (packed, digests, entries) = hundred_chunks();
+    unpacked_alike("hundred", &packed);
+    for (bad_digest, bad_entry) in [(Some(3), None), (None, Some(90)), (Some(3), Some(90))] {
+        let mut file = packed.clone();
+        if let Some(i) = bad_digest {
+            file[usize::try_from(digests[i]).unwrap()] ^= 0x5a;
+        }
+        if let Some(i) = bad_entry {
+            file[usize::try_from(entries[i]).unwrap()] ^= 0x01;
+        }
+        unpacked_alike(&format!("hundred {bad_digest:?} {bad_entry:?}"), &file);
+    }
+}

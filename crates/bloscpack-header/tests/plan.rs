@@ -226,3 +226,24 @@ fn verify_through_a_cache_reads_each_chunk_once_and_no_header_alone() {
     );
     assert_eq!(source.rounds(), 4);
 }
+
+#[test]
+fn parse_and_unpack_through_a_cache_reads_each_chunk_once() {
+    let (input, packed) = large();
+    let source = Rounds::new(Counting::new(&packed[..]));
+    let cache = ReadCache::new(&source);
+    let mut out = Vec::new();
+    let (view, report) = Bloscpack::parse_and_unpack(
+        &cache,
+        &ReadOptions::new(),
+        &UnpackOptions::DEFAULT,
+        &mut out,
+    )
+    .unwrap();
+    assert_eq!((view.nchunks(), report.written), (24, input.len() as u64));
+    assert!(out == input);
+    // As `verify`: the head, the sections, the 24 chunks in two windows; no chunk header
+    // alone (the two steps: 24 more ranges and a round more).
+    assert_eq!(source.inner().stats().requests, 1 + 1 + 24);
+    assert_eq!(source.rounds(), 4);
+}

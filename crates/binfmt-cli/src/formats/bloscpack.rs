@@ -103,6 +103,12 @@ enum Command {
     /// Chunks are decompressed in parallel while the output is written. A file written by
     /// bloscpack 0.11 or 0.13 whose last chunk holds less than its header promises is
     /// unpacked to the bytes its chunks hold, with a message saying how many are missing.
+    ///
+    /// From a URL into a file, the file is checked and unpacked in one pass (each chunk
+    /// fetched once, with no request per chunk header) into a temporary file that replaces
+    /// OUTPUT only when every check passed; a refused OUTPUT is then reported before a
+    /// problem of the input. Into `-` or a FIFO, nothing is written before the whole
+    /// structure is checked.
     Unpack(UnpackArgs),
     /// Append a file's bytes to a Bloscpack file in place, using its spare offset slots.
     ///
@@ -529,6 +535,9 @@ fn unpack(args: &UnpackArgs) -> Result<ExitCode, Failure> {
     let input = Input::open(&args.input)?;
     registry::expect(&input, &FORMAT)?;
     let cache = input.cache();
+    if input.is_remote() && !write::is_stream(&args.output) {
+        return unpack_in_one_pass(args, &input, &cache);
+    }
     let file = parse(&input, &cache, true)?;
     // Everything that can be refused without decompressing is refused before OUTPUT is
     // touched; the output then grows as chunks are decompressed (nothing is allocated
@@ -546,6 +555,15 @@ fn unpack(args: &UnpackArgs) -> Result<ExitCode, Failure> {
         .unpack_to_writer(io::BufWriter::with_capacity(1 << 20, &mut output), &options)
         .map_err(|e| failure(&input, &args.output, e))?;
     write::commit(output, &args.output)?;
+    unpacked(args, &input, &report)
+}
+
+/// What `unpack` says on success (standard error): a short file, then the byte count.
+fn unpacked(
+    args: &UnpackArgs,
+    input: &Input,
+    report: &bloscpack_header::UnpackReport,
+) -> Result<ExitCode, Failure> {
     let out = escape::path(&args.output);
     if report.shortfall > 0 {
         let promised = report.written.saturating_add(report.shortfall);
@@ -559,6 +577,48 @@ fn unpack(args: &UnpackArgs) -> Result<ExitCode, Failure> {
     }
     report::say(format_args!("{out}: unpacked {} bytes", report.written));
     Ok(ExitCode::SUCCESS)
+}
+
+/// `unpack URL FILE`: parsed and unpacked in one pass (`Bloscpack::parse_and_unpack`),
+/// each chunk read once from the read-ahead windows, with no request per chunk header.
+/// The bytes go to the temporary file beside FILE, which is renamed into place only when
+/// the whole file checked out: a problem anywhere leaves FILE as it was, as the two steps
+/// do. The output is opened before the input is parsed, so a refused output (FILE exists,
+/// no `--force`) is reported before a problem of the input; warnings come after the
+/// bytes. A stream output (`-`, a FIFO) takes the two steps: nothing is written before
+/// the structure is checked.
+fn unpack_in_one_pass(
+    args: &UnpackArgs,
+    input: &Input,
+    cache: &Cache<'_>,
+) -> Result<ExitCode, Failure> {
+    let mut output = write::open(&args.output, args.force, &[input.arg()], false)?;
+    let options = UnpackOptions::DEFAULT.threads(args.threads);
+    let read = ReadOptions::new().read_every_chunk(true);
+    // An I/O error is the output's when a write failed, the input's otherwise.
+    let mut sink = Tracked {
+        inner: io::BufWriter::with_capacity(1 << 20, &mut output),
+        failed: false,
+    };
+    let done = Bloscpack::parse_and_unpack(cache, &read, &options, &mut sink);
+    let failed = sink.failed;
+    drop(sink);
+    let (file, report) = done.map_err(|e| {
+        if failed {
+            failure(input, &args.output, e)
+        } else {
+            Failure::diagnostic(input.name(), &e)
+        }
+    })?;
+    for warning in file.warnings() {
+        report::say(format_args!(
+            "binfmt: {}: {}",
+            input.name(),
+            Problem::from_diagnostic(Severity::Warning, &warning)
+        ));
+    }
+    write::commit(output, &args.output)?;
+    unpacked(args, input, &report)
 }
 
 fn append(args: &AppendArgs) -> Result<ExitCode, Failure> {
@@ -624,6 +684,25 @@ fn fuzz(input: &Input) {
             .max_len(FUZZ_MAX_LEN)
             .threads(threads);
         let _ = file.unpack_to_writer(io::sink(), &options);
+    }
+}
+
+/// A writer that remembers whether a write failed.
+struct Tracked<W> {
+    inner: W,
+    failed: bool,
+}
+
+impl<W: io::Write> io::Write for Tracked<W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let r = self.inner.write(buf);
+        self.failed |= r.is_err();
+        r
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        let r = self.inner.flush();
+        self.failed |= r.is_err();
+        r
     }
 }
 
