@@ -3,6 +3,10 @@
 //! metadata JSON, block tables), warnings, and (for small files) decompression through
 //! c-blosc and an in-place append, over arbitrary bytes.
 //!
+//! Over a range cache that reads ahead (`ReadCache<Counting<&[u8]>>`: a URL's path, where
+//! `verify_data` and `Bloscpack::parse_and_unpack` check each chunk from the one read that
+//! brings it), the findings and the unpacked bytes or first error are those of the slice.
+//!
 //! Nothing may panic, and nothing may be allocated beyond a fixed multiple of the input's
 //! size whatever the header claims (nchunks, max_app_chunks, meta_size, a chunk's
 //! nbytes …): parsing allocates nothing at all, and the only allocations (inflated
@@ -11,7 +15,11 @@
 use core::ops::ControlFlow;
 
 use bloscpack_header::fs::{AppendOptions, append};
-use bloscpack_header::{Bloscpack, Header, ReadOptions, Severity, UnpackOptions, verify};
+use binfmt_core::cache::ReadCache;
+use binfmt_core::source::Counting;
+use bloscpack_header::{
+    Bloscpack, Header, ReadOptions, Severity, UnpackOptions, verify, verify_data,
+};
 use libfuzzer_sys::fuzz_target;
 
 /// Unpack only files that decompress to at most this much.
@@ -36,6 +44,7 @@ fuzz_target!(|data: &[u8]| {
             ControlFlow::Continue(())
         });
         assert_eq!(summary.errors(), errors);
+        same_over_a_cache(data, &options);
         let parsed = Bloscpack::parse_with(data, &options);
         if summary.is_valid() {
             assert!(parsed.is_ok());
@@ -131,4 +140,33 @@ fn check_append(data: &[u8], before: Option<Vec<u8>>) {
         }
     }
     let _ = std::fs::remove_file(&path);
+}
+
+/// `verify_data` and `parse_and_unpack` over a cache that reads ahead give what the slice
+/// paths give: the same findings in the same order, the same bytes or the same first error.
+fn same_over_a_cache(data: &[u8], options: &ReadOptions) {
+    let text = |e: &bloscpack_header::Error| format!("{:?} {e}", e.offset());
+    let mut slice = Vec::new();
+    verify(data, options, &mut |s: Severity, e| {
+        slice.push((s, text(&e)));
+        ControlFlow::Continue(())
+    });
+    let source = Counting::new(data);
+    let cache = ReadCache::new(&source);
+    let mut ranged = Vec::new();
+    verify_data(&cache, options, &mut |s: Severity, e| {
+        ranged.push((s, text(&e)));
+        ControlFlow::Continue(())
+    });
+    assert_eq!(slice, ranged);
+    let unpack = UnpackOptions::DEFAULT.threads(1).max_len(MAX_UNPACK);
+    let two_steps = Bloscpack::parse_with(data, options)
+        .and_then(|v| v.unpack_to_vec(&unpack))
+        .map_err(|e| text(&e));
+    let cache = ReadCache::new(&source);
+    let mut out = Vec::new();
+    let one_pass = Bloscpack::parse_and_unpack(&cache, options, &unpack, &mut out)
+        .map(|_| out)
+        .map_err(|e| text(&e));
+    assert_eq!(two_steps, one_pass);
 }

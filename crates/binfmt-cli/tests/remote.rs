@@ -340,3 +340,73 @@ fn s3_urls_through_the_usual_environment() {
     common::assert_exit_saying(&out, 1, "s3://data/nothing-here.taco");
     assert_eq!(stderr(&out).lines().count(), 1, "{}", stderr(&out));
 }
+
+/// `bloscpack unpack URL FILE` checks and unpacks in one pass into a temporary file: a bad
+/// digest in the last chunk, or an offsets entry that lies, fails with the problem the
+/// two steps report (as `unpack URL -` does) and leaves FILE as it was; a FILE that exists
+/// without `--force` is refused before anything is read past the head.
+#[test]
+#[cfg_attr(
+    binfmt_no_nginx,
+    ignore = "nginx was not found: set BINFMT_NGINX, or run tools/remote/install-servers.sh"
+)]
+fn bloscpack_unpack_of_a_url_into_a_file_is_all_or_nothing() {
+    let Some(site) = site("bloscpack_unpack_all_or_nothing") else {
+        return;
+    };
+    let dir = TempDir::new("cli-unpack-one-pass");
+    let raw = dir.path().join("raw.bin");
+    let data: Vec<u8> = (0..600_000u32)
+        .map(|i| i.wrapping_mul(2_654_435_761).to_le_bytes()[1])
+        .collect();
+    std::fs::write(&raw, &data).unwrap();
+    let blp = site.dir.path().join("many.blp");
+    let packed = binfmt(
+        &["bloscpack", "pack", "--chunk-size", "64K", s(&raw), s(&blp)],
+        &[],
+    );
+    assert!(packed.status.success(), "{}", stderr(&packed));
+    let good = std::fs::read(&blp).unwrap();
+    let view = bloscpack_header::Bloscpack::parse(&good[..]).unwrap();
+    assert!(view.nchunks() > 5);
+    let last = view.chunks().last().unwrap();
+    let entry = view.chunks().nth(3).unwrap().offset().to_le_bytes();
+    let entry_at = good.windows(8).position(|w| w == entry).unwrap();
+    let out = dir.path().join("out.bin");
+    // Good: the same bytes as the input.
+    let url = site.nginx.url("many.blp");
+    let done = binfmt(&["bloscpack", "unpack", &url, s(&out)], &[]);
+    assert!(done.status.success(), "{}", stderr(&done));
+    assert_eq!(std::fs::read(&out).unwrap(), data);
+    // Refused without --force: FILE untouched.
+    let again = binfmt(&["bloscpack", "unpack", &url, s(&out)], &[]);
+    assert_ne!(again.status.code(), Some(0));
+    assert_eq!(std::fs::read(&out).unwrap(), data);
+    std::fs::write(&out, b"before").unwrap();
+    for (name, at, flip) in [
+        (
+            "digest.blp",
+            usize::try_from(last.digest_offset()).unwrap(),
+            0x5a,
+        ),
+        ("entry.blp", entry_at, 0x01),
+    ] {
+        let mut bad = good.clone();
+        bad[at] ^= flip;
+        std::fs::write(site.dir.path().join(name), &bad).unwrap();
+        let url = site.nginx.url(name);
+        let to_file = binfmt(&["bloscpack", "unpack", &url, s(&out), "--force"], &[]);
+        let to_stdout = binfmt(&["bloscpack", "unpack", &url, "-"], &[]);
+        assert_eq!(
+            to_file.status.code(),
+            Some(1),
+            "{name}: {}",
+            stderr(&to_file)
+        );
+        assert_eq!(to_stdout.status.code(), Some(1), "{name}");
+        assert_eq!(stderr(&to_file), stderr(&to_stdout), "{name}");
+        assert_eq!(std::fs::read(&out).unwrap(), b"before", "{name}");
+        let names: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+        assert_eq!(names.len(), 2, "{name}: no temporary file left");
+    }
+}
