@@ -273,10 +273,44 @@ fn unpack_url<'py>(
     options: &UnpackOptions,
     sync: bool,
 ) -> PyResult<Unpacked<'py>> {
+    let read = ReadOptions::new().read_every_chunk(true);
+    // A regular file, or none yet (a FIFO or a device is a stream: nothing is written to
+    // it before the whole structure is checked).
+    let to_file = out_path
+        .as_deref()
+        .filter(|out| match std::fs::metadata(out) {
+            Ok(m) => m.is_file(),
+            Err(e) => e.kind() == std::io::ErrorKind::NotFound,
+        });
+    if let Some(out) = to_file {
+        // Into a regular file: checked and unpacked in one pass (each chunk fetched once,
+        // no request per chunk header) into the temporary file that replaces `out` only
+        // when every check passed.
+        let input = binfmt_remote_path(url);
+        let rules = OutputOptions::new()
+            .replace(true)
+            .inputs(input.as_deref())
+            .sync(sync);
+        let mut output =
+            Output::create(out, &rules).map_err(|e| crate::output::os_error(py, &e, Some(out)))?;
+        let metadata = py.detach(|| {
+            let source = crate::source::open_url(url)?;
+            let limit = binfmt_core::cache::ReadCache::<crate::source::AnySource>::DEFAULT_LIMIT
+                .saturating_add(read.get_max_metadata_size());
+            let cache = binfmt_core::cache::ReadCache::new(source).with_limit(limit);
+            let sink = std::io::BufWriter::with_capacity(1 << 20, &mut output);
+            let (view, _) =
+                Bloscpack::parse_and_unpack(&cache, &read, options, sink).py_err(FORMAT)?;
+            metadata_json(&view)
+        })?;
+        py.detach(|| output.commit())
+            .map_err(|e| crate::output::os_error(py, &e, Some(out)))?;
+        return Ok((None, metadata));
+    }
     let reader = py.detach(|| {
         let source = crate::source::open_url(url)?;
         // Every chunk is read: the first windows of chunks come while the headers do.
-        Reader::open_with(source, &ReadOptions::new().read_every_chunk(true)).py_err(FORMAT)
+        Reader::open_with(source, &read).py_err(FORMAT)
     })?;
     let view = reader.view();
     let input = out_path.as_ref().and_then(|_| binfmt_remote_path(url));

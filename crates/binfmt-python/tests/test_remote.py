@@ -259,6 +259,34 @@ def test_bloscpack_unpack_url(http_dir, tmp_path):
         bloscpack.unpack_ndarray_from_file(f"{base}/missing.blp")
 
 
+def test_bloscpack_unpack_url_into_a_file_is_one_pass_and_all_or_nothing(http_dir, tmp_path):
+    """`unpack_file_from_file(URL, FILE)` checks and unpacks in one pass: no request per
+    chunk header (the head, then the chunks in one window), and a bad last chunk leaves
+    FILE as it was."""
+    from binfmt import bloscpack
+
+    base, log = http_dir
+    a = np.random.default_rng(5).standard_normal(300_000)  # 10 chunks, 256 KiB apart
+    path = tmp_path / "a.blp"
+    bloscpack.pack_ndarray_to_file(a, path, chunk_size="256K")
+    out = tmp_path / "out.bin"
+    log.clear()
+    bloscpack.unpack_file_from_file(f"{base}/a.blp", out)
+    assert out.read_bytes() == a.tobytes()
+    # The head, the metadata and offsets, the chunks in one window: 13 with a request
+    # per chunk header.
+    gets = [entry for entry in log if entry[0] == "GET"]
+    assert len(gets) == 3, log
+    packed = bytearray(path.read_bytes())
+    packed[-1] ^= 0x5A  # the last chunk's digest
+    (tmp_path / "bad.blp").write_bytes(bytes(packed))
+    out.write_bytes(b"before")
+    with pytest.raises(bloscpack.ChecksumMismatch):
+        bloscpack.unpack_file_from_file(f"{base}/bad.blp", out)
+    assert out.read_bytes() == b"before"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.blp", "bad.blp", "out.bin"]
+
+
 def test_taco_a_short_file_is_a_short_read_by_path_and_by_url(tmp_path):
     short = tmp_path / "short.taco"
     short.write_bytes(b"PK\x03\x04" * 10)
