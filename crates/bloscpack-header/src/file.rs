@@ -533,6 +533,7 @@ where
     }
 
     /// The chunks from chunk `index`, which starts at `pos` (as a fused walk left them).
+    #[cfg_attr(not(feature = "alloc"), allow(dead_code))]
     pub(crate) fn chunks_from(&self, index: u64, pos: u64) -> Chunks<'d, D> {
         let mut chunks = self.chunks();
         chunks.pos = pos;
