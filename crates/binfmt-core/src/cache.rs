@@ -48,6 +48,7 @@ use elsa::sync::FrozenVec;
 use crate::bytes::len_u64;
 use crate::data::Data;
 use crate::error::Error;
+use crate::parts::PartStream;
 use crate::source::{ByteSource, Pending, SourceError, from_io};
 
 /// How many payload bytes a [`ReadCache`] reads ahead at once for
@@ -62,6 +63,10 @@ pub const PREFETCH_WINDOW: u64 = 16 << 20;
 /// (measured at 80 ms RTT: see docs/performance.md).
 pub const PREFETCH_DEPTH: usize = 3;
 
+/// The most bytes a stream of announced payloads ([`ByteSource::stream_ranges`]) holds
+/// received and not yet handed out: 16 MiB. The transport's flow control holds the rest.
+pub const STREAM_BUDGET: u64 = 16 << 20;
+
 /// Payload ranges announced for reading ahead ([`Data::prefetch`]).
 #[derive(Debug, Default)]
 struct Ahead {
@@ -72,6 +77,13 @@ struct Ahead {
     /// The windows after `ready`, in order, being read in the background (at most
     /// [`PREFETCH_DEPTH`]).
     next: std::collections::VecDeque<(Vec<Range<u64>>, Pending)>,
+    /// The streams of announced ranges ([`ByteSource::stream_ranges`]), in order, each
+    /// with its ranges not yet handed out: the first started when payloads were first
+    /// announced, the second (the last) with every range announced after it, when the
+    /// first payload is read.
+    streams: std::collections::VecDeque<(std::collections::VecDeque<Range<u64>>, PartStream)>,
+    /// No more streams: the source declined one, or one failed (windows from then on).
+    no_stream: bool,
 }
 
 impl Ahead {
@@ -288,6 +300,9 @@ impl<S: ByteSource> ReadCache<S> {
     /// then reads it alone, and that read says what is wrong.
     fn read_ahead(&self, range: &Range<u64>) -> Option<Vec<u8>> {
         let mut ahead = self.lock_ahead();
+        if let Some(streamed) = self.streamed(&mut ahead, range) {
+            return streamed;
+        }
         if let Some(at) = ahead.ready.iter().position(|(r, _)| r == range) {
             return Some(ahead.ready.swap_remove(at).1);
         }
@@ -327,6 +342,94 @@ impl<S: ByteSource> ReadCache<S> {
             }
         }
         wanted
+    }
+
+    /// `range` from a stream of announced payloads: the ranges the reader skipped are
+    /// dropped as they come. `None`: not streamed (read it from a window, or alone);
+    /// `Some(None)`: the stream failed there (read it alone, which says what is wrong;
+    /// windows from then on).
+    fn streamed(&self, ahead: &mut Ahead, range: &Range<u64>) -> Option<Option<Vec<u8>>> {
+        if ahead.no_stream || !self.source.streams() {
+            return None;
+        }
+        // The reader is past the first stream: on to the next.
+        while ahead.streams.len() > 1
+            && ahead
+                .streams
+                .front()
+                .is_some_and(|(pending, _)| !pending.contains(range))
+        {
+            ahead.streams.pop_front();
+        }
+        let in_streams = ahead
+            .streams
+            .front()
+            .is_some_and(|(pending, _)| pending.contains(range));
+        if !in_streams {
+            // Announced after the streams (or none was started): one stream from it on.
+            let at = ahead.queue.iter().position(|r| r == range)?;
+            ahead.queue.drain(..at);
+            ahead.streams.clear();
+            self.start_stream(ahead);
+        } else if ahead.streams.len() == 1 && !ahead.queue.is_empty() {
+            // Every range announced after the first stream, in a second one that starts
+            // now, while the first is read.
+            self.start_stream(ahead);
+        }
+        let (pending, parts) = ahead.streams.front_mut()?;
+        let at = pending.iter().position(|r| r == range)?;
+        for _ in 0..at {
+            pending.pop_front();
+            if !matches!(parts.next(), Some(Ok(_))) {
+                return Some(Self::stream_failed(ahead));
+            }
+        }
+        pending.pop_front();
+        let got = match parts.next() {
+            Some(Ok(part)) if len_u64(&part) == range.end - range.start => part,
+            _ => return Some(Self::stream_failed(ahead)),
+        };
+        if pending.is_empty() {
+            ahead.streams.pop_front();
+        }
+        Some(Some(got))
+    }
+
+    /// Starts a stream of the whole queue, when its ranges are in order and the source
+    /// takes them; otherwise windows from then on.
+    fn start_stream(&self, ahead: &mut Ahead) {
+        if ahead.queue.is_empty() {
+            return;
+        }
+        let ranges: Vec<Range<u64>> = ahead.queue.iter().cloned().collect();
+        let ordered = ranges.windows(2).all(|w| match w {
+            [a, b] => a.end <= b.start,
+            _ => true,
+        });
+        match ordered
+            .then(|| self.source.stream_ranges(ranges.clone(), STREAM_BUDGET))
+            .flatten()
+        {
+            Some(parts) => {
+                ahead.queue.clear();
+                ahead.streams.push_back((ranges.into(), parts));
+            }
+            None => ahead.no_stream = true,
+        }
+    }
+
+    /// Drops the streams after one failed; what they had not handed out goes back to
+    /// the queue, for windows.
+    fn stream_failed(ahead: &mut Ahead) -> Option<Vec<u8>> {
+        let mut back: Vec<Range<u64>> = Vec::new();
+        for (pending, _) in ahead.streams.drain(..) {
+            back.extend(pending);
+        }
+        for r in back.into_iter().rev() {
+            ahead.queue.push_front(r);
+        }
+        ahead.no_stream = true;
+        None
     }
 
     /// Starts reading the next announced windows in the background, up to
@@ -486,6 +589,17 @@ impl<'d, S: ByteSource> Data<'d> for &'d ReadCache<S> {
         ahead
             .queue
             .extend(ranges.iter().filter(|r| r.start < r.end).cloned());
+        if self.source.streams() && !ahead.no_stream {
+            // Announcements come in batches: the first starts a stream at once (what the
+            // caller reads before the first payload, a walk's headers, overlaps it); the
+            // rest wait for a second stream, started when the first payload is read.
+            if ahead.streams.is_empty() {
+                self.start_stream(&mut ahead);
+            }
+            if !ahead.no_stream {
+                return Ok(());
+            }
+        }
         // Reading starts now, in the background: what the caller reads before the first
         // payload (a walk's headers) overlaps the first windows.
         self.start_windows(&mut ahead);
@@ -592,6 +706,112 @@ mod tests {
                     .collect()
             })
         }
+    }
+
+    /// A source that streams: a thread sends each range's bytes (flipping the byte at
+    /// `bad`, when given, and failing the part that holds `fail`).
+    struct Streaming {
+        all: std::sync::Arc<Vec<u8>>,
+        streams: AtomicU64,
+        fail: Option<u64>,
+    }
+
+    impl ByteSource for Streaming {
+        fn len(&self) -> io::Result<u64> {
+            Ok(len_u64(&self.all))
+        }
+        fn read_range(&self, range: Range<u64>) -> io::Result<Cow<'_, [u8]>> {
+            self.all[..].read_range(range)
+        }
+        fn stream_ranges(&self, ranges: Vec<Range<u64>>, budget: u64) -> Option<PartStream> {
+            self.streams.fetch_add(1, Ordering::Relaxed);
+            let all = std::sync::Arc::clone(&self.all);
+            let fail = self.fail;
+            let (sender, parts) = crate::parts::part_stream(budget);
+            std::thread::spawn(move || {
+                for r in ranges {
+                    let part = if fail.is_some_and(|at| r.contains(&at)) {
+                        Err(io::Error::other("the connection broke"))
+                    } else {
+                        all[..].read_range(r).map(Cow::into_owned)
+                    };
+                    let last = part.is_err();
+                    if sender.send(part).is_err() || last {
+                        return;
+                    }
+                }
+            });
+            Some(parts)
+        }
+        fn streams(&self) -> bool {
+            true
+        }
+    }
+
+    fn streaming(fail: Option<u64>) -> Streaming {
+        Streaming {
+            all: std::sync::Arc::new(file()),
+            streams: AtomicU64::new(0),
+            fail,
+        }
+    }
+
+    #[test]
+    fn announced_payloads_are_one_stream_and_skipped_ones_are_dropped() {
+        let src = streaming(None);
+        let f = std::sync::Arc::clone(&src.all);
+        let cache = ReadCache::new(&src);
+        let d = &cache;
+        let chunks: Vec<Range<u64>> = (0..10u64).map(|i| i * 1000..i * 1000 + 900).collect();
+        d.prefetch(&chunks[..4]).unwrap();
+        d.prefetch(&chunks[4..]).unwrap();
+        // The reader skips chunk 0 and 5: they are dropped as they come.
+        for r in chunks.iter().filter(|r| r.start != 0 && r.start != 5000) {
+            let got = d.payload(r.start, r.end - r.start, "chunk").unwrap();
+            assert_eq!(
+                &*got,
+                &f[usize::try_from(r.start).unwrap()..usize::try_from(r.end).unwrap()]
+            );
+        }
+        // The first batch streamed when announced, the second when the first payload was
+        // read.
+        assert_eq!(src.streams.load(Ordering::Relaxed), 2);
+        assert_eq!(cache.held(), 0);
+        // Behind the stream, or never announced: read alone.
+        assert_eq!(d.payload(0, 900, "chunk").unwrap().len(), 900);
+        assert_eq!(d.payload(5, 10, "x").unwrap().len(), 10);
+    }
+
+    #[test]
+    fn a_stream_that_fails_leaves_the_rest_to_windows_and_reads_alone() {
+        let src = streaming(Some(3500));
+        let f = std::sync::Arc::clone(&src.all);
+        let cache = ReadCache::new(&src);
+        let d = &cache;
+        let chunks: Vec<Range<u64>> = (0..10u64).map(|i| i * 1000..i * 1000 + 900).collect();
+        d.prefetch(&chunks).unwrap();
+        for r in &chunks {
+            let got = d.payload(r.start, r.end - r.start, "chunk").unwrap();
+            assert_eq!(
+                &*got,
+                &f[usize::try_from(r.start).unwrap()..usize::try_from(r.end).unwrap()]
+            );
+        }
+        // One stream; after it broke at chunk 3, no other.
+        assert_eq!(src.streams.load(Ordering::Relaxed), 1);
+    }
+
+    #[test]
+    fn ranges_out_of_order_are_not_streamed() {
+        let src = streaming(None);
+        let cache = ReadCache::new(&src);
+        let d = &cache;
+        let chunks = [5000..5900, 0..900];
+        d.prefetch(&chunks).unwrap();
+        for r in &chunks {
+            assert_eq!(d.payload(r.start, 900, "chunk").unwrap().len(), 900);
+        }
+        assert_eq!(src.streams.load(Ordering::Relaxed), 0);
     }
 
     #[test]

@@ -40,6 +40,9 @@ pub mod file;
 pub mod output;
 #[cfg(feature = "std")]
 #[cfg_attr(docsrs, doc(cfg(feature = "std")))]
+pub mod parts;
+#[cfg(feature = "std")]
+#[cfg_attr(docsrs, doc(cfg(feature = "std")))]
 pub mod source;
 
 #[cfg(feature = "mmap")]

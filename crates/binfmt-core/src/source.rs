@@ -42,6 +42,7 @@ use std::vec::Vec;
 
 use crate::bytes::{len_u64, to_u64};
 use crate::error::{Error, IoError, IoKind, Layout};
+use crate::parts::PartStream;
 
 /// A source of bytes addressed by `u64` offsets.
 ///
@@ -124,6 +125,27 @@ pub trait ByteSource {
     fn start_ranges(&self, ranges: Vec<Range<u64>>) -> Option<Pending> {
         let _ = ranges;
         None
+    }
+
+    /// Starts reading `ranges` (in order, each at or after the end of the one before) in
+    /// the background as one stream: adjacent ranges in one request, each range's bytes
+    /// handed over as soon as they are all in ([`PartStream`], an iterator), with at most `budget`
+    /// bytes received and not yet taken (the producer then stops reading, and the
+    /// transport holds the rest). A cache reads every announced payload of a walk this way
+    /// where it can: one round trip for the whole object rather than one per window in
+    /// flight. `None` (the default) when the source cannot; the cache then reads windows
+    /// ([`start_ranges`](ByteSource::start_ranges)). A part that fails ends the stream
+    /// with its error; the reader then reads that range alone, which says what is wrong.
+    fn stream_ranges(&self, ranges: Vec<Range<u64>>, budget: u64) -> Option<PartStream> {
+        let _ = (ranges, budget);
+        None
+    }
+
+    /// Whether [`stream_ranges`](ByteSource::stream_ranges) may stream: a cache then
+    /// starts no windows when payloads are announced, and streams them from the first
+    /// one read. False (the default) for sources that cannot.
+    fn streams(&self) -> bool {
+        false
     }
 
     /// Whether reading announced payloads ahead, a window at a time
@@ -362,6 +384,12 @@ macro_rules! forward_byte_source {
             }
             fn start_ranges(&self, ranges: Vec<Range<u64>>) -> Option<Pending> {
                 (**self).start_ranges(ranges)
+            }
+            fn stream_ranges(&self, ranges: Vec<Range<u64>>, budget: u64) -> Option<PartStream> {
+                (**self).stream_ranges(ranges, budget)
+            }
+            fn streams(&self) -> bool {
+                (**self).streams()
             }
             fn read_ahead_pays(&self) -> bool {
                 (**self).read_ahead_pays()
@@ -751,6 +779,17 @@ impl<S: ByteSource> ByteSource for Counting<S> {
         let pending = self.inner.start_ranges(ranges)?;
         self.count(n, bytes);
         Some(pending)
+    }
+    /// Counted as the ranges asked for (what was asked, not what the consumer took).
+    fn stream_ranges(&self, ranges: Vec<Range<u64>>, budget: u64) -> Option<PartStream> {
+        let bytes = ranges.iter().map(|r| r.end.saturating_sub(r.start)).sum();
+        let n = to_u64(ranges.len());
+        let parts = self.inner.stream_ranges(ranges, budget)?;
+        self.count(n, bytes);
+        Some(parts)
+    }
+    fn streams(&self) -> bool {
+        self.inner.streams()
     }
     fn read_ahead_pays(&self) -> bool {
         self.inner.read_ahead_pays()

@@ -51,6 +51,16 @@ impl ByteSource for AnySource {
     fn read_ahead_pays(&self) -> bool {
         each!(self, s => s.read_ahead_pays())
     }
+    fn stream_ranges(
+        &self,
+        ranges: Vec<Range<u64>>,
+        budget: u64,
+    ) -> Option<binfmt_core::parts::PartStream> {
+        each!(self, s => s.stream_ranges(ranges, budget))
+    }
+    fn streams(&self) -> bool {
+        each!(self, s => s.streams())
+    }
 }
 
 /// Whether `arg` is a URL this build reads (`s3://`, `gs://`, `az://`, `http(s)://`,

@@ -53,3 +53,15 @@ where
     rx.recv()
         .map_err(|_| io::Error::other("binfmt-remote: a request task panicked"))
 }
+
+/// Starts `fut` on the shared runtime without waiting for it.
+///
+/// # Errors
+/// When the runtime cannot start.
+pub(crate) fn spawn<F>(fut: F) -> io::Result<()>
+where
+    F: Future<Output = ()> + Send + 'static,
+{
+    runtime()?.spawn(fut);
+    Ok(())
+}

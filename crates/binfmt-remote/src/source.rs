@@ -11,6 +11,7 @@ use std::string::String;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::vec::Vec;
 
+use binfmt_core::parts::{PartSender, PartStream, part_stream};
 use binfmt_core::source::{ByteSource, past_end};
 use futures_util::{StreamExt, TryStreamExt};
 use object_store::path::Path;
@@ -29,6 +30,11 @@ pub const CACHE_BLOCK_MAX: u64 = 1024 * 1024;
 
 /// The largest range length asked of a server: `i64::MAX`, which every server parses.
 const MAX_RANGE_END: u64 = i64::MAX as u64;
+
+/// The most runs of adjacent ranges a stream reads, one GET after another
+/// ([`ByteSource::stream_ranges`]); more are left to the cache's windows, which fetch
+/// them concurrently.
+const STREAM_RUNS: usize = 4;
 
 /// What a [`RemoteSource`] has sent and received so far.
 ///
@@ -355,7 +361,7 @@ impl RemoteSource {
     /// A GET, blocking; `Err(NoBytes)` as [`Fail::NoBytes`].
     fn get_blocking(&self, range: GetRange) -> io::Result<Result<Fetched, NoBytes>> {
         let inner = Arc::clone(&self.inner);
-        let out = run(async move { inner.get(range, Vec::new()).await })?;
+        let out = run(async move { inner.get(range, Vec::new(), None).await })?;
         match out {
             Ok(f) => Ok(Ok(f)),
             Err(Fail::NoBytes(e)) => Ok(Err(NoBytes(e))),
@@ -532,6 +538,7 @@ impl Inner {
         self: Arc<Self>,
         range: GetRange,
         split: Vec<Range<u64>>,
+        emit: Option<&PartSender>,
     ) -> Result<Fetched, Fail> {
         let (asked_start, asked_len) = match &range {
             GetRange::Bounded(r) => (Some(r.start), r.end.saturating_sub(r.start)),
@@ -590,6 +597,7 @@ impl Inner {
         let mut parts: Vec<Vec<u8>> = split.iter().map(|_| Vec::new()).collect();
         let mut ahead = RESERVED_AHEAD;
         let mut received = 0usize;
+        let mut emitted = 0usize;
         if split.is_empty() && data.try_reserve_exact(cap.min(RESERVED_AHEAD)).is_err() {
             return Err(self
                 .fail(Problem::Other(std::format!(
@@ -629,6 +637,26 @@ impl Inner {
                             )))
                         })?;
                         received = received.saturating_add(c.len());
+                        if let Some(sender) = emit {
+                            // Streamed: each range handed over as soon as it is whole.
+                            while let (Some(r), Some(part)) =
+                                (split.get(emitted), parts.get_mut(emitted))
+                            {
+                                if crate::usize_u64(part.len()) < r.end - r.start {
+                                    break;
+                                }
+                                let whole = core::mem::take(part);
+                                // Waits (off the runtime's workers) while the consumer
+                                // holds its budget.
+                                let sent = tokio::task::block_in_place(|| sender.send(Ok(whole)));
+                                if sent.is_err() {
+                                    return Err(self.fail(Problem::Other(String::from(
+                                        "the reader stopped reading the stream",
+                                    ))));
+                                }
+                                emitted += 1;
+                            }
+                        }
                     }
                     Err(e) => {
                         let problem = match classify(&e, self.timeout) {
@@ -783,7 +811,7 @@ impl ByteSource for RemoteSource {
                 futures_util::stream::iter(requests.map(|(gi, (span, split))| {
                     let inner = Arc::clone(&inner);
                     async move {
-                        match inner.get(GetRange::Bounded(span), split).await {
+                        match inner.get(GetRange::Bounded(span), split, None).await {
                             Ok(f) => Ok((gi, Ok(f))),
                             Err(Fail::NoBytes(e)) => Ok((gi, Err(NoBytes(e)))),
                             Err(Fail::Error(e)) => Err(e),
@@ -887,6 +915,66 @@ impl ByteSource for RemoteSource {
             let parts = twin.read_ranges(&ranges)?;
             Ok(parts.into_iter().map(Cow::into_owned).collect())
         })
+    }
+
+    /// One GET per run of adjacent ranges (a Bloscpack file's chunks are one run: one
+    /// round trip for all of them), received on the shared runtime and handed over range
+    /// by range. Ranges scattered over the object (more than [`STREAM_RUNS`] runs) are
+    /// not streamed: the cache's windows fetch those concurrently.
+    fn stream_ranges(&self, ranges: Vec<Range<u64>>, budget: u64) -> Option<PartStream> {
+        let mut runs: Vec<(Range<u64>, Vec<Range<u64>>)> = Vec::new();
+        for r in ranges {
+            if r.is_empty() {
+                return None;
+            }
+            match runs.last_mut() {
+                Some((span, members))
+                    if r.start >= span.end && r.start - span.end < self.inner.gap.max(1) =>
+                {
+                    span.end = r.end;
+                    members.push(r);
+                }
+                Some((span, _)) if r.start < span.end => return None,
+                _ => runs.push((r.clone(), std::vec![r])),
+            }
+            if runs.len() > STREAM_RUNS {
+                return None;
+            }
+        }
+        let (sender, parts) = part_stream(budget);
+        let inner = Arc::clone(&self.inner);
+        crate::runtime::spawn(async move {
+            for (span, members) in runs {
+                let got = Arc::clone(&inner)
+                    .get(GetRange::Bounded(span.clone()), members, Some(&sender))
+                    .await;
+                // A response that ends early (the object is shorter) leaves the ranges
+                // past its end unsent: the stream ends there, with the error a read of
+                // them gives.
+                if let Ok(f) = &got
+                    && f.range.end < span.end
+                {
+                    let _ = sender.send(Err(past_end(f.range.end..span.end, f.meta.size)));
+                    return;
+                }
+                if let Err(e) = got {
+                    let e = match e {
+                        Fail::Error(e) => io::Error::from(e),
+                        Fail::NoBytes(_) => {
+                            io::Error::other(std::format!("no bytes for {}", range_text(&span)))
+                        }
+                    };
+                    let _ = sender.send(Err(e));
+                    return;
+                }
+            }
+        })
+        .ok()?;
+        Some(parts)
+    }
+
+    fn streams(&self) -> bool {
+        true
     }
 
     fn read_head(&self, max_len: u64) -> io::Result<Cow<'_, [u8]>> {

@@ -280,3 +280,44 @@ fn missing_local_file_is_not_found() {
     assert_eq!(e.kind(), io::ErrorKind::NotFound);
     assert_eq!(e.to_string(), format!("{url}: not found"));
 }
+
+/// `stream_ranges`: adjacent ranges in one GET per run, handed over range by range, within
+/// the budget; past the end the stream ends with an error; ranges scattered over more
+/// runs than a stream reads (or overlapping) are left to the cache's windows.
+#[test]
+fn stream_ranges_hands_over_each_range_of_one_request() {
+    let (_dir, path, data) = sample("stream", "s.bin", 400_000, 5);
+    let url = file_url(&path);
+    let src = RemoteSource::open_with(&url, &Options::new()).unwrap();
+    assert!(src.streams());
+    let ranges: Vec<core::ops::Range<u64>> = (0..40u64)
+        .map(|i| 1000 + i * 9000..1000 + (i + 1) * 9000)
+        .collect();
+    let before = src.stats().requests;
+    let mut parts = src.stream_ranges(ranges.clone(), 20_000).unwrap();
+    for r in &ranges {
+        let part = parts.next().unwrap().unwrap();
+        assert_eq!(
+            part,
+            data[usize::try_from(r.start).unwrap()..usize::try_from(r.end).unwrap()]
+        );
+    }
+    assert!(parts.next().is_none());
+    assert_eq!(src.stats().requests - before, 1);
+    // Past the end: the ranges before it, then an error.
+    let mut parts = src
+        .stream_ranges(vec![390_000..399_000, 399_000..401_000], 1 << 20)
+        .unwrap();
+    assert_eq!(parts.next().unwrap().unwrap(), data[390_000..399_000]);
+    assert!(parts.next().unwrap().is_err());
+    // Five runs apart (further than the coalescing gap), or overlapping: not streamed.
+    let apart: Vec<_> = (0..5u64).map(|i| i * 50_000..i * 50_000 + 10).collect();
+    let exact = RemoteSource::open_with(&url, &Options::new().with_coalesce_gap(0)).unwrap();
+    assert!(exact.stream_ranges(apart.clone(), 1 << 20).is_none());
+    assert!(exact.stream_ranges(apart[..4].to_vec(), 1 << 20).is_some());
+    assert!(src.stream_ranges(vec![0..10, 5..20], 1 << 20).is_none());
+    // A consumer that stops early: the request is dropped, nothing hangs.
+    let mut parts = src.stream_ranges(ranges, 9000).unwrap();
+    assert!(parts.next().unwrap().is_ok());
+    drop(parts);
+}

@@ -159,8 +159,8 @@ pub(crate) struct Fused<'o>(core::convert::Infallible, PhantomData<&'o ()>);
 /// | [`Bloscpack::chunk`], [`Bloscpack::chunks`], offsets, metadata, warnings (no undo record) | 0 (held) | 0 |
 /// | a chunk's [`verify`](crate::Chunk::verify), [`check_blocks`](crate::Chunk::check_blocks) | 1 each (a payload, not kept) | 1 |
 /// | `Reader::read_range` (feature `blosc`) | one per chunk holding the range, as one batch | 1 |
-/// | `unpack_*` (feature `blosc`) | every chunk announced ([`Data::prefetch`]) and read ahead a window at a time: memory holds a few windows | one per window, several in flight |
-/// | [`verify_data`] | the head and the sections, then every chunk announced and read ahead as for `unpack_*`; the walk checks each chunk header from the window that brings the chunk: no request per header | one per window, several in flight |
+/// | `unpack_*` (feature `blosc`) | every chunk announced ([`Data::prefetch`]) and read ahead: over a URL one streamed request, otherwise a window at a time; memory holds a few windows (or the stream's budget) | 1 (streamed), or one per window, several in flight |
+/// | [`verify_data`], [`Bloscpack::parse_and_unpack`] | the head and the sections, then every chunk announced and read ahead as for `unpack_*`; the walk checks each chunk header from the bytes that bring the chunk: no request per header | as `unpack_*` |
 ///
 /// The cache holds the head, the sections and 16 bytes per chunk (bounded by its limit):
 /// never a chunk's buffer.

@@ -75,4 +75,16 @@ impl ByteSource for Shard {
     fn read_ahead_pays(&self) -> bool {
         self.source().is_ok_and(ByteSource::read_ahead_pays)
     }
+
+    fn stream_ranges(
+        &self,
+        ranges: Vec<Range<u64>>,
+        budget: u64,
+    ) -> Option<binfmt_core::parts::PartStream> {
+        self.source().ok()?.stream_ranges(ranges, budget)
+    }
+
+    fn streams(&self) -> bool {
+        self.source().is_ok_and(ByteSource::streams)
+    }
 }
