@@ -3,9 +3,10 @@
 //! metadata JSON, block tables), warnings, and (for small files) decompression through
 //! c-blosc and an in-place append, over arbitrary bytes.
 //!
-//! Over a range cache that reads ahead (`ReadCache<Counting<&[u8]>>`: a URL's path, where
-//! `verify_data` and `Bloscpack::parse_and_unpack` check each chunk from the one read that
-//! brings it), the findings and the unpacked bytes or first error are those of the slice.
+//! Over a range cache that reads ahead (`ReadCache<Counting<&[u8]>>`, windows, and a
+//! source that streams, as a URL does, sometimes failing mid-stream: where `verify_data`
+//! and `Bloscpack::parse_and_unpack` check each chunk from the one read that brings it),
+//! the findings and the unpacked bytes or first error are those of the slice.
 //!
 //! Nothing may panic, and nothing may be allocated beyond a fixed multiple of the input's
 //! size whatever the header claims (nchunks, max_app_chunks, meta_size, a chunk's
@@ -15,8 +16,13 @@
 use core::ops::ControlFlow;
 
 use bloscpack_header::fs::{AppendOptions, append};
+use std::borrow::Cow;
+use std::io;
+use std::ops::Range;
+
 use binfmt_core::cache::ReadCache;
-use binfmt_core::source::Counting;
+use binfmt_core::parts::{PartStream, part_stream};
+use binfmt_core::source::{ByteSource, Counting};
 use bloscpack_header::{
     Bloscpack, Header, ReadOptions, Severity, UnpackOptions, verify, verify_data,
 };
@@ -159,6 +165,14 @@ fn same_over_a_cache(data: &[u8], options: &ReadOptions) {
         ControlFlow::Continue(())
     });
     assert_eq!(slice, ranged);
+    let streamed = Streamed(data);
+    let cache = ReadCache::new(&streamed);
+    let mut over_stream = Vec::new();
+    verify_data(&cache, options, &mut |s: Severity, e| {
+        over_stream.push((s, text(&e)));
+        ControlFlow::Continue(())
+    });
+    assert_eq!(slice, over_stream);
     let unpack = UnpackOptions::DEFAULT.threads(1).max_len(MAX_UNPACK);
     let two_steps = Bloscpack::parse_with(data, options)
         .and_then(|v| v.unpack_to_vec(&unpack))
@@ -169,4 +183,43 @@ fn same_over_a_cache(data: &[u8], options: &ReadOptions) {
         .map(|_| out)
         .map_err(|e| text(&e));
     assert_eq!(two_steps, one_pass);
+    let cache = ReadCache::new(&streamed);
+    let mut out = Vec::new();
+    let one_pass = Bloscpack::parse_and_unpack(&cache, options, &unpack, &mut out)
+        .map(|_| out)
+        .map_err(|e| text(&e));
+    assert_eq!(two_steps, one_pass);
+}
+
+/// A source that streams, in the calling thread (every part is sent before the first is
+/// taken, with no budget), and that fails the part at an index the bytes choose, as a
+/// connection that breaks mid-stream.
+struct Streamed<'a>(&'a [u8]);
+
+impl ByteSource for Streamed<'_> {
+    fn len(&self) -> io::Result<u64> {
+        Ok(self.0.len() as u64)
+    }
+    fn read_range(&self, range: Range<u64>) -> io::Result<Cow<'_, [u8]>> {
+        self.0.read_range(range)
+    }
+    fn stream_ranges(&self, ranges: Vec<Range<u64>>, _budget: u64) -> Option<PartStream> {
+        let (sender, parts) = part_stream(u64::MAX);
+        let broken = self.0.last().map(|&b| usize::from(b % 16));
+        for (i, r) in ranges.into_iter().enumerate() {
+            let part = if broken == Some(i) {
+                Err(io::Error::other("the connection broke"))
+            } else {
+                self.0.read_range(r).map(Cow::into_owned)
+            };
+            let stop = part.is_err();
+            if sender.send(part).is_err() || stop {
+                break;
+            }
+        }
+        Some(parts)
+    }
+    fn streams(&self) -> bool {
+        true
+    }
 }

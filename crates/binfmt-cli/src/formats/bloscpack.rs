@@ -580,7 +580,8 @@ fn unpacked(
 }
 
 /// `unpack URL FILE`: parsed and unpacked in one pass (`Bloscpack::parse_and_unpack`),
-/// each chunk read once from the read-ahead windows, with no request per chunk header.
+/// each chunk read once as the read-ahead brings it (a URL: one streamed request), with
+/// no request per chunk header.
 /// The bytes go to the temporary file beside FILE, which is renamed into place only when
 /// the whole file checked out: a problem anywhere leaves FILE as it was, as the two steps
 /// do. The output is opened before the input is parsed, so a refused output (FILE exists,
