@@ -919,7 +919,7 @@ impl ByteSource for RemoteSource {
 
     /// One GET per run of adjacent ranges (a Bloscpack file's chunks are one run: one
     /// round trip for all of them), received on the shared runtime and handed over range
-    /// by range. Ranges scattered over the object (more than [`STREAM_RUNS`] runs) are
+    /// by range. Ranges scattered over the object (more than four runs) are
     /// not streamed: the cache's windows fetch those concurrently.
     fn stream_ranges(&self, ranges: Vec<Range<u64>>, budget: u64) -> Option<PartStream> {
         let mut runs: Vec<(Range<u64>, Vec<Range<u64>>)> = Vec::new();
