@@ -55,13 +55,6 @@ pub(crate) fn is_stdout(out: &Path) -> bool {
     out.as_os_str() == "-"
 }
 
-/// True when OUT is a stream: standard output (`-`), or a path that names (through
-/// symlinks) a FIFO, a device or a socket. Bytes written to a stream cannot be taken
-/// back; a regular file is written beside its name and renamed into place.
-pub(crate) fn is_stream(out: &Path) -> bool {
-    is_stdout(out) || std::fs::metadata(out).is_ok_and(|m| !m.is_file() && !m.is_dir())
-}
-
 /// A failure to write OUT: standard output's rule for `-` (a closed pipe ends quietly),
 /// `OUT: message` for a file.
 pub(crate) fn failure(out: &Path, err: io::Error) -> Failure {

@@ -138,6 +138,30 @@ fn is_stream(_: &Metadata) -> (bool, bool) {
     (false, false)
 }
 
+/// True when [`Output::create`] would stream into `path` rather than write a file beside
+/// it and rename it into place: standard output (`-`), or a path that names (through
+/// symbolic links) a FIFO, a character or block device, or a socket. Bytes written to a
+/// stream cannot be taken back, so a writer that would write before everything is
+/// checked asks this first.
+///
+/// ```
+/// assert!(binfmt_core::output::names_a_stream("-".as_ref()));
+/// assert!(binfmt_core::output::names_a_stream("/dev/null".as_ref()));
+/// assert!(!binfmt_core::output::names_a_stream("/nonexistent/out.bin".as_ref()));
+/// ```
+#[must_use]
+pub fn names_a_stream(path: &Path) -> bool {
+    if path.as_os_str() == "-" {
+        return true;
+    }
+    resolve(path)
+        .and_then(fs::metadata)
+        .is_ok_and(|meta| {
+            let (stream, block) = is_stream(&meta);
+            stream || block
+        })
+}
+
 /// Follows `path` through symbolic links (at most 40, as Linux does) to the path that
 /// would be opened.
 fn resolve(path: &Path) -> io::Result<PathBuf> {

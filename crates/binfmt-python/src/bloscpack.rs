@@ -274,14 +274,11 @@ fn unpack_url<'py>(
     sync: bool,
 ) -> PyResult<Unpacked<'py>> {
     let read = ReadOptions::new().read_every_chunk(true);
-    // A regular file, or none yet (a FIFO or a device is a stream: nothing is written to
-    // it before the whole structure is checked).
+    // Not a stream (a FIFO, a device): nothing is written to one before the whole
+    // structure is checked.
     let to_file = out_path
         .as_deref()
-        .filter(|out| match std::fs::metadata(out) {
-            Ok(m) => m.is_file(),
-            Err(e) => e.kind() == std::io::ErrorKind::NotFound,
-        });
+        .filter(|out| !binfmt_core::output::names_a_stream(out));
     if let Some(out) = to_file {
         // Into a regular file: checked and unpacked in one pass (each chunk fetched once,
         // no request per chunk header) into the temporary file that replaces `out` only

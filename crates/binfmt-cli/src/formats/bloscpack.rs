@@ -535,7 +535,7 @@ fn unpack(args: &UnpackArgs) -> Result<ExitCode, Failure> {
     let input = Input::open(&args.input)?;
     registry::expect(&input, &FORMAT)?;
     let cache = input.cache();
-    if input.is_remote() && !write::is_stream(&args.output) {
+    if input.is_remote() && !binfmt_core::output::names_a_stream(&args.output) {
         return unpack_in_one_pass(args, &input, &cache);
     }
     let file = parse(&input, &cache, true)?;
