@@ -645,6 +645,19 @@ mod tests {
         (0..10_000u32).map(|i| (i % 251) as u8).collect()
     }
 
+    /// Reads each of `ranges` as a payload and checks it against `file`.
+    fn payloads_match<'d>(
+        d: impl Data<'d>,
+        file: &[u8],
+        ranges: impl IntoIterator<Item = Range<u64>>,
+    ) {
+        for r in ranges {
+            let got = d.payload(r.start, r.end - r.start, "chunk").unwrap();
+            let want = file.get(usize::try_from(r.start).unwrap()..usize::try_from(r.end).unwrap());
+            assert_eq!(Some(&*got), want, "{r:?}");
+        }
+    }
+
     #[test]
     fn a_cache_is_shared_between_threads() {
         fn sync<T: Sync + Send>(_: &T) {}
@@ -674,11 +687,7 @@ mod tests {
         let d = &cache;
         let chunks: Vec<Range<u64>> = (0..10u64).map(|i| i * 1000..i * 1000 + 900).collect();
         d.prefetch(&chunks).unwrap();
-        for r in &chunks {
-            let got = d.payload(r.start, r.end - r.start, "chunk").unwrap();
-            let want = f.get(usize::try_from(r.start).unwrap()..usize::try_from(r.end).unwrap());
-            assert_eq!(Some(&*got), want);
-        }
+        payloads_match(d, &f, chunks.iter().cloned());
         // One read_ranges call for the whole window (Counting counts its ranges).
         assert_eq!(src.stats().requests, 10);
         assert_eq!(cache.held(), 0);
@@ -766,13 +775,8 @@ mod tests {
         d.prefetch(&chunks[..4]).unwrap();
         d.prefetch(&chunks[4..]).unwrap();
         // The reader skips chunk 0 and 5: they are dropped as they come.
-        for r in chunks.iter().filter(|r| r.start != 0 && r.start != 5000) {
-            let got = d.payload(r.start, r.end - r.start, "chunk").unwrap();
-            assert_eq!(
-                &*got,
-                &f[usize::try_from(r.start).unwrap()..usize::try_from(r.end).unwrap()]
-            );
-        }
+        let read = chunks.iter().filter(|r| r.start != 0 && r.start != 5000);
+        payloads_match(d, &f, read.cloned());
         // The first batch streamed when announced, the second when the first payload was
         // read.
         assert_eq!(src.streams.load(Ordering::Relaxed), 2);
@@ -790,13 +794,7 @@ mod tests {
         let d = &cache;
         let chunks: Vec<Range<u64>> = (0..10u64).map(|i| i * 1000..i * 1000 + 900).collect();
         d.prefetch(&chunks).unwrap();
-        for r in &chunks {
-            let got = d.payload(r.start, r.end - r.start, "chunk").unwrap();
-            assert_eq!(
-                &*got,
-                &f[usize::try_from(r.start).unwrap()..usize::try_from(r.end).unwrap()]
-            );
-        }
+        payloads_match(d, &f, chunks.iter().cloned());
         // One stream; after it broke at chunk 3, no other.
         assert_eq!(src.streams.load(Ordering::Relaxed), 1);
     }
@@ -824,13 +822,7 @@ mod tests {
         let d = &cache;
         let chunks: Vec<Range<u64>> = (0..80u64).map(|i| i << 20..((i + 1) << 20) - 100).collect();
         d.prefetch(&chunks).unwrap();
-        for r in &chunks {
-            let got = d.payload(r.start, r.end - r.start, "chunk").unwrap();
-            let want = src
-                .0
-                .get(usize::try_from(r.start).unwrap()..usize::try_from(r.end).unwrap());
-            assert_eq!(Some(&*got), want);
-        }
+        payloads_match(d, &src.0, chunks.iter().cloned());
         assert_eq!(src.1.load(Ordering::Relaxed), 5);
         assert_eq!(cache.held(), 0);
     }

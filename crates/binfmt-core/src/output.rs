@@ -154,12 +154,10 @@ pub fn names_a_stream(path: &Path) -> bool {
     if path.as_os_str() == "-" {
         return true;
     }
-    resolve(path)
-        .and_then(fs::metadata)
-        .is_ok_and(|meta| {
-            let (stream, block) = is_stream(&meta);
-            stream || block
-        })
+    resolve(path).and_then(fs::metadata).is_ok_and(|meta| {
+        let (stream, block) = is_stream(&meta);
+        stream || block
+    })
 }
 
 /// Follows `path` through symbolic links (at most 40, as Linux does) to the path that

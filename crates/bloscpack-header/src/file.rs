@@ -556,10 +556,11 @@ where
 
     /// Chunk `index` at `pos` read whole, as announced from the offsets section, and
     /// checked from that one read: its header as [`chunk_at`](Self::chunk_at) checks it,
-    /// then its digest and block table as `verify` checks them (problems held in `fused`).
-    /// `None` when the chunk is not exactly where and as long as its offsets entry says, a
-    /// check fails, or `fused` holds enough problems: fusing then stops, and the walk reads
-    /// this header and the rest as it does without it (their headers hinted in one batch).
+    /// then its digest and block table as `verify` checks them (problems held in `fused`),
+    /// or handed to `fused`'s visitor. `None` when the chunk is not exactly where and as
+    /// long as its offsets entry says, a check fails, or `fused` holds enough problems.
+    /// Whenever fusing stops (then, or after a visitor's error) the walk reads the
+    /// remaining headers as it does without it: hinted here, in one batch.
     fn fused_chunk(
         &self,
         pos: u64,
@@ -567,22 +568,23 @@ where
         digest_len: u64,
         fused: &mut Fused<'_>,
     ) -> Option<Chunk<'d, D>> {
+        #[cfg(not(feature = "alloc"))]
+        {
+            let _ = (pos, index, digest_len);
+            match fused.0 {}
+        }
         #[cfg(feature = "alloc")]
         {
             if fused.off {
                 return None;
             }
             let chunk = self.fused_read(pos, index, digest_len, fused);
-            if chunk.is_none() {
+            if chunk.is_none() || fused.off {
                 fused.off = true;
-                self.hint_chunk_headers(usize::try_from(index).unwrap_or(usize::MAX));
+                let first = if chunk.is_some() { index + 1 } else { index };
+                self.hint_chunk_headers(usize::try_from(first).unwrap_or(usize::MAX));
             }
             chunk
-        }
-        #[cfg(not(feature = "alloc"))]
-        {
-            let _ = (pos, index, digest_len);
-            match fused.0 {}
         }
     }
 

@@ -72,6 +72,18 @@ impl UnpackOptions {
         self
     }
 
+    /// [`ErrorKind::TooLarge`] when `bytes` exceed [`max_len`](Self::max_len).
+    fn check_len(&self, bytes: u64) -> Result<()> {
+        if bytes > self.max_len {
+            return Err(ErrorKind::TooLarge {
+                bytes,
+                limit: self.max_len,
+            }
+            .unlocated());
+        }
+        Ok(())
+    }
+
     fn thread_count(&self) -> usize {
         if self.threads == 0 {
             default_threads()
@@ -184,13 +196,7 @@ where
         options: &UnpackOptions,
         write: &mut dyn FnMut(&[u8]) -> Result<()>,
     ) -> Result<UnpackReport> {
-        if self.uncompressed_len() > options.max_len {
-            return Err(ErrorKind::TooLarge {
-                bytes: self.uncompressed_len(),
-                limit: options.max_len,
-            }
-            .unlocated());
-        }
+        options.check_len(self.uncompressed_len())?;
         if options.verify
             && let Some(m) = self.metadata()
         {
@@ -249,13 +255,7 @@ where
     where
         D: Send + Sync,
     {
-        if self.uncompressed_len() > options.max_len {
-            return Err(ErrorKind::TooLarge {
-                bytes: self.uncompressed_len(),
-                limit: options.max_len,
-            }
-            .unlocated());
-        }
+        options.check_len(self.uncompressed_len())?;
         if binfmt_core::bytes::len_u64(out) != self.uncompressed_len() {
             return Err(ErrorKind::InvalidArgument {
                 what: "output buffer",
@@ -528,15 +528,10 @@ where
     ) -> Result<(Self, UnpackReport)> {
         let mut buffer = Vec::new();
         let mut written = 0u64;
+        // The limit: each chunk the walk unpacks is checked before its buffer is sized,
+        // the rest after the walk, from the total.
         let mut emit = |buffer: &[u8], written: &mut u64| -> Result<()> {
             *written = written.saturating_add(binfmt_core::bytes::len_u64(buffer));
-            if *written > options.max_len {
-                return Err(ErrorKind::TooLarge {
-                    bytes: *written,
-                    limit: options.max_len,
-                }
-                .unlocated());
-            }
             out.write_all(buffer).map_err(io)
         };
         let mut first = None;
@@ -544,13 +539,7 @@ where
             let mut visit = |chunk: &Chunk<'_>| -> Result<()> {
                 // The limit holds before a chunk's buffer is sized by its header.
                 let after = written.saturating_add(chunk.header().nbytes.into());
-                if after > options.max_len {
-                    return Err(ErrorKind::TooLarge {
-                        bytes: after,
-                        limit: options.max_len,
-                    }
-                    .unlocated());
-                }
+                options.check_len(after)?;
                 chunk.unpack(options.verify, &mut buffer)?;
                 emit(&buffer, &mut written)
             };
@@ -567,13 +556,7 @@ where
             (None, Some(file)) => file,
             (None, None) => return Err(binfmt_core::Error::overflow("file", 0).into()),
         };
-        if file.uncompressed_len() > options.max_len {
-            return Err(ErrorKind::TooLarge {
-                bytes: file.uncompressed_len(),
-                limit: options.max_len,
-            }
-            .unlocated());
-        }
+        options.check_len(file.uncompressed_len())?;
         if options.verify
             && let Some(m) = file.metadata()
         {
