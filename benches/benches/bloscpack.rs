@@ -34,7 +34,10 @@ use std::time::{Duration, Instant};
 use bloscpack_header::{
     BloscArgs, Bloscpack, Checksum, Header, HeaderFields, Options, PackOptions, UnpackOptions,
 };
-use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use criterion::measurement::WallTime;
+use criterion::{
+    BenchmarkGroup, BenchmarkId, Criterion, Throughput, criterion_group, criterion_main,
+};
 
 /// 1,024 valid headers with varied fields, back to back.
 fn headers() -> Vec<u8> {
@@ -158,16 +161,27 @@ fn tools() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../tools/bloscpack")
 }
 
+/// A group unpacking `len` bytes: ten samples, in about `seconds` seconds.
+fn unpack_group<'c>(
+    c: &'c mut Criterion,
+    name: &str,
+    seconds: u64,
+    len: u64,
+) -> BenchmarkGroup<'c, WallTime> {
+    let mut group = c.benchmark_group(name);
+    group.sample_size(10);
+    group.measurement_time(Duration::from_secs(seconds));
+    group.throughput(Throughput::Bytes(len));
+    group
+}
+
 fn unpack(c: &mut Criterion) {
     let dir = std::env::temp_dir().join("binfmt-bench-bloscpack");
     std::fs::create_dir_all(&dir).unwrap();
     let (path, len) = unpack_input(&dir);
     let packed = std::fs::read(&path).unwrap();
     let out = dir.join("ours.out");
-    let mut group = c.benchmark_group("bloscpack/unpack");
-    group.sample_size(10);
-    group.measurement_time(Duration::from_secs(10));
-    group.throughput(Throughput::Bytes(len));
+    let mut group = unpack_group(c, "bloscpack/unpack", 10, len);
     group.bench_function("to_vec", |b| {
         let file = Bloscpack::parse(&packed).unwrap();
         b.iter(|| file.unpack_to_vec(&UnpackOptions::DEFAULT).unwrap());
@@ -198,10 +212,7 @@ fn unpack(c: &mut Criterion) {
         return;
     };
     let theirs = dir.join("reference.out");
-    let mut group = c.benchmark_group("reference");
-    group.sample_size(10);
-    group.measurement_time(Duration::from_secs(20));
-    group.throughput(Throughput::Bytes(len));
+    let mut group = unpack_group(c, "reference", 20, len);
     group.bench_function("blpk_decompress", |b| {
         b.iter_custom(|iters| {
             let start = Instant::now();

@@ -151,44 +151,48 @@ fn check_append(data: &[u8], before: Option<Vec<u8>>) {
 /// `verify_data` and `parse_and_unpack` over a cache that reads ahead give what the slice
 /// paths give: the same findings in the same order, the same bytes or the same first error.
 fn same_over_a_cache(data: &[u8], options: &ReadOptions) {
-    let text = |e: &bloscpack_header::Error| format!("{:?} {e}", e.offset());
     let mut slice = Vec::new();
     verify(data, options, &mut |s: Severity, e| {
         slice.push((s, text(&e)));
         ControlFlow::Continue(())
     });
-    let source = Counting::new(data);
-    let cache = ReadCache::new(&source);
-    let mut ranged = Vec::new();
-    verify_data(&cache, options, &mut |s: Severity, e| {
-        ranged.push((s, text(&e)));
-        ControlFlow::Continue(())
-    });
-    assert_eq!(slice, ranged);
-    let streamed = Streamed(data);
-    let cache = ReadCache::new(&streamed);
-    let mut over_stream = Vec::new();
-    verify_data(&cache, options, &mut |s: Severity, e| {
-        over_stream.push((s, text(&e)));
-        ControlFlow::Continue(())
-    });
-    assert_eq!(slice, over_stream);
     let unpack = UnpackOptions::DEFAULT.threads(1).max_len(MAX_UNPACK);
     let two_steps = Bloscpack::parse_with(data, options)
         .and_then(|v| v.unpack_to_vec(&unpack))
         .map_err(|e| text(&e));
-    let cache = ReadCache::new(&source);
+    let source = Counting::new(data);
+    let streamed = Streamed(data);
+    for (found, one_pass) in [
+        over_a_cache(&source, options, &unpack),
+        over_a_cache(&streamed, options, &unpack),
+    ] {
+        assert_eq!(slice, found);
+        assert_eq!(two_steps, one_pass);
+    }
+}
+
+/// An error as the comparisons see it: its offset and its text.
+fn text(e: &bloscpack_header::Error) -> String {
+    format!("{:?} {e}", e.offset())
+}
+
+/// What `verify_data` reports over a cache of `source`, in order, and what
+/// `parse_and_unpack` writes through another (or its error).
+fn over_a_cache<S: ByteSource + Copy>(
+    source: S,
+    options: &ReadOptions,
+    unpack: &UnpackOptions,
+) -> (Vec<(Severity, String)>, Result<Vec<u8>, String>) {
+    let mut found = Vec::new();
+    verify_data(&ReadCache::new(source), options, &mut |s: Severity, e| {
+        found.push((s, text(&e)));
+        ControlFlow::Continue(())
+    });
     let mut out = Vec::new();
-    let one_pass = Bloscpack::parse_and_unpack(&cache, options, &unpack, &mut out)
+    let one_pass = Bloscpack::parse_and_unpack(&ReadCache::new(source), options, unpack, &mut out)
         .map(|_| out)
         .map_err(|e| text(&e));
-    assert_eq!(two_steps, one_pass);
-    let cache = ReadCache::new(&streamed);
-    let mut out = Vec::new();
-    let one_pass = Bloscpack::parse_and_unpack(&cache, options, &unpack, &mut out)
-        .map(|_| out)
-        .map_err(|e| text(&e));
-    assert_eq!(two_steps, one_pass);
+    (found, one_pass)
 }
 
 /// A source that streams, in the calling thread (every part is sent before the first is

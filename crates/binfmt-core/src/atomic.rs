@@ -428,14 +428,32 @@ mod tests {
         Scratch::new(&format!("core-atomic-{name}"))
     }
 
+    /// A scratch directory and the path `out.bin` in it, not created.
+    fn out_bin(name: &str) -> (Scratch, PathBuf) {
+        let dir = scratch(name);
+        let target = dir.join("out.bin");
+        (dir, target)
+    }
+
+    /// Replaces `target` with `contents`, as a writer of the whole file does.
+    fn replace(target: &Path, contents: &[u8]) {
+        let mut f = AtomicFile::create(target).unwrap();
+        f.write_all(contents).unwrap();
+        f.commit().unwrap();
+    }
+
+    /// `target` holds `contents` and is all `dir` holds: no temporary file is left.
+    fn assert_alone(dir: &Path, target: &Path, contents: &[u8]) {
+        assert_eq!(fs::read(target).unwrap(), contents);
+        assert_eq!(fs::read_dir(dir).unwrap().count(), 1);
+    }
+
     #[test]
     fn a_target_name_of_255_bytes_can_be_written() {
         let dir = scratch("long-name");
         let target = dir.join("é".repeat(127) + "x"); // 255 bytes, the most a name holds
         std::fs::write(&target, b"old").unwrap();
-        let mut f = AtomicFile::create(&target).unwrap();
-        f.file().write_all(b"new").unwrap();
-        f.commit().unwrap();
+        replace(&target, b"new");
         assert_eq!(std::fs::read(&target).unwrap(), b"new");
     }
 
@@ -447,11 +465,7 @@ mod tests {
         let editor = crate::file::open_locked(&target).unwrap();
         let writer = {
             let target = target.clone();
-            std::thread::spawn(move || {
-                let mut f = AtomicFile::create(&target).unwrap();
-                f.file().write_all(b"new").unwrap();
-                f.commit().unwrap();
-            })
+            std::thread::spawn(move || replace(&target, b"new"))
         };
         std::thread::sleep(core::time::Duration::from_millis(200));
         // The replacing writer is still waiting for the editor's lock.
@@ -471,46 +485,37 @@ mod tests {
         let old = std::vec![7u8; usize::try_from(RELEASE_IN_BACKGROUND).unwrap() + 1];
         for round in 0..3u8 {
             fs::write(&target, &old).unwrap();
-            let mut f = AtomicFile::create(&target).unwrap();
-            f.write_all(&[round; 10]).unwrap();
-            f.commit().unwrap();
-            assert_eq!(fs::read(&target).unwrap(), [round; 10]);
+            replace(&target, &[round; 10]);
+            assert_alone(&dir, &target, &[round; 10]);
             let editor = crate::file::open_locked(&target).unwrap();
             drop(editor);
-            let names: Vec<_> = fs::read_dir(&dir).unwrap().collect();
-            assert_eq!(names.len(), 1);
         }
     }
 
     #[test]
     fn commit_replaces_target() {
-        let dir = scratch("commit");
-        let target = dir.join("out.bin");
+        let (dir, target) = out_bin("commit");
         fs::write(&target, b"old").unwrap();
         let mut f = AtomicFile::create(&target).unwrap();
         f.write_all(b"new contents").unwrap();
         assert_eq!(fs::read(&target).unwrap(), b"old");
         f.commit().unwrap();
-        assert_eq!(fs::read(&target).unwrap(), b"new contents");
-        assert_eq!(fs::read_dir(&dir).unwrap().count(), 1);
+        assert_alone(&dir, &target, b"new contents");
     }
 
     #[test]
     fn no_clobber_commit_refuses_a_target_that_appeared() {
-        let dir = scratch("noclobber");
-        let target = dir.join("out.bin");
+        let (dir, target) = out_bin("noclobber");
         let mut f = AtomicFile::create_new(&target).unwrap();
         f.write_all(b"mine").unwrap();
         fs::write(&target, b"theirs").unwrap();
         assert_eq!(f.commit().unwrap_err().kind(), io::ErrorKind::AlreadyExists);
-        assert_eq!(fs::read(&target).unwrap(), b"theirs");
-        assert_eq!(fs::read_dir(&dir).unwrap().count(), 1);
+        assert_alone(&dir, &target, b"theirs");
     }
 
     #[test]
     fn drop_without_commit_leaves_nothing() {
-        let dir = scratch("drop");
-        let target = dir.join("out.bin");
+        let (dir, target) = out_bin("drop");
         {
             let mut f = AtomicFile::create(&target).unwrap();
             f.write_all(b"partial").unwrap();
@@ -521,8 +526,7 @@ mod tests {
 
     #[test]
     fn stale_temporaries_of_dead_processes_are_removed() {
-        let dir = scratch("stale");
-        let target = dir.join("out.bin");
+        let (dir, target) = out_bin("stale");
         // No process has pid 4294967; an unrelated dot file stays.
         let stale = dir.join(".out.bin.binfmt-4294967-0.tmp");
         let unrelated = dir.join(".out.bin.keep");

@@ -97,8 +97,7 @@ mod tests {
     #[test]
     fn a_second_locker_fails_fast_or_waits() {
         let dir = Scratch::new("core-file-lock");
-        let path = dir.join("locked");
-        std::fs::write(&path, b"x").unwrap();
+        let path = dir.file("locked", b"x");
         let first = open_locked(&path).unwrap();
         assert_eq!(
             try_open_locked(&path).unwrap_err().kind(),

@@ -12,8 +12,13 @@ extern crate std;
 
 pub mod align;
 pub mod bytes;
+mod code_enum;
 pub mod data;
 pub mod error;
+// `fs_fns!` writes functions over files: it needs `std`.
+#[cfg(feature = "std")]
+mod fs_fns;
+mod kind_table;
 mod layout;
 pub mod le;
 pub mod magic;
@@ -23,30 +28,22 @@ pub mod verify;
 pub mod version;
 
 #[cfg(feature = "alloc")]
-#[cfg_attr(docsrs, doc(cfg(feature = "alloc")))]
 pub mod json;
 
 #[cfg(feature = "std")]
-#[cfg_attr(docsrs, doc(cfg(feature = "std")))]
 pub mod atomic;
 #[cfg(feature = "std")]
-#[cfg_attr(docsrs, doc(cfg(feature = "std")))]
 pub mod cache;
 #[cfg(feature = "std")]
-#[cfg_attr(docsrs, doc(cfg(feature = "std")))]
 pub mod file;
 #[cfg(feature = "std")]
-#[cfg_attr(docsrs, doc(cfg(feature = "std")))]
 pub mod output;
 #[cfg(feature = "std")]
-#[cfg_attr(docsrs, doc(cfg(feature = "std")))]
 pub mod parts;
 #[cfg(feature = "std")]
-#[cfg_attr(docsrs, doc(cfg(feature = "std")))]
 pub mod source;
 
 #[cfg(feature = "mmap")]
-#[cfg_attr(docsrs, doc(cfg(feature = "mmap")))]
 pub mod mmap;
 
 // Test support shared by every crate's tests (see the module); not API.

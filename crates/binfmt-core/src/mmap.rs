@@ -87,10 +87,7 @@ mod tests {
     #[test]
     fn maps_files_and_empty_files() {
         let dir = Scratch::new("core-mmap");
-        let full = dir.join("full");
-        let empty = dir.join("empty");
-        std::fs::write(&full, b"hello").unwrap();
-        std::fs::write(&empty, b"").unwrap();
+        let (full, empty) = (dir.file("full", b"hello"), dir.file("empty", b""));
         assert_eq!(&*Mmap::open(&full).unwrap(), b"hello");
         assert!(Mmap::open(&empty).unwrap().is_empty());
     }

@@ -20,7 +20,6 @@
 macro_rules! reexport_shared {
     () => {
         #[cfg(feature = "std")]
-        #[cfg_attr(docsrs, doc(cfg(feature = "std")))]
         pub use $crate::IoError;
         /// The byte-data trait the view reads through: `&[u8]`, or a [`ReadCache`] over a byte
         /// source (re-exported so that a user of this crate alone can name them).
@@ -29,7 +28,6 @@ macro_rules! reexport_shared {
             Compatibility, Diagnostic, Fault, Found, Layout, Severity, Sink, Summary, Version,
         };
         #[cfg(feature = "std")]
-        #[cfg_attr(docsrs, doc(cfg(feature = "std")))]
         pub use $crate::{
             cache::ReadCache,
             source::{ByteSource, Counting, FileSource, SeekSource, StreamSource},

@@ -45,6 +45,17 @@ impl Scratch {
     pub fn path(&self) -> &Path {
         &self.path
     }
+
+    /// A file `name` in the directory, holding `bytes`: its path.
+    ///
+    /// # Panics
+    /// When the file cannot be written: a failed test.
+    #[must_use]
+    pub fn file(&self, name: &str, bytes: &[u8]) -> PathBuf {
+        let path = self.path.join(name);
+        std::fs::write(&path, bytes).unwrap();
+        path
+    }
 }
 
 impl Deref for Scratch {

@@ -805,8 +805,7 @@ mod tests {
     #[test]
     fn file_source_reads_ranges_and_reports_truncation() {
         let dir = Scratch::new("core-source-file");
-        let path = dir.join("f.bin");
-        std::fs::write(&path, b"hello world").unwrap();
+        let path = dir.file("f.bin", b"hello world");
         let src = FileSource::open(&path).unwrap();
         assert_eq!(&*src.read_range(6..11).unwrap(), b"world");
         assert_eq!(

@@ -367,7 +367,6 @@ impl fmt::Display for EscapedBytes<'_> {
 
 /// Appends `c` to `out`, escaped as [`escape`] escapes it (a backslash doubled).
 #[cfg(feature = "alloc")]
-#[cfg_attr(docsrs, doc(cfg(feature = "alloc")))]
 pub fn push_escaped(out: &mut String, c: char) {
     // Writing to a `String` cannot fail.
     let _ = EscapedChar::new(c).write_to(out);
@@ -389,7 +388,6 @@ fn push_control(out: &mut String, c: char) {
 /// assert_eq!(binfmt_core::text::escape("a\x1b[2J\\"), r"a\e[2J\\");
 /// ```
 #[cfg(feature = "alloc")]
-#[cfg_attr(docsrs, doc(cfg(feature = "alloc")))]
 #[must_use]
 pub fn escape(text: &str) -> String {
     written(text.len(), |out| write_escaped(out, text))
@@ -402,7 +400,6 @@ pub fn escape(text: &str) -> String {
 /// assert_eq!(binfmt_core::text::escape_bytes(b"ok\xff\x07"), r"ok\xff\u{7}");
 /// ```
 #[cfg(feature = "alloc")]
-#[cfg_attr(docsrs, doc(cfg(feature = "alloc")))]
 #[must_use]
 pub fn escape_bytes(bytes: &[u8]) -> String {
     written(bytes.len(), |out| write_escaped_bytes(out, bytes))
@@ -422,7 +419,6 @@ fn written(capacity: usize, write: impl FnOnce(&mut String) -> fmt::Result) -> S
 /// by [`escape`]). Applying it twice gives the same text as applying it once, so a
 /// message can be made safe where it is printed whatever was escaped before.
 #[cfg(feature = "alloc")]
-#[cfg_attr(docsrs, doc(cfg(feature = "alloc")))]
 #[must_use]
 pub fn escape_controls(text: &str) -> String {
     if !text.chars().any(needs_escape) {
@@ -449,7 +445,6 @@ pub fn is_url(text: &str) -> bool {
 /// credential), and without the fragment. Text that is not a URL ([`is_url`]) is
 /// returned as it is.
 #[cfg(feature = "alloc")]
-#[cfg_attr(docsrs, doc(cfg(feature = "alloc")))]
 #[must_use]
 pub fn redact_url(url: &str) -> String {
     let Some((scheme, rest)) = url.split_once("://").filter(|_| is_url(url)) else {
@@ -489,7 +484,6 @@ pub fn redact_url(url: &str) -> String {
 /// quote, `(`, `)`, `<`, `>` or the end) passed through [`redact_url`]: for messages of
 /// other libraries, which may quote the URL they failed on.
 #[cfg(feature = "alloc")]
-#[cfg_attr(docsrs, doc(cfg(feature = "alloc")))]
 #[must_use]
 pub fn redact_urls_in(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
@@ -593,22 +587,34 @@ mod tests {
 
     #[test]
     fn controls_and_format_characters_are_escaped() {
-        assert_eq!(escape("a\x1b[2Jb\u{9b}c\n"), "a\\e[2Jb\\u{9b}c\\n");
-        assert_eq!(escape("\x07\x7f\u{85}\t\r"), "\\u{7}\\u{7f}\\u{85}\\t\\r");
-        assert_eq!(
-            escape("a\u{202e}b\u{2066}\u{200b}\u{feff}\u{ad}\u{2028}"),
-            "a\\u{202e}b\\u{2066}\\u{200b}\\u{feff}\\u{ad}\\u{2028}"
-        );
-        assert_eq!(escape("\u{e0041}"), "\\u{e0041}");
-        assert_eq!(escape("ñandú 日本 🦀"), "ñandú 日本 🦀");
-        assert_eq!(escape("back\\slash"), "back\\\\slash");
+        for (text, escaped) in [
+            ("a\x1b[2Jb\u{9b}c\n", r"a\e[2Jb\u{9b}c\n"),
+            ("\x07\x7f\u{85}\t\r", r"\u{7}\u{7f}\u{85}\t\r"),
+            (
+                "a\u{202e}b\u{2066}\u{200b}\u{feff}\u{ad}\u{2028}",
+                r"a\u{202e}b\u{2066}\u{200b}\u{feff}\u{ad}\u{2028}",
+            ),
+            ("\u{e0041}", r"\u{e0041}"),
+            ("ñandú 日本 🦀", "ñandú 日本 🦀"),
+            ("back\\slash", r"back\\slash"),
+        ] {
+            assert_eq!(escape(text), escaped, "{text:?}");
+        }
     }
 
     #[test]
-    fn escaping_controls_is_idempotent() {
-        let once = escape_controls("a\\e\x1b]0;x\x07 \u{202e}");
-        assert_eq!(once, "a\\e\\e]0;x\\u{7} \\u{202e}");
-        assert_eq!(escape_controls(&once), once);
+    fn escaping_controls_keeps_backslashes_and_is_idempotent() {
+        for (text, escaped) in [
+            ("a\\e\x1b]0;x\x07 \u{202e}", r"a\e\e]0;x\u{7} \u{202e}"),
+            ("plain ü 日本", "plain ü 日本"),
+            ("a\x1b[31mb\x07c\x7f", r"a\e[31mb\u{7}c\u{7f}"),
+            ("\u{9b}x\u{85}", r"\u{9b}x\u{85}"),
+            ("a\u{202e}b", r"a\u{202e}b"),
+            ("\0\n\t", r"\u{0}\n\t"),
+        ] {
+            assert_eq!(escape_controls(text), escaped, "{text:?}");
+            assert_eq!(escape_controls(escaped), escaped, "{text:?}");
+        }
         assert_eq!(escape_controls(&escape("n\\\x1b")), escape("n\\\x1b"));
     }
 

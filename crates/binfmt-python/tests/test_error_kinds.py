@@ -1,6 +1,7 @@
 """The exception mapping branches on each library error's stable kind name
-(`binfmt_core::Kind::name`, written in each crate's `src/error.rs` as a table that
-`binfmt_core::format_kind!` makes an exhaustive match, so that no variant goes unnamed),
+(`binfmt_core::Kind::name`, each variant's identifier, from the table in each crate's
+`src/error.rs` that `binfmt_core::kind_table!` makes an exhaustive match, so that no
+variant goes unnamed),
 never on the variants' Debug output. These tests check
 that every kind the Python classes are registered for is a name a library can give, so
 that a renamed or misspelt name cannot silently fall back to the format's base class."""
@@ -32,22 +33,34 @@ CRATES = {
 
 
 def _names(crate: str) -> list[str]:
-    """The names `Kind::name` returns in `crate`: core's `fn name` match for `Layout`, a
-    format crate's `name { ... }` table in its `binfmt_core::format_kind!` (which writes
-    the exhaustive match, delegating `Layout` to core's)."""
+    """The names `Kind::name` returns in `crate`: core's `fn name` match for `Layout`; a
+    format crate's variants as its `binfmt_core::kind_table!` groups them by blame
+    (`Fault::Input => Eof, BadType;`), whose name table is each variant's identifier
+    (the macro writes the exhaustive match, delegating `Layout` to core's)."""
     src = (ROOT / "crates" / crate / "src" / "error.rs").read_text()
     if crate == "binfmt-core":
         impl = src.index("impl Kind for Layout {")
         m = re.compile(r"fn name\(&self\) -> &'static str \{").search(src, impl)
-    else:
-        impl = src.index("binfmt_core::format_kind! {")
-        m = re.compile(r"\n\s*name \{").search(src, impl)
-    assert m, crate
-    i, depth = m.end(), 1
+        assert m, crate
+        return re.findall(r'=>\s*"(\w+)"', _block(src, m.end()))
+    table = _block(src, src.index("binfmt_core::kind_table! {") + len("binfmt_core::kind_table! {"))
+    table = table.split("into_io_error {")[0]
+    groups = re.findall(r"Fault::\w+\s*=>\s*([^;]*);", table)
+    assert groups, crate
+    names = []
+    for group in groups:
+        group = re.sub(r"#\[[^\]]*\]", "", group)
+        names += [n.strip() for n in group.split(",") if n.strip()]
+    return names
+
+
+def _block(src: str, start: int) -> str:
+    """The text from `start`, just after an opening brace, to its closing brace."""
+    i, depth = start, 1
     while depth:
         depth += {"{": 1, "}": -1}.get(src[i], 0)
         i += 1
-    return re.findall(r'=>\s*"(\w+)"', src[m.end():i - 1])
+    return src[start:i - 1]
 
 
 LAYOUT = _names("binfmt-core")
@@ -70,7 +83,8 @@ def test_names_are_unique_and_layouts_delegate(format: str) -> None:
     assert len(names) == len(set(names)), "two variants share a name"
     assert not set(names) & set(LAYOUT), "a format kind reuses a layout name"
     src = (ROOT / "crates" / CRATES[format] / "src" / "error.rs").read_text()
-    assert "binfmt_core::format_kind! {" in src  # its `name` delegates `Layout` to core's
+    # The table goes through `format_kind!`, whose `name` delegates `Layout` to core's.
+    assert "binfmt_core::kind_table! {" in src
     core = (ROOT / "crates" / "binfmt-core" / "src" / "error.rs").read_text()
     assert "$kind::Layout(layout) => $crate::Kind::name(layout)," in core
 

@@ -44,6 +44,35 @@ pub fn both<E: Debug>(
     )
 }
 
+/// What a cache held and its source gave while `verify_data` read a file.
+#[derive(Debug, Clone, Copy)]
+pub struct Cached {
+    /// The summary `verify_data` returned.
+    pub summary: Summary,
+    /// What the cache holds after it.
+    pub held: u64,
+    /// How many bytes it read from the source.
+    pub read: u64,
+}
+
+/// Runs `ranged` (a format's `verify_data`) over a cache of `data`, which must find no
+/// error, and says what the cache held and read (a `verify_data` must not keep payloads).
+pub fn verify_cached<E: Debug>(
+    data: &[u8],
+    ranged: impl FnOnce(&Cache<'_>, &mut Findings<E>) -> Summary,
+) -> Cached {
+    let source = Counting::new(data);
+    let cache = ReadCache::new(&source);
+    let mut findings = Findings::new(10);
+    let summary = ranged(&cache, &mut findings);
+    assert!(summary.is_valid(), "{:?}", findings.errors());
+    Cached {
+        summary,
+        held: cache.held(),
+        read: source.stats().bytes,
+    }
+}
+
 /// `|data, options| both(…)` for the format crate `$krate`, through the names every
 /// format crate shares (`verify`, `verify_data`, `ReadOptions`: docs/architecture.md, "One
 /// vocabulary for every format crate"); the closure [`assert_all_agree`] takes.
@@ -123,7 +152,8 @@ pub fn variants(data: &[u8], damage: &Damage<'_>) -> Vec<Vec<u8>> {
 }
 
 /// Checks that `both` agrees on every variant of every file under every one of
-/// `options`, naming the file on a failure; returns how many comparisons were made.
+/// `options`, naming the file on a failure, and that it made more than 1000 comparisons
+/// (fewer means the fixtures were not found); returns how many it made.
 pub fn assert_all_agree<O>(
     files: &[(String, Vec<u8>)],
     damage: &Damage<'_>,
@@ -140,5 +170,6 @@ pub fn assert_all_agree<O>(
             }
         }
     }
+    assert!(checked > 1000, "only {checked} comparisons");
     checked
 }

@@ -12,6 +12,8 @@
 //! * [`rounds`]: a byte source that counts the calls (round trips) its readers make.
 //! * `servers` (feature `servers`): nginx, moto's S3 server, a misbehaving HTTP server and a
 //!   delay proxy on 127.0.0.1, with their request logs.
+//! * [`reference_test!`] and [`server_test!`]: a test that needs the reference
+//!   implementations or a server, ignored with the reason where it is missing.
 //!
 //! The format crates take this crate as a dev-dependency, so it depends on no format
 //! crate (a dependency back would give their tests a second copy of their own types):
@@ -32,6 +34,7 @@
 
 pub mod agree;
 pub mod fixtures;
+mod needs;
 pub mod noise;
 pub mod reference;
 pub mod rounds;

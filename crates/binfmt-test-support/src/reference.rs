@@ -54,3 +54,15 @@ pub fn run(python: &Path, script: &str, args: &[&std::ffi::OsStr]) -> String {
     );
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
+
+/// [`run`], its stdout read as one JSON value per line (the reference scripts' reports).
+pub fn run_json_lines(
+    python: &Path,
+    script: &str,
+    args: &[&std::ffi::OsStr],
+) -> Vec<serde_json::Value> {
+    run(python, script, args)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{script}: {e}: {l}")))
+        .collect()
+}

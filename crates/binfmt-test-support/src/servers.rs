@@ -199,6 +199,13 @@ pub struct AccessLine {
     pub sent: u64,
 }
 
+/// The log lines as `METHOD URI status "range"`, for compact assertions and messages.
+pub fn brief(log: &[AccessLine]) -> Vec<String> {
+    log.iter()
+        .map(|l| format!("{} {} {} {:?}", l.method, l.uri, l.status, l.range))
+        .collect()
+}
+
 /// nginx serving `root` on 127.0.0.1, with these locations besides the files:
 /// `/private/…` answers 403, `/moved/X` redirects (302) to `/X`, and `/norange/X`
 /// serves `X` with byte ranges turned off (`max_ranges 0`: 200 and the whole file).

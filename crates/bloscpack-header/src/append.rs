@@ -537,13 +537,32 @@ mod tests {
         (dir, path, staged, old, new)
     }
 
-    #[allow(clippy::panic)]
-    fn assert_replaced(e: &Error) {
+    /// Appends `data` to the locked `file`, which another writer replaces at `path` (before
+    /// the lock, or through `hook`): the append fails saying so, and `path` still holds
+    /// `new`, the replacing file.
+    #[allow(clippy::unwrap_used, clippy::panic)]
+    fn assert_refused(
+        path: &Path,
+        file: &File,
+        data: &[u8],
+        hook: &mut dyn FnMut(Step) -> io::Result<()>,
+        new: &[u8],
+    ) {
+        let e = append_locked(path, file, data, &AppendOptions::new(), hook).unwrap_err();
         assert!(matches!(e.kind(), ErrorKind::Io(_)), "{e}");
         assert!(
             std::format!("{e}").contains("replaced by another writer"),
             "{e}"
         );
+        assert_eq!(std::fs::read(path).unwrap(), new);
+    }
+
+    /// What the open `file` holds, read from its start.
+    #[allow(clippy::unwrap_used)]
+    fn held(mut file: &File) -> Vec<u8> {
+        let mut held = Vec::new();
+        io::Read::read_to_end(&mut file, &mut held).unwrap();
+        held
     }
 
     #[test]
@@ -552,20 +571,9 @@ mod tests {
         let (_dir, path, staged, old, new) = replaced("replaced-before-lock");
         let file = open_locked(&path).unwrap();
         std::fs::rename(&staged, &path).unwrap();
-        let e = append_locked(
-            &path,
-            &file,
-            b"lost",
-            &AppendOptions::new(),
-            &mut |_| Ok(()),
-        )
-        .unwrap_err();
-        assert_replaced(&e);
-        assert_eq!(std::fs::read(&path).unwrap(), new);
+        assert_refused(&path, &file, b"lost", &mut |_| Ok(()), &new);
         // Nothing was written to the old file either: the check comes first.
-        let mut held = Vec::new();
-        io::Read::read_to_end(&mut &file, &mut held).unwrap();
-        assert_eq!(held, old);
+        assert_eq!(held(&file), old);
     }
 
     #[test]
@@ -579,21 +587,10 @@ mod tests {
             }
             Ok(())
         };
-        let e = append_locked(
-            &path,
-            &file,
-            &data(900, 3),
-            &AppendOptions::new(),
-            &mut hook,
-        )
-        .unwrap_err();
-        assert_replaced(&e);
-        assert_eq!(std::fs::read(&path).unwrap(), new);
+        assert_refused(&path, &file, &data(900, 3), &mut hook, &new);
         // The old file was left as an interrupted append, which a repair undoes.
         assert!(repair_file(&file).unwrap());
-        let mut held = Vec::new();
-        io::Read::read_to_end(&mut &file, &mut held).unwrap();
-        assert_eq!(held, old);
+        assert_eq!(held(&file), old);
     }
 
     #[test]

@@ -4,14 +4,14 @@
 //! the file) and an [`ErrorKind`]. `Display` is `byte N: message`; no message names its
 //! offset itself.
 
-use binfmt_core::{Fault, Found, Layout};
+use binfmt_core::{Found, Layout};
 
 use crate::checksum::Checksum;
 
 /// A problem with a Bloscpack file or with a request to write one; [`Error`] adds where.
 ///
-/// Variants are grouped by [`Fault`]: the input's (most), an unsupported feature, the
-/// caller's, a limit, or the operating system's.
+/// Variants are grouped by [`Fault`](crate::Fault): the input's (most), an unsupported
+/// feature, the caller's, a limit, or the operating system's.
 ///
 /// Struct variants are `#[non_exhaustive]`: match them with `..`, as fields may be added.
 /// [`Kind::name`](binfmt_core::Kind::name) gives each variant's stable name.
@@ -412,84 +412,22 @@ pub enum ErrorKind {
 
     /// Reading or writing failed.
     #[cfg(feature = "std")]
-    #[cfg_attr(docsrs, doc(cfg(feature = "std")))]
     #[error(transparent)]
     Io(#[from] binfmt_core::IoError),
 }
 
-binfmt_core::format_kind! {
+binfmt_core::kind_table! {
     ErrorKind;
-    fault {
-        ErrorKind::UndefinedOptions { .. }
-        | ErrorKind::UnknownChecksum { .. }
-        | ErrorKind::FieldOutOfRange { .. }
-        | ErrorKind::LastChunkTooLarge { .. }
-        | ErrorKind::InconsistentSizes { .. }
-        | ErrorKind::BadAppendSlots { .. }
-        | ErrorKind::UnknownMetadataFormat { .. }
-        | ErrorKind::BadMetadataField { .. }
-        | ErrorKind::MetadataOverflowsSection { .. }
-        | ErrorKind::RawMetadataSize { .. }
-        | ErrorKind::MetadataDigestMismatch { .. }
-        | ErrorKind::BadMetadataStream { .. }
-        | ErrorKind::MetadataNotUtf8 { .. }
-        | ErrorKind::MetadataNotJson { .. }
-        | ErrorKind::OffsetMismatch { .. }
-        | ErrorKind::SpareSlotInUse { .. }
-        | ErrorKind::BloscVersion { .. }
-        | ErrorKind::BadBloscHeader { .. }
-        | ErrorKind::ChunkSizeMismatch { .. }
-        | ErrorKind::ShortLastChunk { .. }
-        | ErrorKind::ChunkDigestMismatch { .. }
-        | ErrorKind::TrailingBytes { .. }
-        | ErrorKind::InterruptedAppend { .. }
-        | ErrorKind::Decompress { .. } => Fault::Input,
-        ErrorKind::UnsupportedCodec { .. } | ErrorKind::Compress { .. } => Fault::Unsupported,
-        ErrorKind::InvalidArgument { .. }
-        | ErrorKind::ArgumentOutOfRange { .. }
-        | ErrorKind::MetadataTooLarge { .. }
-        | ErrorKind::NotEnoughSpace { .. }
-        | ErrorKind::CannotAppend { .. } => Fault::Caller,
-        ErrorKind::MetadataLimit { .. }
-        | ErrorKind::TooLarge { .. }
-        | ErrorKind::OutOfMemory { .. } => Fault::Limit,
-    }
-    name {
-        ErrorKind::UndefinedOptions { .. } => "UndefinedOptions",
-        ErrorKind::UnknownChecksum { .. } => "UnknownChecksum",
-        ErrorKind::FieldOutOfRange { .. } => "FieldOutOfRange",
-        ErrorKind::LastChunkTooLarge { .. } => "LastChunkTooLarge",
-        ErrorKind::InconsistentSizes { .. } => "InconsistentSizes",
-        ErrorKind::BadAppendSlots { .. } => "BadAppendSlots",
-        ErrorKind::UnknownMetadataFormat { .. } => "UnknownMetadataFormat",
-        ErrorKind::BadMetadataField { .. } => "BadMetadataField",
-        ErrorKind::MetadataOverflowsSection { .. } => "MetadataOverflowsSection",
-        ErrorKind::RawMetadataSize { .. } => "RawMetadataSize",
-        ErrorKind::MetadataDigestMismatch { .. } => "MetadataDigestMismatch",
-        ErrorKind::BadMetadataStream { .. } => "BadMetadataStream",
-        ErrorKind::MetadataLimit { .. } => "MetadataLimit",
-        ErrorKind::MetadataNotUtf8 { .. } => "MetadataNotUtf8",
-        ErrorKind::MetadataNotJson { .. } => "MetadataNotJson",
-        ErrorKind::OffsetMismatch { .. } => "OffsetMismatch",
-        ErrorKind::SpareSlotInUse { .. } => "SpareSlotInUse",
-        ErrorKind::BloscVersion { .. } => "BloscVersion",
-        ErrorKind::BadBloscHeader { .. } => "BadBloscHeader",
-        ErrorKind::ChunkSizeMismatch { .. } => "ChunkSizeMismatch",
-        ErrorKind::ShortLastChunk { .. } => "ShortLastChunk",
-        ErrorKind::ChunkDigestMismatch { .. } => "ChunkDigestMismatch",
-        ErrorKind::TrailingBytes { .. } => "TrailingBytes",
-        ErrorKind::InterruptedAppend { .. } => "InterruptedAppend",
-        ErrorKind::UnsupportedCodec { .. } => "UnsupportedCodec",
-        ErrorKind::Decompress { .. } => "Decompress",
-        ErrorKind::Compress { .. } => "Compress",
-        ErrorKind::InvalidArgument { .. } => "InvalidArgument",
-        ErrorKind::ArgumentOutOfRange { .. } => "ArgumentOutOfRange",
-        ErrorKind::MetadataTooLarge { .. } => "MetadataTooLarge",
-        ErrorKind::NotEnoughSpace { .. } => "NotEnoughSpace",
-        ErrorKind::CannotAppend { .. } => "CannotAppend",
-        ErrorKind::TooLarge { .. } => "TooLarge",
-        ErrorKind::OutOfMemory { .. } => "OutOfMemory",
-    }
+    Fault::Input => UndefinedOptions, UnknownChecksum, FieldOutOfRange, LastChunkTooLarge,
+        InconsistentSizes, BadAppendSlots, UnknownMetadataFormat, BadMetadataField,
+        MetadataOverflowsSection, RawMetadataSize, MetadataDigestMismatch, BadMetadataStream,
+        MetadataNotUtf8, MetadataNotJson, OffsetMismatch, SpareSlotInUse, BloscVersion,
+        BadBloscHeader, ChunkSizeMismatch, ShortLastChunk, ChunkDigestMismatch, TrailingBytes,
+        InterruptedAppend, Decompress;
+    Fault::Unsupported => UnsupportedCodec, Compress;
+    Fault::Caller => InvalidArgument, ArgumentOutOfRange, MetadataTooLarge, NotEnoughSpace,
+        CannotAppend;
+    Fault::Limit => MetadataLimit, TooLarge, OutOfMemory;
 }
 
 /// A problem and, when it is in the input, the byte offset at which it was found.
@@ -510,7 +448,7 @@ pub(crate) fn io(e: std::io::Error) -> Error {
 }
 
 /// An I/O error about `path`, as this crate's error.
-#[cfg(feature = "std")]
+#[cfg(feature = "blosc")]
 pub(crate) fn io_at(path: &std::path::Path) -> impl FnOnce(std::io::Error) -> Error + '_ {
     move |e| Error::from(binfmt_core::IoError::new(Some(path.to_path_buf()), e))
 }

@@ -8,68 +8,53 @@
 //! # Ok(()) }
 //! ```
 
-use alloc::vec::Vec;
+#[cfg(feature = "blosc")]
 use std::path::Path;
 
-use binfmt_core::source::FileSource;
-
-use crate::error::{Result, io_at};
+use crate::error::Result;
 use crate::options::ReadOptions;
 use crate::reader::Reader;
 
 #[cfg(feature = "blosc")]
 pub use crate::append::{AppendOptions, AppendReport};
 
-/// Reads the whole file at `path` into memory (ordinary reads).
-///
-/// # Errors
-/// [`ErrorKind::Io`](crate::ErrorKind::Io), naming `path`.
-pub fn read(path: impl AsRef<Path>) -> Result<Vec<u8>> {
-    let path = path.as_ref();
-    std::fs::read(path).map_err(io_at(path))
-}
+binfmt_core::fs_fns! {
+    /// Reads the whole file at `path` into memory (ordinary reads).
+    ///
+    /// # Errors
+    /// [`ErrorKind::Io`](crate::ErrorKind::Io), naming `path`.
+    pub fn read;
 
-/// Maps the file at `path` read-only: nothing is read until it is used, so parsing and
-/// walking a large file touches only the pages of its headers.
-///
-/// The file must not be modified or truncated by anyone while the map lives (see
-/// `binfmt_core::mmap`); use [`read`] when that cannot be promised.
-///
-/// # Errors
-/// [`ErrorKind::Io`](crate::ErrorKind::Io), naming `path`.
-#[cfg(feature = "mmap")]
-#[cfg_attr(docsrs, doc(cfg(feature = "mmap")))]
-pub fn map(path: impl AsRef<Path>) -> Result<binfmt_core::mmap::Mmap> {
-    let path = path.as_ref();
-    binfmt_core::mmap::Mmap::open(path).map_err(io_at(path))
-}
+    /// Maps the file at `path` read-only: nothing is read until it is used, so parsing and
+    /// walking a large file touches only the pages of its headers.
+    ///
+    /// The file must not be modified or truncated by anyone while the map lives (see
+    /// `binfmt_core::mmap`); use [`read`] when that cannot be promised.
+    ///
+    /// # Errors
+    /// [`ErrorKind::Io`](crate::ErrorKind::Io), naming `path`.
+    pub fn map;
 
-/// Opens a [`Reader`] over the file at `path` with the default [`ReadOptions`]:
-/// [`open_with`] with [`ReadOptions::new`].
-///
-/// ```no_run
-/// let reader = bloscpack_header::fs::open("data.blp")?; // header, metadata, offsets
-/// println!("{} chunks", reader.nchunks());
-/// # Ok::<(), bloscpack_header::Error>(())
-/// ```
-///
-/// # Errors
-/// As [`open_with`].
-pub fn open(path: impl AsRef<Path>) -> Result<Reader<FileSource>> {
-    open_with(path, &ReadOptions::new())
-}
+    /// Opens a [`Reader`] over the file at `path` with the default [`ReadOptions`]:
+    /// [`open_with`] with [`ReadOptions::new`].
+    ///
+    /// ```no_run
+    /// let reader = bloscpack_header::fs::open("data.blp")?; // header, metadata, offsets
+    /// println!("{} chunks", reader.nchunks());
+    /// # Ok::<(), bloscpack_header::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As [`open_with`].
+    pub fn open;
 
-/// Opens a [`Reader`] over the file at `path`, read with positioned reads (no map: a
-/// file truncated meanwhile gives an error, never a signal). The structure is read and
-/// checked at open (the request plan of [`Reader`]); chunks are read when asked for.
-///
-/// # Errors
-/// As [`Reader::open_with`]; I/O errors name the path.
-pub fn open_with(path: impl AsRef<Path>, options: &ReadOptions) -> Result<Reader<FileSource>> {
-    let path = path.as_ref();
-    let source = FileSource::open(path).map_err(io_at(path))?;
-    // The source's read errors know no path: name it, as every error of this module does.
-    Reader::open_with(source, options).map_err(|e| e.with_path(path))
+    /// Opens a [`Reader`] over the file at `path`, read with positioned reads (no map: a
+    /// file truncated meanwhile gives an error, never a signal). The structure is read and
+    /// checked at open (the request plan of [`Reader`]); chunks are read when asked for.
+    ///
+    /// # Errors
+    /// As [`Reader::open_with`]; I/O errors name the path.
+    pub fn open_with;
 }
 
 /// Appends `data` to the Bloscpack file at `path`, in place, as bloscpack's `append`
@@ -100,7 +85,6 @@ pub fn open_with(path: impl AsRef<Path>, options: &ReadOptions) -> Result<Reader
 /// [`ErrorKind::Io`](crate::ErrorKind::Io), also when the file was replaced by another
 /// writer.
 #[cfg(feature = "blosc")]
-#[cfg_attr(docsrs, doc(cfg(feature = "blosc")))]
 pub fn append(
     path: impl AsRef<Path>,
     data: &[u8],
@@ -124,7 +108,6 @@ pub fn append(
 /// [`ErrorKind::Io`](crate::ErrorKind::Io), also when the path no longer names the file
 /// that was locked (another writer replaced it).
 #[cfg(feature = "blosc")]
-#[cfg_attr(docsrs, doc(cfg(feature = "blosc")))]
 pub fn repair(path: impl AsRef<Path>) -> Result<bool> {
     crate::append::repair(path.as_ref())
 }

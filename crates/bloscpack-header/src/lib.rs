@@ -25,7 +25,6 @@ mod append;
 #[cfg(feature = "blosc")]
 mod blosc;
 #[cfg(feature = "std")]
-#[cfg_attr(docsrs, doc(cfg(feature = "std")))]
 pub mod fs;
 #[cfg(feature = "blosc")]
 mod pack;
@@ -53,7 +52,6 @@ pub use raw::{HEADER_SIZE, MAGIC, VERSION};
 binfmt_core::reexport_shared!();
 
 #[cfg(feature = "std")]
-#[cfg_attr(docsrs, doc(cfg(feature = "std")))]
 pub use reader::Reader;
 
 #[cfg(feature = "blosc")]

@@ -341,7 +341,6 @@ impl<'a> MetadataSection<'a> {
     /// # Errors
     /// As for [`text_with`](Self::text_with).
     #[cfg(feature = "alloc")]
-    #[cfg_attr(docsrs, doc(cfg(feature = "alloc")))]
     pub fn text(&self) -> Result<Cow<'a, str>> {
         self.text_with(&ReadOptions::new())
     }
@@ -359,7 +358,6 @@ impl<'a> MetadataSection<'a> {
     /// [`ErrorKind::BadMetadataStream`] when the zlib stream is corrupt or does not
     /// inflate to exactly `meta_size` bytes, [`ErrorKind::MetadataNotUtf8`].
     #[cfg(feature = "alloc")]
-    #[cfg_attr(docsrs, doc(cfg(feature = "alloc")))]
     pub fn text_with(&self, options: &ReadOptions) -> Result<Cow<'a, str>> {
         if options.get_checksums() {
             self.verify()?;
@@ -422,7 +420,6 @@ impl<'a> MetadataSection<'a> {
     /// # Errors
     /// As for [`text_with`](Self::text_with), and [`ErrorKind::MetadataNotJson`].
     #[cfg(feature = "alloc")]
-    #[cfg_attr(docsrs, doc(cfg(feature = "alloc")))]
     pub fn json(&self, options: &ReadOptions) -> Result<Cow<'a, str>> {
         let text = self.text_with(options)?;
         binfmt_core::json::validate(&text, binfmt_core::json::Dialect::Python).map_err(|e| {
@@ -439,7 +436,6 @@ impl<'a> MetadataSection<'a> {
 /// What to store in a metadata section: the serialized JSON and how to store it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[cfg(feature = "alloc")]
-#[cfg_attr(docsrs, doc(cfg(feature = "alloc")))]
 pub struct Metadata {
     /// The serialized metadata (compact JSON, as bloscpack writes it).
     pub json: Vec<u8>,

@@ -189,7 +189,6 @@ impl<S: ByteSource> Reader<S> {
     /// digest and block-table errors of the chunks read; [`ErrorKind::Decompress`] and
     /// [`ErrorKind::UnsupportedCodec`]; I/O errors.
     #[cfg(feature = "blosc")]
-    #[cfg_attr(docsrs, doc(cfg(feature = "blosc")))]
     pub fn read_range(&self, range: Range<u64>) -> Result<Vec<u8>> {
         let Some(chunk_size) = self.shape.header.chunk_size().filter(|&c| c > 0) else {
             return Err(ErrorKind::InvalidArgument {

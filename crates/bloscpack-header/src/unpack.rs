@@ -118,7 +118,6 @@ where
     /// [`ErrorKind::UnsupportedCodec`] for snappy or an unknown codec,
     /// [`ErrorKind::InvalidArgument`] when `out` is too short, [`ErrorKind::Decompress`]
     /// when c-blosc finds the chunk corrupt; I/O errors over a cache.
-    #[cfg_attr(docsrs, doc(cfg(feature = "blosc")))]
     pub fn decompress_into(&self, out: &mut [u8]) -> Result<usize> {
         self.check_codec()?;
         let read = self.load()?;
@@ -235,7 +234,6 @@ where
     /// # Errors
     /// [`ErrorKind::InvalidArgument`] when `out` has another length; otherwise as for
     /// [`unpack_to_vec`](Self::unpack_to_vec).
-    #[cfg_attr(docsrs, doc(cfg(feature = "blosc")))]
     pub fn unpack_into(&self, out: &mut [u8], options: &UnpackOptions) -> Result<UnpackReport>
     where
         D: Send + Sync,
@@ -428,7 +426,6 @@ where
     /// digest mismatches (when verifying), [`ErrorKind::BadBloscHeader`] for a chunk
     /// whose block table c-blosc would refuse, [`ErrorKind::UnsupportedCodec`] and
     /// [`ErrorKind::Decompress`].
-    #[cfg_attr(docsrs, doc(cfg(feature = "blosc")))]
     pub fn unpack_to_vec(&self, options: &UnpackOptions) -> Result<Vec<u8>> {
         let mut out: Vec<u8> = Vec::new();
         self.unpack_with(options, &mut |bytes| {
@@ -445,7 +442,6 @@ where
     ///
     /// # Errors
     /// As for [`unpack_to_vec`](Self::unpack_to_vec), and [`ErrorKind::Io`].
-    #[cfg_attr(docsrs, doc(cfg(feature = "blosc")))]
     pub fn unpack_to_writer<W: Write>(
         &self,
         mut out: W,
@@ -461,7 +457,6 @@ where
     ///
     /// # Errors
     /// As for [`unpack_to_writer`](Self::unpack_to_writer); `path` is untouched on error.
-    #[cfg_attr(docsrs, doc(cfg(feature = "blosc")))]
     pub fn unpack_to_path(
         &self,
         path: impl AsRef<Path>,
@@ -519,7 +514,6 @@ where
     /// # Errors
     /// As for [`from_data_with`](Bloscpack::from_data_with) and
     /// [`unpack_to_writer`](Bloscpack::unpack_to_writer).
-    #[cfg_attr(docsrs, doc(cfg(feature = "blosc")))]
     pub fn parse_and_unpack<W: Write>(
         data: D,
         read: &ReadOptions,
@@ -624,7 +618,6 @@ impl crate::reader::Reader<binfmt_core::source::FileSource> {
     ///
     /// # Errors
     /// As for [`Bloscpack::unpack_into`]; I/O errors.
-    #[cfg_attr(docsrs, doc(cfg(feature = "blosc")))]
     pub fn unpack_into(&self, out: &mut [u8], options: &UnpackOptions) -> Result<UnpackReport> {
         let source = self.source();
         let read = |buf: &mut [u8], offset: u64| source.read_exact_at(buf, offset);

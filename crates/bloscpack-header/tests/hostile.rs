@@ -7,13 +7,14 @@
     clippy::cast_possible_truncation
 )]
 
+mod common;
+
 use core::time::Duration;
 use std::time::Instant;
 
 use binfmt_core::verify::Findings;
 use bloscpack_header::{
-    Bloscpack, Checksum, Error, ErrorKind, Header, HeaderFields, JSON_FORMAT, Options, ReadOptions,
-    verify,
+    Bloscpack, Checksum, Error, ErrorKind, Header, HeaderFields, Options, ReadOptions, verify,
 };
 
 fn findings(data: &[u8], options: &ReadOptions) -> (binfmt_core::Summary, Findings<Error>) {
@@ -25,18 +26,7 @@ fn findings(data: &[u8], options: &ReadOptions) -> (binfmt_core::Summary, Findin
 /// A file with one metadata section whose zlib stream is `stream` and whose header
 /// declares `meta_size`, and one empty chunk.
 fn with_metadata(stream: &[u8], meta_size: u32) -> Vec<u8> {
-    let header = Header::new(HeaderFields {
-        options: Options::METADATA,
-        checksum: Checksum::None,
-        typesize: 1,
-        chunk_size: Some(0),
-        last_chunk: Some(0),
-        nchunks: Some(1),
-        ..HeaderFields::default()
-    })
-    .unwrap();
-    let mut bytes = header.to_bytes().to_vec();
-    bytes.extend_from_slice(&JSON_FORMAT);
+    let mut bytes = common::with_metadata_format(0);
     bytes.extend_from_slice(&[0, 0, 1, 9]); // no options, no digest, zlib, level 9
     bytes.extend_from_slice(&meta_size.to_le_bytes());
     bytes.extend_from_slice(&(stream.len() as u32).to_le_bytes()); // max_meta_size
@@ -321,14 +311,9 @@ fn the_most_compressible_data_passes_the_block_check() {
 #[cfg(feature = "blosc")]
 #[test]
 fn a_bad_chunk_stops_the_parallel_unpack() {
-    use bloscpack_header::{PackOptions, UnpackOptions};
+    use bloscpack_header::UnpackOptions;
     let data: Vec<u8> = (0..400_000u32).map(|i| (i / 7) as u8).collect();
-    let packed = PackOptions {
-        chunk_size: 10_000,
-        ..PackOptions::default()
-    }
-    .to_vec(&data)
-    .unwrap();
+    let packed = common::chunks_of(10_000).to_vec(&data).unwrap();
     let file = Bloscpack::parse(&packed).unwrap();
     for threads in [1, 2, 4, 8] {
         let options = UnpackOptions::DEFAULT.threads(threads);

@@ -300,7 +300,7 @@ fn a_last_chunk_one_whole_element_short_is_an_error() {
 #[cfg(feature = "blosc")]
 mod blosc {
     use super::*;
-    use binfmt_test_support::{Scratch, reference};
+    use binfmt_test_support::{Scratch, reference, reference_test};
     use bloscpack_header::{
         BloscArgs, Checksum, Compressor, MetaCodec, Metadata, PackOptions, Shuffle, UnpackOptions,
         fs::AppendOptions,
@@ -483,39 +483,29 @@ mod blosc {
         assert_eq!(options.to_vec(&input).unwrap(), read("empty.blp"));
     }
 
-    #[test]
-    #[cfg_attr(
-        binfmt_no_python,
-        ignore = "BINFMT_PYTHON is not set: run bash .ci/run, or see README"
-    )]
-    fn bloscpack_reads_what_we_pack() {
-        let Some(py) = reference::python("bloscpack_reads_what_we_pack") else {
-            return;
-        };
-        let dir = scratch("read");
-        let mut args: Vec<std::ffi::OsString> = Vec::new();
-        let cases = cases();
-        for (name, options, input) in &cases {
-            let blp = dir.join(format!("{name}.blp"));
-            let raw = dir.join(format!("{name}.bin"));
-            options.write_to_path(input, &blp).unwrap();
-            std::fs::write(&raw, input).unwrap();
-            args.push(blp.into());
-            args.push(raw.into());
-        }
-        let refs: Vec<&std::ffi::OsStr> = args.iter().map(|a| a.as_os_str()).collect();
-        let out = reference::run(&py, "bloscpack/check_read.py", &refs);
-        let reports: Vec<Value> = out
-            .lines()
-            .map(|l| serde_json::from_str(l).unwrap())
-            .collect();
-        assert_eq!(reports.len(), cases.len());
-        for ((name, options, _), report) in cases.iter().zip(&reports) {
-            assert_eq!(report["matches_input"], true, "{name}: {report}");
-            // The reference decodes our metadata to the JSON we stored.
-            if let Some(m) = &options.metadata {
-                let ours: Value = serde_json::from_slice(&m.json).unwrap();
-                assert_eq!(report["metadata"], ours, "{name}");
+    reference_test! {
+        fn bloscpack_reads_what_we_pack(py) {
+            let dir = scratch("read");
+            let mut args: Vec<std::ffi::OsString> = Vec::new();
+            let cases = cases();
+            for (name, options, input) in &cases {
+                let blp = dir.join(format!("{name}.blp"));
+                let raw = dir.join(format!("{name}.bin"));
+                options.write_to_path(input, &blp).unwrap();
+                std::fs::write(&raw, input).unwrap();
+                args.push(blp.into());
+                args.push(raw.into());
+            }
+            let refs: Vec<&std::ffi::OsStr> = args.iter().map(|a| a.as_os_str()).collect();
+            let reports = reference::run_json_lines(&py, "bloscpack/check_read.py", &refs);
+            assert_eq!(reports.len(), cases.len());
+            for ((name, options, _), report) in cases.iter().zip(&reports) {
+                assert_eq!(report["matches_input"], true, "{name}: {report}");
+                // The reference decodes our metadata to the JSON we stored.
+                if let Some(m) = &options.metadata {
+                    let ours: Value = serde_json::from_slice(&m.json).unwrap();
+                    assert_eq!(report["metadata"], ours, "{name}");
+                }
             }
         }
     }
@@ -567,54 +557,48 @@ mod blosc {
         append_to_reference_files(&dir, &reversed_ramp());
     }
 
-    #[test]
-    #[cfg_attr(
-        binfmt_no_python,
-        ignore = "BINFMT_PYTHON is not set: run bash .ci/run, or see README"
-    )]
-    fn appends_interoperate_both_ways() {
-        let Some(py) = reference::python("appends_interoperate_both_ways") else {
-            return;
-        };
-        let dir = scratch("append-reference");
-        let extra = reversed_ramp();
-        // Ours into the reference's file, and the reference's reading of the result.
-        for (path, want) in append_to_reference_files(&dir, &extra) {
-            let raw = path.with_extension("want");
-            std::fs::write(&raw, &want).unwrap();
-            let out = reference::run(
+    reference_test! {
+        fn appends_interoperate_both_ways(py) {
+            let dir = scratch("append-reference");
+            let extra = reversed_ramp();
+            // Ours into the reference's file, and the reference's reading of the result.
+            for (path, want) in append_to_reference_files(&dir, &extra) {
+                let raw = path.with_extension("want");
+                std::fs::write(&raw, &want).unwrap();
+                let out = reference::run(
+                    &py,
+                    "bloscpack/check_read.py",
+                    &[path.as_os_str(), raw.as_os_str()],
+                );
+                assert!(
+                    out.contains("\"matches_input\": true"),
+                    "{}: {out}",
+                    path.display()
+                );
+            }
+            // The reference appends to a file of ours.
+            let input = ramp();
+            let blp = dir.join("ours.blp");
+            let raw = dir.join("ours.bin");
+            let more = dir.join("more.bin");
+            PackOptions {
+                chunk_size: 4096,
+                ..PackOptions::default()
+            }
+            .write_to_path(&input, &blp)
+            .unwrap();
+            std::fs::write(&raw, &input).unwrap();
+            std::fs::write(&more, &extra).unwrap();
+            reference::run(
                 &py,
-                "bloscpack/check_read.py",
-                &[path.as_os_str(), raw.as_os_str()],
+                "bloscpack/check_append.py",
+                &[blp.as_os_str(), raw.as_os_str(), more.as_os_str()],
             );
-            assert!(
-                out.contains("\"matches_input\": true"),
-                "{}: {out}",
-                path.display()
-            );
+            let after = std::fs::read(&blp).unwrap();
+            let file = Bloscpack::parse(&after).unwrap();
+            let mut want = input.clone();
+            want.extend_from_slice(&extra);
+            assert_eq!(file.unpack_to_vec(&UnpackOptions::default()).unwrap(), want);
         }
-        // The reference appends to a file of ours.
-        let input = ramp();
-        let blp = dir.join("ours.blp");
-        let raw = dir.join("ours.bin");
-        let more = dir.join("more.bin");
-        PackOptions {
-            chunk_size: 4096,
-            ..PackOptions::default()
-        }
-        .write_to_path(&input, &blp)
-        .unwrap();
-        std::fs::write(&raw, &input).unwrap();
-        std::fs::write(&more, &extra).unwrap();
-        reference::run(
-            &py,
-            "bloscpack/check_append.py",
-            &[blp.as_os_str(), raw.as_os_str(), more.as_os_str()],
-        );
-        let after = std::fs::read(&blp).unwrap();
-        let file = Bloscpack::parse(&after).unwrap();
-        let mut want = input.clone();
-        want.extend_from_slice(&extra);
-        assert_eq!(file.unpack_to_vec(&UnpackOptions::default()).unwrap(), want);
     }
 }

@@ -11,6 +11,7 @@
 
 use std::path::Path;
 
+use binfmt_test_support::reference_test;
 use bloscpack_header::{Bloscpack, MetaCodec, Metadata};
 
 fn fixture(name: &str) -> Vec<u8> {
@@ -118,25 +119,18 @@ fn texts() -> Vec<(&'static str, Vec<u8>)> {
     ]
 }
 
-#[test]
-#[cfg_attr(
-    binfmt_no_python,
-    ignore = "BINFMT_PYTHON is not set: run bash .ci/run, or see README"
-)]
-fn encode_is_bloscpacks_write_metadata_at_every_level() {
-    use binfmt_test_support::{Scratch, reference};
-    let Some(py) = reference::python("encode_is_bloscpacks_write_metadata_at_every_level") else {
-        return;
-    };
-    let dir = Scratch::new("bloscpack-metadata-zlib-levels");
-    let texts = texts();
-    let mut paths = Vec::new();
-    for (name, text) in &texts {
-        let path = dir.join(format!("{name}.json"));
-        std::fs::write(&path, text).unwrap();
-        paths.push(path);
-    }
-    const SCRIPT: &str = r"
+reference_test! {
+    fn encode_is_bloscpacks_write_metadata_at_every_level(py) {
+        use binfmt_test_support::Scratch;
+        let dir = Scratch::new("bloscpack-metadata-zlib-levels");
+        let texts = texts();
+        let mut paths = Vec::new();
+        for (name, text) in &texts {
+            let path = dir.join(format!("{name}.json"));
+            std::fs::write(&path, text).unwrap();
+            paths.push(path);
+        }
+        const SCRIPT: &str = r"
 import collections, collections.abc, io, json, sys, zlib
 collections.MutableMapping = collections.abc.MutableMapping  # as tools/bloscpack/refcompat.py
 from bloscpack.args import MetadataArgs
@@ -153,49 +147,50 @@ for path in sys.argv[1:]:
         open('%s.%d' % (path, level), 'wb').write(fp.getvalue())
 print(zlib.ZLIB_RUNTIME_VERSION)
 ";
-    let script = format!("BIG = {BIG}\n{SCRIPT}");
-    let out = std::process::Command::new(&py)
-        .arg("-c")
-        .arg(script)
-        .args(&paths)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let zlib = String::from_utf8_lossy(&out.stdout).trim().to_owned();
-    let mut compressed = 0;
-    for ((name, text), path) in texts.iter().zip(&paths) {
-        for level in 0..=9u8 {
-            let theirs = std::fs::read(format!("{}.{level}", path.display())).unwrap();
-            let meta = Metadata {
-                level,
-                max_meta_size: (text.len() > BIG).then(|| u32::try_from(text.len()).unwrap()),
-                ..Metadata::new(text.clone())
-            };
-            let ours = meta.encode().unwrap();
-            assert!(
-                ours == theirs,
-                "{name} ({} bytes), level {level}: our section differs from bloscpack's \
-                 (Python's zlib {zlib}): codec {} vs {}, {} vs {} bytes",
-                text.len(),
-                ours[10],
-                theirs[10],
-                ours.len(),
-                theirs.len()
-            );
-            compressed += usize::from(theirs[10] == 1);
+        let script = format!("BIG = {BIG}\n{SCRIPT}");
+        let out = std::process::Command::new(&py)
+            .arg("-c")
+            .arg(script)
+            .args(&paths)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let zlib = String::from_utf8_lossy(&out.stdout).trim().to_owned();
+        let mut compressed = 0;
+        for ((name, text), path) in texts.iter().zip(&paths) {
+            for level in 0..=9u8 {
+                let theirs = std::fs::read(format!("{}.{level}", path.display())).unwrap();
+                let meta = Metadata {
+                    level,
+                    max_meta_size: (text.len() > BIG).then(|| u32::try_from(text.len()).unwrap()),
+                    ..Metadata::new(text.clone())
+                };
+                let ours = meta.encode().unwrap();
+                assert!(
+                    ours == theirs,
+                    "{name} ({} bytes), level {level}: our section differs from bloscpack's \
+                     (Python's zlib {zlib}): codec {} vs {}, {} vs {} bytes",
+                    text.len(),
+                    ours[10],
+                    theirs[10],
+                    ours.len(),
+                    theirs.len()
+                );
+                compressed += usize::from(theirs[10] == 1);
+            }
         }
+        // Level 0 and the texts zlib grows are stored raw; the rest are zlib streams.
+        eprintln!(
+            "{compressed} of {} sections are zlib streams",
+            texts.len() * 10
+        );
+        assert!(
+            compressed >= 60,
+            "only {compressed} sections were compressed"
+        );
     }
-    // Level 0 and the texts zlib grows are stored raw; the rest are zlib streams.
-    eprintln!(
-        "{compressed} of {} sections are zlib streams",
-        texts.len() * 10
-    );
-    assert!(
-        compressed >= 60,
-        "only {compressed} sections were compressed"
-    );
 }

@@ -2,9 +2,12 @@
 //! every entry point and thread count.
 #![cfg(feature = "blosc")]
 
+mod common;
+
 use binfmt_core::source::FileSource;
 use binfmt_test_support::Scratch;
 use bloscpack_header::{Bloscpack, Checksum, PackOptions, Reader, UnpackOptions};
+use common::chunks_of;
 
 fn data(len: usize) -> Vec<u8> {
     // A random walk of f64s: compressible, not trivially.
@@ -73,12 +76,7 @@ fn every_pack_entry_point_writes_the_same_bytes() {
 fn unpack_into_memory_and_from_a_file() {
     let dir = Scratch::new("bloscpack-pipeline-unpack-into");
     let input = data(1_000_003);
-    let packed = PackOptions {
-        chunk_size: 100_000,
-        ..PackOptions::default()
-    }
-    .to_vec(&input)
-    .unwrap();
+    let packed = chunks_of(100_000).to_vec(&input).unwrap();
     let path = dir.join("u.blp");
     std::fs::write(&path, &packed).unwrap();
     let pack = Bloscpack::parse(&packed).unwrap();

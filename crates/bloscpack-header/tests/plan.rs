@@ -4,6 +4,8 @@
 #![cfg(feature = "blosc")]
 #![allow(clippy::unwrap_used, clippy::cast_possible_truncation)]
 
+mod common;
+
 use std::io;
 
 use binfmt_core::cache::ReadCache;
@@ -12,6 +14,7 @@ use binfmt_test_support::rounds::Rounds;
 use bloscpack_header::{
     BloscArgs, Bloscpack, HEAD_SIZE, Metadata, PackOptions, ReadOptions, Reader, UnpackOptions,
 };
+use common::chunks_of;
 
 /// Incompressible bytes.
 fn noise(len: usize) -> Vec<u8> {
@@ -88,13 +91,11 @@ fn a_head_in_hand_is_not_read_again() {
 fn a_small_file_is_read_in_two_round_trips() {
     // Sections within the head: the head, then the chunk headers.
     let input = noise(3000);
-    let packed = PackOptions {
-        chunk_size: 1000,
+    let options = PackOptions {
         max_app_chunks: Some(0),
-        ..PackOptions::default()
-    }
-    .to_vec(&input)
-    .unwrap();
+        ..chunks_of(1000)
+    };
+    let packed = options.to_vec(&input).unwrap();
     let source = Rounds::new(Counting::new(&packed[..]));
     let cache = ReadCache::new(&source);
     let view = Bloscpack::from_data_with(&cache, &ReadOptions::new()).unwrap();
@@ -105,13 +106,11 @@ fn a_small_file_is_read_in_two_round_trips() {
 #[test]
 fn without_offsets_each_chunk_header_is_one_round_trip() {
     let input = noise(10_000);
-    let packed = PackOptions {
-        chunk_size: 1000,
+    let options = PackOptions {
         offsets: false,
-        ..PackOptions::default()
-    }
-    .to_vec(&input)
-    .unwrap();
+        ..chunks_of(1000)
+    };
+    let packed = options.to_vec(&input).unwrap();
     let source = Rounds::new(Counting::new(&packed[..]));
     let reader = Reader::open(&source).unwrap();
     let beyond = reader
@@ -183,12 +182,7 @@ fn a_stream_is_judged_on_its_first_bytes_and_read_once() {
     assert!(e.to_string().contains("byte 0"), "{e}");
     // A stream of a real file reads as the file does.
     let input = noise(50_000);
-    let packed = PackOptions {
-        chunk_size: 4096,
-        ..PackOptions::default()
-    }
-    .to_vec(&input)
-    .unwrap();
+    let packed = chunks_of(4096).to_vec(&input).unwrap();
     let stream = StreamSource::new(&packed[..], 1 << 30);
     let reader = Reader::open(stream).unwrap();
     assert_eq!(reader.nchunks(), 13);

@@ -2,8 +2,11 @@
 #![cfg(feature = "blosc")]
 #![allow(clippy::cast_possible_truncation)]
 
+mod common;
+
 use binfmt_core::source::{Counting, FileSource};
 use bloscpack_header::{ErrorKind, Metadata, PackOptions, Reader};
+use common::chunks_of;
 
 fn data(len: usize) -> Vec<u8> {
     (0..len).map(|i| (i / 5 % 253) as u8).collect()
@@ -12,13 +15,11 @@ fn data(len: usize) -> Vec<u8> {
 #[test]
 fn open_takes_one_request_and_a_range_only_its_chunks() {
     let input = data(100_000);
-    let packed = PackOptions {
-        chunk_size: 4096,
+    let options = PackOptions {
         metadata: Some(Metadata::new(&br#"{"a":1}"#[..])),
-        ..PackOptions::default()
-    }
-    .to_vec(&input)
-    .unwrap();
+        ..chunks_of(4096)
+    };
+    let packed = options.to_vec(&input).unwrap();
     let source = Counting::new(packed.clone());
     let reader = Reader::open(&source).unwrap();
     // The 256-byte head; metadata and offsets (one range); the 25 chunk headers, hinted
@@ -52,13 +53,11 @@ fn open_takes_one_request_and_a_range_only_its_chunks() {
 fn sections_past_the_first_request_take_one_more() {
     let input = data(50_000);
     // 20,000 spare slots: 160 KB of offsets, past the 256-byte first request.
-    let packed = PackOptions {
-        chunk_size: 1000,
+    let options = PackOptions {
         max_app_chunks: Some(20_000),
-        ..PackOptions::default()
-    }
-    .to_vec(&input)
-    .unwrap();
+        ..chunks_of(1000)
+    };
+    let packed = options.to_vec(&input).unwrap();
     let source = Counting::new(packed);
     let reader = Reader::open(&source).unwrap();
     // The head, the sections (one range), the chunk headers (one merged range).
@@ -70,13 +69,11 @@ fn sections_past_the_first_request_take_one_more() {
 #[test]
 fn without_offsets_chunk_headers_are_walked_once() {
     let input = data(300_000);
-    let packed = PackOptions {
-        chunk_size: 10_000,
+    let options = PackOptions {
         offsets: false,
-        ..PackOptions::default()
-    }
-    .to_vec(&input)
-    .unwrap();
+        ..chunks_of(10_000)
+    };
+    let packed = options.to_vec(&input).unwrap();
     let source = Counting::new(packed.clone());
     let reader = Reader::open(&source).unwrap();
     // One head request; then one 16-byte request per chunk header beyond it.
@@ -96,12 +93,7 @@ fn without_offsets_chunk_headers_are_walked_once() {
 #[test]
 fn a_file_source_and_corruption() {
     let input = data(20_000);
-    let mut packed = PackOptions {
-        chunk_size: 4096,
-        ..PackOptions::default()
-    }
-    .to_vec(&input)
-    .unwrap();
+    let mut packed = chunks_of(4096).to_vec(&input).unwrap();
     let dir = binfmt_test_support::Scratch::new("bloscpack-reader-file-source");
     let path = dir.join("r.blp");
     std::fs::write(&path, &packed).unwrap();

@@ -7,9 +7,10 @@
     clippy::cast_possible_truncation
 )]
 
+mod common;
+
 use bloscpack_header::{
-    Bloscpack, Checksum, Error, ErrorKind, Header, HeaderFields, JSON_FORMAT, Layout, Options,
-    ReadOptions,
+    Bloscpack, Checksum, Error, ErrorKind, Header, HeaderFields, Layout, Options, ReadOptions,
 };
 use proptest::prelude::*;
 
@@ -254,18 +255,7 @@ fn huge_claims_cost_nothing() {
 #[test]
 fn metadata_claims_are_checked_against_the_input() {
     // A metadata header claiming 4 GiB of reserved space in a 100-byte file.
-    let header = Header::new(HeaderFields {
-        options: Options::METADATA,
-        checksum: Checksum::None,
-        typesize: 1,
-        chunk_size: Some(1),
-        last_chunk: Some(1),
-        nchunks: Some(1),
-        ..HeaderFields::default()
-    })
-    .unwrap();
-    let mut bytes = header.to_bytes().to_vec();
-    bytes.extend_from_slice(&JSON_FORMAT);
+    let mut bytes = common::with_metadata_format(1);
     bytes.extend_from_slice(&[0, 1, 1, 6]);
     bytes.extend_from_slice(&u32::MAX.to_le_bytes()); // meta_size
     bytes.extend_from_slice(&u32::MAX.to_le_bytes()); // max_meta_size

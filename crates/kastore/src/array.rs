@@ -81,7 +81,6 @@ impl<'a, T: Element> Array<'a, T> {
 
     /// The elements in a new vector.
     #[cfg(feature = "alloc")]
-    #[cfg_attr(docsrs, doc(cfg(feature = "alloc")))]
     #[must_use]
     pub fn to_vec(&self) -> alloc::vec::Vec<T> {
         if cfg!(target_endian = "little") {
@@ -97,7 +96,6 @@ impl<'a, T: Element> Array<'a, T> {
     /// The elements as a slice: borrowed when [`as_slice`](Array::as_slice) can,
     /// copied otherwise.
     #[cfg(feature = "alloc")]
-    #[cfg_attr(docsrs, doc(cfg(feature = "alloc")))]
     #[must_use]
     pub fn to_cow(&self) -> alloc::borrow::Cow<'a, [T]> {
         match self.as_slice() {

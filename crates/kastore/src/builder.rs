@@ -353,7 +353,6 @@ impl<'a> Writer<'a> {
     /// # Errors
     /// [`ErrorKind::SizeOverflow`] (before writing), [`ErrorKind::Io`].
     #[cfg(feature = "std")]
-    #[cfg_attr(docsrs, doc(cfg(feature = "std")))]
     pub fn write_to<W: std::io::Write>(&self, mut writer: W) -> Result<u64> {
         use binfmt_core::IoError;
         let size = self.emit(|piece| {
@@ -384,7 +383,6 @@ impl<'a> Writer<'a> {
     /// [`ErrorKind::SizeOverflow`] (before anything is created), [`ErrorKind::Io`] naming
     /// the path.
     #[cfg(feature = "std")]
-    #[cfg_attr(docsrs, doc(cfg(feature = "std")))]
     pub fn write_to_path(&self, path: impl AsRef<std::path::Path>) -> Result<u64> {
         use binfmt_core::IoError;
         use binfmt_core::output::{Output, OutputOptions};

@@ -5,79 +5,43 @@ use core::fmt;
 use binfmt_core::le;
 use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout, Unaligned};
 
-/// The element type of an array, stored as one byte in its descriptor.
-///
-/// kastore 1.0 has exactly these ten numeric types: no bool, float16, complex or string
-/// (tskit stores text as `Int8`/`UInt8` arrays). The format has not changed since 2018 and a
-/// new type would need a new major version, so the enum is exhaustive.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-#[repr(u8)]
-pub enum DType {
-    /// Code 0, `i8`, numpy `int8`.
-    Int8 = 0,
-    /// Code 1, `u8`, numpy `uint8`.
-    UInt8 = 1,
-    /// Code 2, `i16`, numpy `int16`.
-    Int16 = 2,
-    /// Code 3, `u16`, numpy `uint16`.
-    UInt16 = 3,
-    /// Code 4, `i32`, numpy `int32`.
-    Int32 = 4,
-    /// Code 5, `u32`, numpy `uint32`.
-    UInt32 = 5,
-    /// Code 6, `i64`, numpy `int64`.
-    Int64 = 6,
-    /// Code 7, `u64`, numpy `uint64`.
-    UInt64 = 7,
-    /// Code 8, `f32`, numpy `float32`.
-    Float32 = 8,
-    /// Code 9, `f64`, numpy `float64`.
-    Float64 = 9,
+binfmt_core::code_enum! {
+    /// The element type of an array, stored as one byte in its descriptor.
+    ///
+    /// kastore 1.0 has exactly these ten numeric types: no bool, float16, complex or string
+    /// (tskit stores text as `Int8`/`UInt8` arrays). The format has not changed since 2018 and a
+    /// new type would need a new major version, so the enum is exhaustive.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+    pub enum DType {
+        /// Code 0, `i8`, numpy `int8`.
+        Int8 = 0,
+        /// Code 1, `u8`, numpy `uint8`.
+        UInt8 = 1,
+        /// Code 2, `i16`, numpy `int16`.
+        Int16 = 2,
+        /// Code 3, `u16`, numpy `uint16`.
+        UInt16 = 3,
+        /// Code 4, `i32`, numpy `int32`.
+        Int32 = 4,
+        /// Code 5, `u32`, numpy `uint32`.
+        UInt32 = 5,
+        /// Code 6, `i64`, numpy `int64`.
+        Int64 = 6,
+        /// Code 7, `u64`, numpy `uint64`.
+        UInt64 = 7,
+        /// Code 8, `f32`, numpy `float32`.
+        Float32 = 8,
+        /// Code 9, `f64`, numpy `float64`.
+        Float64 = 9,
+    }
+    const fn from_code;
 }
 
 impl DType {
-    /// Every type, in code order.
-    pub const ALL: [DType; 10] = [
-        DType::Int8,
-        DType::UInt8,
-        DType::Int16,
-        DType::UInt16,
-        DType::Int32,
-        DType::UInt32,
-        DType::Int64,
-        DType::UInt64,
-        DType::Float32,
-        DType::Float64,
-    ];
-
-    /// The type with code `code`, or `None` for 10 and above.
-    #[must_use]
-    pub const fn from_code(code: u8) -> Option<DType> {
-        Some(match code {
-            0 => DType::Int8,
-            1 => DType::UInt8,
-            2 => DType::Int16,
-            3 => DType::UInt16,
-            4 => DType::Int32,
-            5 => DType::UInt32,
-            6 => DType::Int64,
-            7 => DType::UInt64,
-            8 => DType::Float32,
-            9 => DType::Float64,
-            _ => return None,
-        })
-    }
-
     /// The type whose numpy name is `name` (`"int8"` … `"float64"`).
     #[must_use]
     pub fn from_name(name: &str) -> Option<DType> {
         DType::ALL.into_iter().find(|t| t.name() == name)
-    }
-
-    /// The code stored in the descriptor.
-    #[must_use]
-    pub const fn code(self) -> u8 {
-        self as u8
     }
 
     /// Bytes per element: 1, 2, 4 or 8.

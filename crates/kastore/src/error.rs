@@ -1,7 +1,7 @@
 //! Everything that can go wrong: one [`ErrorKind`] variant per rule, and the byte at which
 //! it was found in the [`Error`] around it.
 
-use binfmt_core::{Fault, Layout};
+use binfmt_core::Layout;
 
 use crate::dtype::DType;
 use crate::key::KeyExcerpt;
@@ -281,7 +281,6 @@ pub enum ErrorKind {
 
     /// Reading or writing a file or stream failed.
     #[cfg(feature = "std")]
-    #[cfg_attr(docsrs, doc(cfg(feature = "std")))]
     #[error(transparent)]
     Io(#[from] binfmt_core::IoError),
 }
@@ -300,52 +299,13 @@ impl ErrorKind {
     }
 }
 
-binfmt_core::format_kind! {
+binfmt_core::kind_table! {
     ErrorKind;
-    fault {
-        ErrorKind::Eof
-        | ErrorKind::FileSizeTooSmall { .. }
-        | ErrorKind::DescriptorsOutsideStore { .. }
-        | ErrorKind::FileSizeMismatch { .. }
-        | ErrorKind::BadType { .. }
-        | ErrorKind::EmptyKeyInStore { .. }
-        | ErrorKind::KeyOutOfBounds { .. }
-        | ErrorKind::ArrayOutOfBounds { .. }
-        | ErrorKind::KeyNotPacked { .. }
-        | ErrorKind::ArrayNotPacked { .. }
-        | ErrorKind::UnsortedKeys { .. }
-        | ErrorKind::DuplicateKeyInStore { .. }
-        | ErrorKind::TrailingBytes { .. } => Fault::Input,
-        ErrorKind::TooLarge { .. } | ErrorKind::TooManyItems | ErrorKind::SizeOverflow => {
-            Fault::Limit
-        }
-        ErrorKind::KeyNotFound { .. }
-        | ErrorKind::TypeMismatch { .. }
-        | ErrorKind::EmptyKey
-        | ErrorKind::DuplicateKey { .. } => Fault::Caller,
-    }
-    name {
-        ErrorKind::Eof => "Eof",
-        ErrorKind::FileSizeTooSmall { .. } => "FileSizeTooSmall",
-        ErrorKind::DescriptorsOutsideStore { .. } => "DescriptorsOutsideStore",
-        ErrorKind::FileSizeMismatch { .. } => "FileSizeMismatch",
-        ErrorKind::BadType { .. } => "BadType",
-        ErrorKind::EmptyKeyInStore { .. } => "EmptyKeyInStore",
-        ErrorKind::KeyOutOfBounds { .. } => "KeyOutOfBounds",
-        ErrorKind::ArrayOutOfBounds { .. } => "ArrayOutOfBounds",
-        ErrorKind::KeyNotPacked { .. } => "KeyNotPacked",
-        ErrorKind::ArrayNotPacked { .. } => "ArrayNotPacked",
-        ErrorKind::UnsortedKeys { .. } => "UnsortedKeys",
-        ErrorKind::DuplicateKeyInStore { .. } => "DuplicateKeyInStore",
-        ErrorKind::TrailingBytes { .. } => "TrailingBytes",
-        ErrorKind::TooLarge { .. } => "TooLarge",
-        ErrorKind::KeyNotFound { .. } => "KeyNotFound",
-        ErrorKind::TypeMismatch { .. } => "TypeMismatch",
-        ErrorKind::EmptyKey => "EmptyKey",
-        ErrorKind::DuplicateKey { .. } => "DuplicateKey",
-        ErrorKind::TooManyItems => "TooManyItems",
-        ErrorKind::SizeOverflow => "SizeOverflow",
-    }
+    Fault::Input => Eof, FileSizeTooSmall, DescriptorsOutsideStore, FileSizeMismatch, BadType,
+        EmptyKeyInStore, KeyOutOfBounds, ArrayOutOfBounds, KeyNotPacked, ArrayNotPacked,
+        UnsortedKeys, DuplicateKeyInStore, TrailingBytes;
+    Fault::Limit => TooLarge, TooManyItems, SizeOverflow;
+    Fault::Caller => KeyNotFound, TypeMismatch, EmptyKey, DuplicateKey;
     into_io_error {
         /// The original `io::Error` for [`ErrorKind::Io`]. Two kinds become an `io::Error`
         /// more precise than their fault says, as they did before the shared vocabulary:

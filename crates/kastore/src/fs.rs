@@ -59,24 +59,24 @@ pub fn load(path: impl AsRef<Path>) -> Result<OwnedStore> {
     OwnedStore::from_aligned(read(path)?)
 }
 
-/// Opens the file at `path` for reading by ranges, with the default [`ReadOptions`]: a
-/// [`Reader`] over a [`FileSource`] (one positioned read of the first 64 KiB for the
-/// metadata of most stores, then one per array).
-///
-/// ```no_run
-/// # fn main() -> Result<(), kastore::Error> {
-/// let reader = kastore::fs::open("example.trees")?; // header, descriptors, keys
-/// let time = reader.get::<f64>("nodes/time")?; // one positioned read
-/// # let _ = time;
-/// # Ok(())
-/// # }
-/// ```
-///
-/// # Errors
-/// [`ErrorKind::Io`](crate::ErrorKind::Io), naming the path, and every error of
-/// [`Reader::open`].
-pub fn open(path: impl AsRef<Path>) -> Result<Reader<FileSource>> {
-    open_with(path, &ReadOptions::new())
+binfmt_core::fs_fns! {
+    /// Opens the file at `path` for reading by ranges, with the default [`ReadOptions`]: a
+    /// [`Reader`] over a [`FileSource`] (one positioned read of the first 64 KiB for the
+    /// metadata of most stores, then one per array).
+    ///
+    /// ```no_run
+    /// # fn main() -> Result<(), kastore::Error> {
+    /// let reader = kastore::fs::open("example.trees")?; // header, descriptors, keys
+    /// let time = reader.get::<f64>("nodes/time")?; // one positioned read
+    /// # let _ = time;
+    /// # Ok(())
+    /// # }
+    /// ```
+    ///
+    /// # Errors
+    /// [`ErrorKind::Io`](crate::ErrorKind::Io), naming the path, and every error of
+    /// [`Reader::open`].
+    pub fn open;
 }
 
 /// [`open`] with `options`.
@@ -100,23 +100,19 @@ pub fn reader(path: impl AsRef<Path>) -> Result<Reader<FileSource>> {
 
 /// A read-only memory map (re-exported from `binfmt_core::mmap`).
 #[cfg(feature = "mmap")]
-#[cfg_attr(docsrs, doc(cfg(feature = "mmap")))]
 pub use binfmt_core::mmap::Mmap;
 
-/// Maps the file at `path` read-only. Parse the map with
-/// [`Store::parse`](crate::Store::parse): nothing is read until an array is touched.
-///
-/// The file must not be truncated or modified while mapped, by this process or another;
-/// see `binfmt_core::mmap` for the safety argument. Use [`read`] when that cannot be
-/// promised. Writing a new version with
-/// [`Writer::write_to_path`](crate::Writer::write_to_path) is fine: it replaces the file
-/// by renaming, and the map keeps the old data.
-///
-/// # Errors
-/// [`ErrorKind::Io`](crate::ErrorKind::Io), naming the path.
-#[cfg(feature = "mmap")]
-#[cfg_attr(docsrs, doc(cfg(feature = "mmap")))]
-pub fn map(path: impl AsRef<Path>) -> Result<Mmap> {
-    let path = path.as_ref();
-    Ok(Mmap::open(path).map_err(IoError::at_path(path))?)
+binfmt_core::fs_fns! {
+    /// Maps the file at `path` read-only. Parse the map with
+    /// [`Store::parse`](crate::Store::parse): nothing is read until an array is touched.
+    ///
+    /// The file must not be truncated or modified while mapped, by this process or another;
+    /// see `binfmt_core::mmap` for the safety argument. Use [`read`] when that cannot be
+    /// promised. Writing a new version with
+    /// [`Writer::write_to_path`](crate::Writer::write_to_path) is fine: it replaces the file
+    /// by renaming, and the map keeps the old data.
+    ///
+    /// # Errors
+    /// [`ErrorKind::Io`](crate::ErrorKind::Io), naming the path.
+    pub fn map;
 }

@@ -28,7 +28,6 @@ mod owned;
 #[cfg(feature = "std")]
 mod array_buf;
 #[cfg(feature = "std")]
-#[cfg_attr(docsrs, doc(cfg(feature = "std")))]
 pub mod fs;
 #[cfg(feature = "std")]
 mod reader;
@@ -50,22 +49,17 @@ pub use trailing::Warnings;
 pub use verify::{verify, verify_data};
 
 #[cfg(feature = "std")]
-#[cfg_attr(docsrs, doc(cfg(feature = "std")))]
 pub use array_buf::ArrayBuf;
 #[cfg(feature = "alloc")]
 #[allow(deprecated)]
 pub use builder::Builder;
 #[cfg(feature = "alloc")]
-#[cfg_attr(docsrs, doc(cfg(feature = "alloc")))]
 pub use builder::Writer;
 #[cfg(feature = "alloc")]
-#[cfg_attr(docsrs, doc(cfg(feature = "alloc")))]
 pub use owned::{AlignedBytes, OwnedStore};
 #[cfg(feature = "std")]
-#[cfg_attr(docsrs, doc(cfg(feature = "std")))]
 pub use reader::{Entries, Entry, Reader};
 #[cfg(feature = "std")]
-#[cfg_attr(docsrs, doc(cfg(feature = "std")))]
 pub use stream::StreamReader;
 
 // The shared vocabulary, so that matching an error, asking who is to blame or passing a

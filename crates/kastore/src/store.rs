@@ -152,7 +152,6 @@ impl<'a> Store<'a> {
     /// [`ErrorKind::KeyNotFound`], or [`ErrorKind::TypeMismatch`] when the array holds
     /// another type.
     #[cfg(feature = "alloc")]
-    #[cfg_attr(docsrs, doc(cfg(feature = "alloc")))]
     pub fn get<T: Element>(&self, key: impl AsRef<[u8]>) -> Result<alloc::borrow::Cow<'a, [T]>> {
         Ok(self.array::<T>(key)?.to_cow())
     }
@@ -300,7 +299,6 @@ where
     /// [`ErrorKind::KeyNotFound`], [`ErrorKind::TypeMismatch`] (both before any request),
     /// and the errors of [`Item::read`].
     #[cfg(feature = "std")]
-    #[cfg_attr(docsrs, doc(cfg(feature = "std")))]
     pub fn read_array<T: Element>(
         &self,
         key: impl AsRef<[u8]>,
@@ -694,7 +692,6 @@ where
     /// [`Layout::Truncated`](crate::Layout::Truncated) when it has become shorter than it
     /// was when the store was parsed.
     #[cfg(feature = "alloc")]
-    #[cfg_attr(docsrs, doc(cfg(feature = "alloc")))]
     pub fn read(&self) -> Result<alloc::borrow::Cow<'d, [u8]>> {
         let len = self.byte_len();
         if len == 0 {
@@ -717,7 +714,6 @@ where
     /// [`ErrorKind::TypeMismatch`] (before any request), and the errors of
     /// [`Item::read`].
     #[cfg(feature = "std")]
-    #[cfg_attr(docsrs, doc(cfg(feature = "std")))]
     pub fn read_array<T: Element>(&self) -> Result<crate::array_buf::ArrayBuf<'d, T>> {
         check_type::<T>(self.key(), self.dtype())?;
         Ok(crate::array_buf::ArrayBuf::from_bytes(self.read()?))

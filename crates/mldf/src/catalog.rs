@@ -42,6 +42,34 @@ pub(crate) struct Catalog {
     pub(crate) alloc: Range<u64>,
 }
 
+/// The field getters of [`Dataset`](crate::Dataset) and [`Reader`](crate::Reader), in
+/// their `impl` blocks: both hold a [`Catalog`] in a field `catalog`, and answer alike.
+macro_rules! field_getters {
+    () => {
+        /// The fields, in descriptor order.
+        #[must_use]
+        pub fn fields(&self) -> &[crate::Field] {
+            &self.catalog.fields
+        }
+
+        /// Field `index`.
+        ///
+        /// # Errors
+        /// [`ErrorKind::FieldIndex`](crate::ErrorKind::FieldIndex) when there is no such
+        /// field.
+        pub fn field(&self, index: usize) -> crate::Result<&crate::Field> {
+            self.catalog.field(index)
+        }
+
+        /// The field named `name` (compared by bytes), if any.
+        #[must_use]
+        pub fn field_by_name(&self, name: &str) -> Option<&crate::Field> {
+            self.catalog.field_by_name(name.as_bytes())
+        }
+    };
+}
+pub(crate) use field_getters;
+
 /// Where the descriptor table lies, checked against a file of `file_size` bytes before
 /// anything is read or sized by F (step 4, first half). `None` when there are no fields.
 pub(crate) fn descriptor_range(header: &Header, file_size: u64) -> Result<Option<Range<u64>>> {

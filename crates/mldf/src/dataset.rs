@@ -15,7 +15,6 @@ use binfmt_core::data::Data;
 use crate::buf::{ValueBuf, into_text};
 use crate::catalog::{self, Catalog};
 use crate::error::{Error, Result};
-use crate::field::Field;
 use crate::header::Header;
 use crate::options::ReadOptions;
 use crate::raw::{ALLOC_ENTRY_SIZE, AllocEntry};
@@ -553,26 +552,7 @@ impl<'d, D: Data<'d>> Dataset<'d, D> {
         self.header.num_samples()
     }
 
-    /// The fields, in descriptor order.
-    #[must_use]
-    pub fn fields(&self) -> &[Field] {
-        &self.catalog.fields
-    }
-
-    /// Field `index`.
-    ///
-    /// # Errors
-    /// [`ErrorKind::FieldIndex`](crate::ErrorKind::FieldIndex) when there is no such
-    /// field.
-    pub fn field(&self, index: usize) -> Result<&Field> {
-        self.catalog.field(index)
-    }
-
-    /// The field named `name` (compared by bytes), if any.
-    #[must_use]
-    pub fn field_by_name(&self, name: &str) -> Option<&Field> {
-        self.catalog.field_by_name(name.as_bytes())
-    }
+    catalog::field_getters!();
 
     /// Bytes per metadata row.
     #[must_use]

@@ -18,7 +18,7 @@
 
 #[cfg(feature = "std")]
 use binfmt_core::IoError;
-use binfmt_core::{Fault, Layout, Version};
+use binfmt_core::{Layout, Version};
 
 use crate::types::TypeId;
 
@@ -721,115 +721,22 @@ pub enum ErrorKind {
     Poisoned,
     /// Reading or writing failed (with the file's path when there is one).
     #[cfg(feature = "std")]
-    #[cfg_attr(docsrs, doc(cfg(feature = "std")))]
     #[error(transparent)]
     Io(#[from] IoError),
 }
 
-binfmt_core::format_kind! {
+binfmt_core::kind_table! {
     ErrorKind;
-    fault {
-        ErrorKind::Incomplete
-        | ErrorKind::NotLittleEndian { .. }
-        | ErrorKind::BadPageSize { .. }
-        | ErrorKind::HeaderChecksum { .. }
-        | ErrorKind::IndexChecksum { .. }
-        | ErrorKind::NoFields { .. }
-        | ErrorKind::EmptyName { .. }
-        | ErrorKind::UnterminatedName { .. }
-        | ErrorKind::NameNotUtf8 { .. }
-        | ErrorKind::DuplicateName { .. }
-        | ErrorKind::BadMetadataSize { .. }
-        | ErrorKind::WrongMetadataSize { .. }
-        | ErrorKind::NdarrayDtype { .. }
-        | ErrorKind::NdarrayRank { .. }
-        | ErrorKind::NdarrayTooLarge { .. }
-        | ErrorKind::PointerBeforeHeader { .. }
-        | ErrorKind::SectionPastEnd { .. }
-        | ErrorKind::DataAfterAllocTable { .. }
-        | ErrorKind::AllocTableLength { .. }
-        | ErrorKind::AllocTablePastEnd { .. }
-        | ErrorKind::SectionsOverlap { .. }
-        | ErrorKind::AllocEntryEmpty { .. }
-        | ErrorKind::AllocEntryOrder { .. }
-        | ErrorKind::AllocEntryOutsideData { .. }
-        | ErrorKind::BadValue { .. }
-        | ErrorKind::ItemOutsideData { .. }
-        | ErrorKind::MissingAllocEntry { .. }
-        | ErrorKind::AllocSizeMismatch { .. }
-        | ErrorKind::ItemChecksum { .. }
-        | ErrorKind::UnreferencedItem { .. }
-        | ErrorKind::SharedItem { .. } => Fault::Input,
-        ErrorKind::UnsupportedFlags { .. }
-        | ErrorKind::NewerMinorVersion { .. }
-        | ErrorKind::UnknownType { .. } => Fault::Unsupported,
-        ErrorKind::SampleIndex { .. }
-        | ErrorKind::FieldIndex { .. }
-        | ErrorKind::BadShape { .. }
-        | ErrorKind::InvalidPageSize { .. }
-        | ErrorKind::NameLength { .. }
-        | ErrorKind::NameHasNul { .. }
-        | ErrorKind::NameTaken { .. }
-        | ErrorKind::TooManyFields { .. }
-        | ErrorKind::NullableScalar { .. }
-        | ErrorKind::UnwritableType { .. }
-        | ErrorKind::SamplesWithoutFields
-        | ErrorKind::ValueCount { .. }
-        | ErrorKind::InvalidValue { .. }
-        | ErrorKind::SampleCount { .. }
-        | ErrorKind::Poisoned => Fault::Caller,
-    }
-    name {
-        ErrorKind::Incomplete => "Incomplete",
-        ErrorKind::NotLittleEndian { .. } => "NotLittleEndian",
-        ErrorKind::UnsupportedFlags { .. } => "UnsupportedFlags",
-        ErrorKind::BadPageSize { .. } => "BadPageSize",
-        ErrorKind::HeaderChecksum { .. } => "HeaderChecksum",
-        ErrorKind::IndexChecksum { .. } => "IndexChecksum",
-        ErrorKind::NoFields { .. } => "NoFields",
-        ErrorKind::EmptyName { .. } => "EmptyName",
-        ErrorKind::UnterminatedName { .. } => "UnterminatedName",
-        ErrorKind::NameNotUtf8 { .. } => "NameNotUtf8",
-        ErrorKind::DuplicateName { .. } => "DuplicateName",
-        ErrorKind::BadMetadataSize { .. } => "BadMetadataSize",
-        ErrorKind::WrongMetadataSize { .. } => "WrongMetadataSize",
-        ErrorKind::NdarrayDtype { .. } => "NdarrayDtype",
-        ErrorKind::NdarrayRank { .. } => "NdarrayRank",
-        ErrorKind::NdarrayTooLarge { .. } => "NdarrayTooLarge",
-        ErrorKind::PointerBeforeHeader { .. } => "PointerBeforeHeader",
-        ErrorKind::SectionPastEnd { .. } => "SectionPastEnd",
-        ErrorKind::DataAfterAllocTable { .. } => "DataAfterAllocTable",
-        ErrorKind::AllocTableLength { .. } => "AllocTableLength",
-        ErrorKind::AllocTablePastEnd { .. } => "AllocTablePastEnd",
-        ErrorKind::SectionsOverlap { .. } => "SectionsOverlap",
-        ErrorKind::AllocEntryEmpty { .. } => "AllocEntryEmpty",
-        ErrorKind::AllocEntryOrder { .. } => "AllocEntryOrder",
-        ErrorKind::AllocEntryOutsideData { .. } => "AllocEntryOutsideData",
-        ErrorKind::BadValue { .. } => "BadValue",
-        ErrorKind::ItemOutsideData { .. } => "ItemOutsideData",
-        ErrorKind::MissingAllocEntry { .. } => "MissingAllocEntry",
-        ErrorKind::AllocSizeMismatch { .. } => "AllocSizeMismatch",
-        ErrorKind::ItemChecksum { .. } => "ItemChecksum",
-        ErrorKind::UnreferencedItem { .. } => "UnreferencedItem",
-        ErrorKind::SharedItem { .. } => "SharedItem",
-        ErrorKind::NewerMinorVersion { .. } => "NewerMinorVersion",
-        ErrorKind::UnknownType { .. } => "UnknownType",
-        ErrorKind::SampleIndex { .. } => "SampleIndex",
-        ErrorKind::FieldIndex { .. } => "FieldIndex",
-        ErrorKind::BadShape { .. } => "BadShape",
-        ErrorKind::InvalidPageSize { .. } => "InvalidPageSize",
-        ErrorKind::NameLength { .. } => "NameLength",
-        ErrorKind::NameHasNul { .. } => "NameHasNul",
-        ErrorKind::NameTaken { .. } => "NameTaken",
-        ErrorKind::TooManyFields { .. } => "TooManyFields",
-        ErrorKind::NullableScalar { .. } => "NullableScalar",
-        ErrorKind::UnwritableType { .. } => "UnwritableType",
-        ErrorKind::SamplesWithoutFields => "SamplesWithoutFields",
-        ErrorKind::ValueCount { .. } => "ValueCount",
-        ErrorKind::InvalidValue { .. } => "InvalidValue",
-        ErrorKind::SampleCount { .. } => "SampleCount",
-        ErrorKind::Poisoned => "Poisoned",
-    }
+    Fault::Input => Incomplete, NotLittleEndian, BadPageSize, HeaderChecksum, IndexChecksum,
+        NoFields, EmptyName, UnterminatedName, NameNotUtf8, DuplicateName, BadMetadataSize,
+        WrongMetadataSize, NdarrayDtype, NdarrayRank, NdarrayTooLarge, PointerBeforeHeader,
+        SectionPastEnd, DataAfterAllocTable, AllocTableLength, AllocTablePastEnd, SectionsOverlap,
+        AllocEntryEmpty, AllocEntryOrder, AllocEntryOutsideData, BadValue, ItemOutsideData,
+        MissingAllocEntry, AllocSizeMismatch, ItemChecksum, UnreferencedItem, SharedItem;
+    Fault::Unsupported => UnsupportedFlags, NewerMinorVersion, UnknownType;
+    Fault::Caller => SampleIndex, FieldIndex, BadShape, InvalidPageSize, NameLength, NameHasNul,
+        NameTaken, TooManyFields, NullableScalar, UnwritableType, SamplesWithoutFields, ValueCount,
+        InvalidValue, SampleCount, Poisoned;
 }
 
 /// An I/O error without a path, as an [`Error`]: for `map_err` on `io::Result`s.

@@ -38,10 +38,8 @@ mod schema;
 mod verify;
 
 #[cfg(feature = "std")]
-#[cfg_attr(docsrs, doc(cfg(feature = "std")))]
 pub mod diff;
 #[cfg(feature = "std")]
-#[cfg_attr(docsrs, doc(cfg(feature = "std")))]
 pub mod fs;
 #[cfg(feature = "std")]
 mod reader;
@@ -65,22 +63,16 @@ pub use types::{AudioCodec, Dtype, FieldType, ImageMode, NdarraySpec, TypeId};
 pub use value::{Audio, Image, Text, Value};
 
 #[cfg(feature = "alloc")]
-#[cfg_attr(docsrs, doc(cfg(feature = "alloc")))]
 pub use buf::ValueBuf;
 #[cfg(feature = "alloc")]
-#[cfg_attr(docsrs, doc(cfg(feature = "alloc")))]
 pub use dataset::{Dataset, HEAD_SIZE, PIECE_SIZE, Sample};
 #[cfg(feature = "std")]
-#[cfg_attr(docsrs, doc(cfg(feature = "std")))]
 pub use reader::{Held, Reader};
 #[cfg(feature = "alloc")]
-#[cfg_attr(docsrs, doc(cfg(feature = "alloc")))]
 pub use schema::{FieldDef, Schema};
 #[cfg(feature = "alloc")]
-#[cfg_attr(docsrs, doc(cfg(feature = "alloc")))]
 pub use verify::{verify, verify_data};
 #[cfg(feature = "std")]
-#[cfg_attr(docsrs, doc(cfg(feature = "std")))]
 pub use writer::{FileLayout, FileOutput, Writer, WriterOptions};
 
 /// True when `head` (the first bytes of a file) starts with the MLDF magic.

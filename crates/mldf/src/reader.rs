@@ -23,7 +23,6 @@ use crate::buf::ValueBuf;
 use crate::catalog::Catalog;
 use crate::dataset::{self, Dataset};
 use crate::error::{Error, Result};
-use crate::field::Field;
 use crate::header::Header;
 use crate::options::ReadOptions;
 use crate::raw::AllocEntry;
@@ -169,25 +168,7 @@ impl<S: ByteSource> Reader<S> {
         self.view().num_samples()
     }
 
-    /// The fields, in descriptor order, as [`Dataset::fields`].
-    #[must_use]
-    pub fn fields(&self) -> &[Field] {
-        &self.catalog.fields
-    }
-
-    /// Field `index`, as [`Dataset::field`].
-    ///
-    /// # Errors
-    /// [`ErrorKind::FieldIndex`](crate::ErrorKind::FieldIndex) when there is no such field.
-    pub fn field(&self, index: usize) -> Result<&Field> {
-        self.catalog.field(index)
-    }
-
-    /// The field named `name` (compared by bytes), if any, as [`Dataset::field_by_name`].
-    #[must_use]
-    pub fn field_by_name(&self, name: &str) -> Option<&Field> {
-        self.catalog.field_by_name(name.as_bytes())
-    }
+    crate::catalog::field_getters!();
 
     /// Bytes per metadata row, as `view().row_size()`.
     #[must_use]

@@ -112,68 +112,42 @@ impl fmt::Display for TypeId {
     }
 }
 
-/// NDARRAY element types (argument byte 0).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-#[non_exhaustive]
-pub enum Dtype {
-    /// `u8`
-    U8 = 1,
-    /// `i8`
-    I8 = 2,
-    /// `u16`
-    U16 = 3,
-    /// `i16`
-    I16 = 4,
-    /// `u32`
-    U32 = 5,
-    /// `i32`
-    I32 = 6,
-    /// `u64`
-    U64 = 7,
-    /// `i64`
-    I64 = 8,
-    /// IEEE half precision.
-    F16 = 9,
-    /// IEEE single precision.
-    F32 = 10,
-    /// IEEE double precision.
-    F64 = 11,
-    /// bfloat16.
-    Bf16 = 12,
-    /// One byte per element, 0 or 1 when written.
-    Bool = 13,
+binfmt_core::code_enum! {
+    /// NDARRAY element types (argument byte 0).
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+    #[non_exhaustive]
+    pub enum Dtype {
+        /// `u8`
+        U8 = 1,
+        /// `i8`
+        I8 = 2,
+        /// `u16`
+        U16 = 3,
+        /// `i16`
+        I16 = 4,
+        /// `u32`
+        U32 = 5,
+        /// `i32`
+        I32 = 6,
+        /// `u64`
+        U64 = 7,
+        /// `i64`
+        I64 = 8,
+        /// IEEE half precision.
+        F16 = 9,
+        /// IEEE single precision.
+        F32 = 10,
+        /// IEEE double precision.
+        F64 = 11,
+        /// bfloat16.
+        Bf16 = 12,
+        /// One byte per element, 0 or 1 when written.
+        Bool = 13,
+    }
+    fn from_code;
 }
 
 impl Dtype {
-    /// Every dtype, in code order.
-    pub const ALL: [Dtype; 13] = [
-        Dtype::U8,
-        Dtype::I8,
-        Dtype::U16,
-        Dtype::I16,
-        Dtype::U32,
-        Dtype::I32,
-        Dtype::U64,
-        Dtype::I64,
-        Dtype::F16,
-        Dtype::F32,
-        Dtype::F64,
-        Dtype::Bf16,
-        Dtype::Bool,
-    ];
-
-    /// The dtype with this code, if any.
-    #[must_use]
-    pub fn from_code(code: u8) -> Option<Dtype> {
-        Dtype::ALL.into_iter().find(|d| d.code() == code)
-    }
-
-    /// The stored code.
-    #[must_use]
-    pub const fn code(self) -> u8 {
-        self as u8
-    }
-
     /// Bytes per element.
     #[must_use]
     pub const fn itemsize(self) -> u64 {
@@ -476,35 +450,21 @@ impl FieldType {
     }
 }
 
-/// How an image sample's payload is encoded (the slot's `mode` byte).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum ImageMode {
-    /// HWC u8 pixels.
-    Raw = 0,
-    /// A JPEG file.
-    Jpeg = 1,
-    /// A PNG file.
-    Png = 2,
+binfmt_core::code_enum! {
+    /// How an image sample's payload is encoded (the slot's `mode` byte).
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+    pub enum ImageMode {
+        /// HWC u8 pixels.
+        Raw = 0,
+        /// A JPEG file.
+        Jpeg = 1,
+        /// A PNG file.
+        Png = 2,
+    }
+    const fn from_code;
 }
 
 impl ImageMode {
-    /// The mode with this stored code.
-    #[must_use]
-    pub const fn from_code(code: u8) -> Option<ImageMode> {
-        match code {
-            0 => Some(ImageMode::Raw),
-            1 => Some(ImageMode::Jpeg),
-            2 => Some(ImageMode::Png),
-            _ => None,
-        }
-    }
-
-    /// The stored code.
-    #[must_use]
-    pub const fn code(self) -> u8 {
-        self as u8
-    }
-
     /// `"raw"`, `"jpeg"` or `"png"`.
     #[must_use]
     pub const fn name(self) -> &'static str {
@@ -516,41 +476,25 @@ impl ImageMode {
     }
 }
 
-/// An audio sample's codec (the slot's `codec` byte).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum AudioCodec {
-    /// Interleaved integer PCM (AUDIO_WAVEFORM).
-    Pcm = 0,
-    /// FLAC (AUDIO_COMPRESSED).
-    Flac = 1,
-    /// AAC (AUDIO_COMPRESSED).
-    Aac = 2,
-    /// MP3 (AUDIO_COMPRESSED).
-    Mp3 = 3,
-    /// Interleaved 32-bit float PCM (AUDIO_WAVEFORM).
-    PcmF32 = 4,
+binfmt_core::code_enum! {
+    /// An audio sample's codec (the slot's `codec` byte).
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+    pub enum AudioCodec {
+        /// Interleaved integer PCM (AUDIO_WAVEFORM).
+        Pcm = 0,
+        /// FLAC (AUDIO_COMPRESSED).
+        Flac = 1,
+        /// AAC (AUDIO_COMPRESSED).
+        Aac = 2,
+        /// MP3 (AUDIO_COMPRESSED).
+        Mp3 = 3,
+        /// Interleaved 32-bit float PCM (AUDIO_WAVEFORM).
+        PcmF32 = 4,
+    }
+    const fn from_code;
 }
 
 impl AudioCodec {
-    /// The codec with this stored code.
-    #[must_use]
-    pub const fn from_code(code: u8) -> Option<AudioCodec> {
-        match code {
-            0 => Some(AudioCodec::Pcm),
-            1 => Some(AudioCodec::Flac),
-            2 => Some(AudioCodec::Aac),
-            3 => Some(AudioCodec::Mp3),
-            4 => Some(AudioCodec::PcmF32),
-            _ => None,
-        }
-    }
-
-    /// The stored code.
-    #[must_use]
-    pub const fn code(self) -> u8 {
-        self as u8
-    }
-
     /// True for the PCM codecs that AUDIO_WAVEFORM carries.
     #[must_use]
     pub const fn is_pcm(self) -> bool {
@@ -572,8 +516,6 @@ impl AudioCodec {
     /// The codec named `name` (as [`AudioCodec::name`] spells it).
     #[must_use]
     pub fn from_name(name: &str) -> Option<AudioCodec> {
-        (0..=4)
-            .filter_map(AudioCodec::from_code)
-            .find(|c| c.name() == name)
+        AudioCodec::ALL.into_iter().find(|c| c.name() == name)
     }
 }

@@ -17,6 +17,19 @@ use common::write;
 use mldf::diff::{self, DiffOptions, Difference, FieldAspect, HeaderValue, Side};
 use mldf::{Dataset, ErrorKind, FieldType, Image, ReadOptions, Schema, Text, Value, WriterOptions};
 
+/// The error of comparing `a` with `b`, which must be `b`'s.
+fn b_fails(a: &Dataset<'_>, b: &Dataset<'_>) -> diff::DiffError {
+    let err = diff::diff(
+        a,
+        b,
+        &DiffOptions::new(),
+        &mut |_| ControlFlow::Continue(()),
+    )
+    .unwrap_err();
+    assert_eq!(err.side, Side::B, "{err}");
+    err
+}
+
 /// Recomputes the index CRC and the header CRC of a checksummed file after an edit.
 fn reseal(file: &mut [u8]) {
     let ds = Dataset::parse_with(file, &ReadOptions::new().checksums(false)).unwrap();
@@ -175,35 +188,25 @@ fn header_fields_and_values_are_compared() {
             ],
         ],
     );
+    // B's samples: id, x, blob and img, then the same only_b and extra in each.
+    let sample_b = |id, x, blob, (h, w, c)| {
+        vec![
+            Value::Int(id),
+            Value::Float(x),
+            Value::Bytes(blob),
+            Value::Image(Image::raw(h, w, c, &px)),
+            Value::Text(Text::Utf8("")),
+            Value::Int(0),
+        ]
+    };
     let b = write(
         &schema_b,
         WriterOptions::new().page_size(8192).checksums(true),
         &[
-            vec![
-                Value::Int(1),
-                Value::Float(-0.0),
-                // The same bytes in another place: equal.
-                Value::Bytes(b"abc"),
-                Value::Image(Image::raw(3, 1, 1, &px)),
-                Value::Text(Text::Utf8("")),
-                Value::Int(0),
-            ],
-            vec![
-                Value::Int(2),
-                Value::Float(f64::NAN),
-                Value::Bytes(b""),
-                Value::Image(Image::raw(1, 1, 3, &px)),
-                Value::Text(Text::Utf8("")),
-                Value::Int(0),
-            ],
-            vec![
-                Value::Int(3),
-                Value::Float(1.0),
-                Value::Bytes(b"q"),
-                Value::Image(Image::raw(1, 1, 3, &px)),
-                Value::Text(Text::Utf8("")),
-                Value::Int(0),
-            ],
+            // The same bytes in another place: equal.
+            sample_b(1, -0.0, b"abc", (3, 1, 1)),
+            sample_b(2, f64::NAN, b"", (1, 1, 3)),
+            sample_b(3, 1.0, b"q", (1, 1, 3)),
         ],
     );
     let (da, db) = (Dataset::parse(&a).unwrap(), Dataset::parse(&b).unwrap());
@@ -281,11 +284,7 @@ fn the_sink_can_stop_and_errors_name_their_file() {
     let (start, _) = db.data_region();
     bad[start as usize + 1] ^= 1;
     let dbad = Dataset::parse(&bad).unwrap();
-    let err = diff::diff(&da, &dbad, &DiffOptions::new(), &mut |_| {
-        ControlFlow::Continue(())
-    })
-    .unwrap_err();
-    assert_eq!(err.side, Side::B);
+    let err = b_fails(&da, &dbad);
     assert!(matches!(
         err.error.kind(),
         ErrorKind::ItemChecksum { sample: 0, .. }
@@ -315,13 +314,8 @@ fn payloads_without_their_allocation_entry_are_refused() {
     b[meta + 16..meta + 24].copy_from_slice(&4097u64.to_le_bytes());
     let (da, db) = (Dataset::parse(&a).unwrap(), Dataset::parse(&b).unwrap());
     assert_eq!(db.value(1, 0).unwrap(), Value::Bytes(b"1")); // a plain read allows it
-    let err = diff::diff(&da, &db, &DiffOptions::new(), &mut |_| {
-        ControlFlow::Continue(())
-    })
-    .unwrap_err();
-    assert_eq!(err.side, Side::B);
     assert!(matches!(
-        err.error.kind(),
+        b_fails(&da, &db).error.kind(),
         ErrorKind::MissingAllocEntry {
             sample: 1,
             field: 0,

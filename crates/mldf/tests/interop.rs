@@ -7,7 +7,7 @@
 
 mod common;
 
-use binfmt_test_support::{Scratch, reference};
+use binfmt_test_support::{Scratch, reference, reference_test};
 use std::io::Cursor;
 use std::path::{Path, PathBuf};
 
@@ -180,53 +180,37 @@ fn our_files() -> Vec<(String, Vec<u8>)> {
     out
 }
 
-#[test]
-#[cfg_attr(
-    binfmt_no_python,
-    ignore = "BINFMT_PYTHON is not set: run bash .ci/run, or see README"
-)]
-fn our_files_read_by_python() {
-    let files = our_files();
-    // Our own reader first: everything verifies.
-    let dumps: Vec<Json> = files.iter().map(|(_, b)| common::dump(b)).collect();
-    let Some(py) = reference::python("our_files_read_by_python") else {
-        return;
-    };
-    let dir = Scratch::new("mldf-interop-read-by-python");
-    let mut paths = Vec::new();
-    for (name, bytes) in &files {
-        let path = dir.join(format!("{name}.mldf"));
-        std::fs::write(&path, bytes).unwrap();
-        paths.push(path);
-    }
-    let args: Vec<&std::ffi::OsStr> = paths.iter().map(|p| p.as_os_str()).collect();
-    let out = reference::run(&py, "mldf/check_read.py", &args);
-    let lines: Vec<Json> = out
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
-    assert_eq!(lines.len(), files.len());
-    for ((name, _), (ours, theirs)) in files.iter().zip(dumps.iter().zip(&lines)) {
-        assert_eq!(ours, theirs, "{name}: Python reads something else");
+reference_test! {
+    fn our_files_read_by_python(py) {
+        let files = our_files();
+        // Our own reader first: everything verifies.
+        let dumps: Vec<Json> = files.iter().map(|(_, b)| common::dump(b)).collect();
+        let dir = Scratch::new("mldf-interop-read-by-python");
+        let mut paths = Vec::new();
+        for (name, bytes) in &files {
+            let path = dir.join(format!("{name}.mldf"));
+            std::fs::write(&path, bytes).unwrap();
+            paths.push(path);
+        }
+        let args: Vec<&std::ffi::OsStr> = paths.iter().map(|p| p.as_os_str()).collect();
+        let lines = reference::run_json_lines(&py, "mldf/check_read.py", &args);
+        assert_eq!(lines.len(), files.len());
+        for ((name, _), (ours, theirs)) in files.iter().zip(dumps.iter().zip(&lines)) {
+            assert_eq!(ours, theirs, "{name}: Python reads something else");
+        }
     }
 }
 
-#[test]
-#[cfg_attr(
-    binfmt_no_python,
-    ignore = "BINFMT_PYTHON is not set: run bash .ci/run, or see README"
-)]
-fn python_regenerates_identical_fixtures() {
-    let Some(py) = reference::python("python_regenerates_identical_fixtures") else {
-        return;
-    };
-    let dir = Scratch::new("mldf-interop-regenerate");
-    reference::run(&py, "mldf/gen_fixtures.py", &[dir.as_os_str()]);
-    for name in expected()["valid"].as_object().unwrap().keys() {
-        assert_eq!(
-            std::fs::read(dir.join(name)).unwrap(),
-            std::fs::read(fixtures().join(name)).unwrap(),
-            "{name} differs from the committed fixture"
-        );
+reference_test! {
+    fn python_regenerates_identical_fixtures(py) {
+        let dir = Scratch::new("mldf-interop-regenerate");
+        reference::run(&py, "mldf/gen_fixtures.py", &[dir.as_os_str()]);
+        for name in expected()["valid"].as_object().unwrap().keys() {
+            assert_eq!(
+                std::fs::read(dir.join(name)).unwrap(),
+                std::fs::read(fixtures().join(name)).unwrap(),
+                "{name} differs from the committed fixture"
+            );
+        }
     }
 }

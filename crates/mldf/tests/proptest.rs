@@ -29,42 +29,11 @@ fn verify_errors(bytes: &[u8]) -> Vec<String> {
     errors
 }
 
-/// An owned value from which a borrowed [`Value`] is made.
-#[derive(Debug, Clone)]
-enum Owned {
-    Null,
-    Int(i64),
-    Float(f64),
-    Bytes(Vec<u8>),
-    Json(String),
-    Array(Vec<u8>),
-    Raw(u16, u16, u8, Vec<u8>),
-    Png(Vec<u8>),
-    Pcm(u8, u16, Vec<u8>),
-    Mp3(Vec<u8>),
-    Utf8(String),
-    Ids32(Vec<U32>),
-    Ids16(Vec<U16>),
-}
-
-impl Owned {
-    fn value(&self) -> Value<'_> {
-        match self {
-            Owned::Null => Value::Null,
-            Owned::Int(v) => Value::Int(*v),
-            Owned::Float(v) => Value::Float(*v),
-            Owned::Bytes(b) => Value::Bytes(b),
-            Owned::Json(s) => Value::Json(s),
-            Owned::Array(b) => Value::Ndarray(b),
-            Owned::Raw(h, w, c, b) => Value::Image(Image::raw(*h, *w, *c, b)),
-            Owned::Png(b) => Value::Image(Image::png(b)),
-            Owned::Pcm(depth, ch, b) => Value::Audio(Audio::pcm(44100, *ch, *depth, b)),
-            Owned::Mp3(b) => Value::Audio(Audio::compressed(AudioCodec::Mp3, b)),
-            Owned::Utf8(s) => Value::Text(Text::Utf8(s)),
-            Owned::Ids32(ids) => Value::Text(Text::U32(ids)),
-            Owned::Ids16(ids) => Value::Text(Text::U16(ids)),
-        }
-    }
+/// The generated payloads, for as long as the test runs: a proptest value must own its
+/// data and a [`Value`] borrows it, so the strategies leak what they generate (a few
+/// megabytes over a run) and hand out `Value<'static>`.
+fn leak<T>(v: Vec<T>) -> &'static [T] {
+    v.leak()
 }
 
 fn png(w: u32, h: u32, colour: u8) -> Vec<u8> {
@@ -97,30 +66,31 @@ fn field_type() -> impl Strategy<Value = (FieldType, bool)> {
     ]
 }
 
-fn value_for(ty: FieldType, nullable: bool) -> BoxedStrategy<Owned> {
-    let v: BoxedStrategy<Owned> = match ty {
-        FieldType::Int => any::<i64>().prop_map(Owned::Int).boxed(),
-        FieldType::Float => any::<f64>().prop_map(Owned::Float).boxed(),
+fn value_for(ty: FieldType, nullable: bool) -> BoxedStrategy<Value<'static>> {
+    let v: BoxedStrategy<Value<'static>> = match ty {
+        FieldType::Int => any::<i64>().prop_map(Value::Int).boxed(),
+        FieldType::Float => any::<f64>().prop_map(Value::Float).boxed(),
         FieldType::Bytes => prop::collection::vec(any::<u8>(), 0..40)
-            .prop_map(Owned::Bytes)
+            .prop_map(|b| Value::Bytes(leak(b)))
             .boxed(),
         FieldType::Json => prop_oneof![
             Just(String::new()),
             any::<i32>().prop_map(|n| n.to_string()),
             "[a-z ]{0,12}".prop_map(|s| format!("{{\"k\": \"{s}\", \"n\": [null, true]}}")),
         ]
-        .prop_map(Owned::Json)
+        .prop_map(|s| Value::Json(s.leak()))
         .boxed(),
         FieldType::Ndarray(spec) => {
             let n = spec.byte_size() as usize;
             prop_oneof![Just(vec![]), prop::collection::vec(any::<u8>(), n..=n)]
-                .prop_map(Owned::Array)
+                .prop_map(|b| Value::Ndarray(leak(b)))
                 .boxed()
         }
         FieldType::ImageRaw => (0u16..4, 0u16..4, prop::sample::select(vec![1u8, 3, 4]))
             .prop_flat_map(|(h, w, c)| {
                 let n = usize::from(h) * usize::from(w) * usize::from(c);
-                prop::collection::vec(any::<u8>(), n..=n).prop_map(move |b| Owned::Raw(h, w, c, b))
+                prop::collection::vec(any::<u8>(), n..=n)
+                    .prop_map(move |b| Value::Image(Image::raw(h, w, c, leak(b))))
             })
             .boxed(),
         FieldType::ImagePng => (
@@ -129,7 +99,7 @@ fn value_for(ty: FieldType, nullable: bool) -> BoxedStrategy<Owned> {
             prop::sample::select(vec![0u8, 2, 4, 6]),
         )
             .prop_filter("fits u16", |(w, _, _)| *w <= 65535)
-            .prop_map(|(w, h, c)| Owned::Png(png(w, h, c)))
+            .prop_map(|(w, h, c)| Value::Image(Image::png(leak(png(w, h, c)))))
             .boxed(),
         FieldType::AudioWaveform => (
             prop::sample::select(vec![8u8, 16, 24, 32]),
@@ -138,27 +108,32 @@ fn value_for(ty: FieldType, nullable: bool) -> BoxedStrategy<Owned> {
         )
             .prop_flat_map(|(d, ch, frames)| {
                 let n = frames * usize::from(ch) * usize::from(d / 8);
-                prop::collection::vec(any::<u8>(), n..=n).prop_map(move |b| Owned::Pcm(d, ch, b))
+                prop::collection::vec(any::<u8>(), n..=n)
+                    .prop_map(move |b| Value::Audio(Audio::pcm(44100, ch, d, leak(b))))
             })
             .boxed(),
         FieldType::AudioCompressed => prop::collection::vec(any::<u8>(), 0..10)
-            .prop_map(Owned::Mp3)
+            .prop_map(|b| Value::Audio(Audio::compressed(AudioCodec::Mp3, leak(b))))
             .boxed(),
-        FieldType::TextRaw => "\\PC{0,10}".prop_map(Owned::Utf8).boxed(),
+        FieldType::TextRaw => "\\PC{0,10}"
+            .prop_map(|s| Value::Text(Text::Utf8(s.leak())))
+            .boxed(),
         _ => prop_oneof![
-            prop::collection::vec(any::<u32>().prop_map(U32::new), 0..8).prop_map(Owned::Ids32),
-            prop::collection::vec(any::<u16>().prop_map(U16::new), 0..8).prop_map(Owned::Ids16),
+            prop::collection::vec(any::<u32>().prop_map(U32::new), 0..8)
+                .prop_map(|ids| Value::Text(Text::U32(leak(ids)))),
+            prop::collection::vec(any::<u16>().prop_map(U16::new), 0..8)
+                .prop_map(|ids| Value::Text(Text::U16(leak(ids)))),
         ]
         .boxed(),
     };
     if nullable {
-        prop_oneof![1 => Just(Owned::Null), 3 => v].boxed()
+        prop_oneof![1 => Just(Value::Null), 3 => v].boxed()
     } else {
         v
     }
 }
 
-fn dataset() -> impl Strategy<Value = (Schema, Vec<Vec<Owned>>, WriterOptions)> {
+fn dataset() -> impl Strategy<Value = (Schema, Vec<Vec<Value<'static>>>, WriterOptions)> {
     prop::collection::vec(field_type(), 1..6).prop_flat_map(|types| {
         let mut schema = Schema::new();
         for (i, (ty, nullable)) in types.iter().enumerate() {
@@ -168,7 +143,8 @@ fn dataset() -> impl Strategy<Value = (Schema, Vec<Vec<Owned>>, WriterOptions)> 
                 schema.field(format!("f{i}"), *ty)
             };
         }
-        let row: Vec<BoxedStrategy<Owned>> = types.iter().map(|(t, n)| value_for(*t, *n)).collect();
+        let row: Vec<BoxedStrategy<Value<'static>>> =
+            types.iter().map(|(t, n)| value_for(*t, *n)).collect();
         (
             Just(schema),
             prop::collection::vec(row, 0..12),
@@ -186,11 +162,10 @@ fn dataset() -> impl Strategy<Value = (Schema, Vec<Vec<Owned>>, WriterOptions)> 
     })
 }
 
-fn write(schema: &Schema, samples: &[Vec<Owned>], options: WriterOptions) -> Vec<u8> {
+fn write(schema: &Schema, samples: &[Vec<Value<'_>>], options: WriterOptions) -> Vec<u8> {
     let mut w = Writer::new(Cursor::new(Vec::new()), schema, options).unwrap();
     for s in samples {
-        let values: Vec<Value<'_>> = s.iter().map(Owned::value).collect();
-        w.add(&values).unwrap();
+        w.add(s).unwrap();
     }
     w.finish().unwrap().into_inner()
 }
@@ -226,9 +201,9 @@ proptest! {
         prop_assert!(problems.is_empty(), "{:?}", problems);
         let reader = mldf::Reader::open(binfmt_core::source::Counting::new(&bytes[..])).unwrap();
         for (i, s) in samples.iter().enumerate() {
-            for (f, owned) in s.iter().enumerate() {
+            for (f, written) in s.iter().enumerate() {
                 let read = ds.value(i as u64, f).unwrap();
-                prop_assert!(reads_as(&owned.value(), &read), "sample {} field {}: {:?} read as {:?}", i, f, owned, read);
+                prop_assert!(reads_as(written, &read), "sample {} field {}: {:?} read as {:?}", i, f, written, read);
                 prop_assert!(reader.value(i as u64, f).unwrap().value().same(&read));
             }
         }

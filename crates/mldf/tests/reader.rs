@@ -15,6 +15,11 @@ use mldf::{
     Dataset, ErrorKind, FieldType, Layout, ReadOptions, Reader, Schema, Text, Value, WriterOptions,
 };
 
+/// A UTF-8 text value.
+fn text(s: &str) -> Value<'_> {
+    Value::Text(Text::Utf8(s))
+}
+
 #[test]
 fn open_reads_header_and_descriptors_in_one_request() {
     let file = labelled(3, WriterOptions::new().num_samples(3));
@@ -29,10 +34,7 @@ fn open_reads_header_and_descriptors_in_one_request() {
     // caption costs one request, for its payload.
     assert_eq!(reader.value(2, 0).unwrap().value(), Value::Int(2));
     assert_eq!(source.stats().requests, 1);
-    assert_eq!(
-        reader.value(2, 1).unwrap().value(),
-        Value::Text(Text::Utf8("caption 2"))
-    );
+    assert_eq!(reader.value(2, 1).unwrap().value(), text("caption 2"));
     assert_eq!(source.stats().requests, 2);
 }
 
@@ -78,21 +80,14 @@ fn each_value_takes_at_most_two_requests() {
     // A whole sample: the row, then its payloads in one batch (one range here).
     let values = reader.sample(7).unwrap();
     assert_eq!(values.len(), 2);
-    assert_eq!(values[1].value(), Value::Text(Text::Utf8("caption 7")));
+    assert_eq!(values[1].value(), text("caption 7"));
     assert_eq!(source.stats().requests - before, 2);
     // An empty payload needs no request at all.
     let schema = Schema::new().field("t", FieldType::TextRaw);
-    let file = write(
-        &schema,
-        WriterOptions::new(),
-        &[vec![Value::Text(Text::Utf8(""))]],
-    );
+    let file = write(&schema, WriterOptions::new(), &[vec![text("")]]);
     let source = Counting::new(&file[..]);
     let reader = Reader::open(&source).unwrap();
-    assert_eq!(
-        reader.value(0, 0).unwrap().value(),
-        Value::Text(Text::Utf8(""))
-    );
+    assert_eq!(reader.value(0, 0).unwrap().value(), text(""));
     assert_eq!(source.stats().requests, 2);
 }
 
@@ -141,10 +136,7 @@ fn item_crcs_are_checked_when_asked() {
             .to_string()
     );
     let lax = Reader::open_with(&file[..], &ReadOptions::new().item_checksums(false)).unwrap();
-    assert_eq!(
-        lax.value(0, 1).unwrap().value(),
-        Value::Text(Text::Utf8("Caption 0"))
-    );
+    assert_eq!(lax.value(0, 1).unwrap().value(), text("Caption 0"));
 }
 
 /// Every fixture: the ranged reader over a counted source (so nothing comes from a

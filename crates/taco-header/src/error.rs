@@ -20,7 +20,7 @@
 
 use core::fmt;
 
-use binfmt_core::{Fault, Found, Layout};
+use binfmt_core::{Found, Layout};
 
 #[cfg(feature = "alloc")]
 use alloc::string::String;
@@ -391,88 +391,21 @@ impl fmt::Display for TornState {
     }
 }
 
-binfmt_core::format_kind! {
+binfmt_core::kind_table! {
     ErrorKind;
-    fault {
-        ErrorKind::WrongName { .. }
-        | ErrorKind::NameLength { .. }
-        | ErrorKind::ExtraField { .. }
-        | ErrorKind::Compressed { .. }
-        | ErrorKind::PayloadSize { .. }
-        | ErrorKind::Encrypted { .. }
-        | ErrorKind::DataDescriptor { .. }
-        | ErrorKind::CountTooLarge { .. }
-        | ErrorKind::NonZeroPadding { .. }
-        | ErrorKind::CrcMismatch { .. }
-        | ErrorKind::TornUpdate { .. }
-        | ErrorKind::NoEndOfCentralDirectory
-        | ErrorKind::MissingZip64
-        | ErrorKind::Zip64RecordSize { .. }
-        | ErrorKind::EndMismatch { .. }
-        | ErrorKind::CentralDirectoryBounds { .. }
-        | ErrorKind::EntryCount { .. }
-        | ErrorKind::Zip64ExtraMissing
-        | ErrorKind::MalformedExtra
-        | ErrorKind::HeaderNotFirst
-        | ErrorKind::HeaderNotAtStart { .. }
-        | ErrorKind::LocalMismatch { .. }
-        | ErrorKind::LocalNameMismatch { .. }
-        | ErrorKind::MemberBounds { .. }
-        | ErrorKind::OverlappingMember { .. }
-        | ErrorKind::DuplicateMember { .. }
-        | ErrorKind::MemberCrc { .. } => Fault::Input,
-        ErrorKind::MultiDisk => Fault::Unsupported,
-        // Only ever a warning: the build lacks the memory to check more.
-        ErrorKind::CrcNotChecked { .. } => Fault::Limit,
-        ErrorKind::TooManyEntries { .. } | ErrorKind::ReservedName => Fault::Caller,
-        #[cfg(feature = "alloc")]
-        ErrorKind::DuplicateName { .. } | ErrorKind::BadName { .. } => Fault::Caller,
-        #[cfg(feature = "std")]
-        ErrorKind::NotAFile { .. } => Fault::Caller,
-        #[cfg(feature = "std")]
-        ErrorKind::SourceChanged { .. } => Fault::Io,
-    }
-    name {
-        ErrorKind::WrongName { .. } => "WrongName",
-        ErrorKind::NameLength { .. } => "NameLength",
-        ErrorKind::ExtraField { .. } => "ExtraField",
-        ErrorKind::Compressed { .. } => "Compressed",
-        ErrorKind::PayloadSize { .. } => "PayloadSize",
-        ErrorKind::Encrypted { .. } => "Encrypted",
-        ErrorKind::DataDescriptor { .. } => "DataDescriptor",
-        ErrorKind::CountTooLarge { .. } => "CountTooLarge",
-        ErrorKind::NonZeroPadding { .. } => "NonZeroPadding",
-        ErrorKind::CrcMismatch { .. } => "CrcMismatch",
-        ErrorKind::TornUpdate { .. } => "TornUpdate",
-        ErrorKind::NoEndOfCentralDirectory => "NoEndOfCentralDirectory",
-        ErrorKind::MissingZip64 => "MissingZip64",
-        ErrorKind::Zip64RecordSize { .. } => "Zip64RecordSize",
-        ErrorKind::MultiDisk => "MultiDisk",
-        ErrorKind::EndMismatch { .. } => "EndMismatch",
-        ErrorKind::CentralDirectoryBounds { .. } => "CentralDirectoryBounds",
-        ErrorKind::EntryCount { .. } => "EntryCount",
-        ErrorKind::Zip64ExtraMissing => "Zip64ExtraMissing",
-        ErrorKind::MalformedExtra => "MalformedExtra",
-        ErrorKind::HeaderNotFirst => "HeaderNotFirst",
-        ErrorKind::HeaderNotAtStart { .. } => "HeaderNotAtStart",
-        ErrorKind::LocalMismatch { .. } => "LocalMismatch",
-        ErrorKind::LocalNameMismatch { .. } => "LocalNameMismatch",
-        ErrorKind::MemberBounds { .. } => "MemberBounds",
-        ErrorKind::OverlappingMember { .. } => "OverlappingMember",
-        ErrorKind::DuplicateMember { .. } => "DuplicateMember",
-        ErrorKind::MemberCrc { .. } => "MemberCrc",
-        ErrorKind::CrcNotChecked { .. } => "CrcNotChecked",
-        ErrorKind::TooManyEntries { .. } => "TooManyEntries",
-        #[cfg(feature = "alloc")]
-        ErrorKind::DuplicateName { .. } => "DuplicateName",
-        ErrorKind::ReservedName => "ReservedName",
-        #[cfg(feature = "alloc")]
-        ErrorKind::BadName { .. } => "BadName",
-        #[cfg(feature = "std")]
-        ErrorKind::NotAFile { .. } => "NotAFile",
-        #[cfg(feature = "std")]
-        ErrorKind::SourceChanged { .. } => "SourceChanged",
-    }
+    Fault::Input => WrongName, NameLength, ExtraField, Compressed, PayloadSize, Encrypted,
+        DataDescriptor, CountTooLarge, NonZeroPadding, CrcMismatch, TornUpdate,
+        NoEndOfCentralDirectory, MissingZip64, Zip64RecordSize, EndMismatch, CentralDirectoryBounds,
+        EntryCount, Zip64ExtraMissing, MalformedExtra, HeaderNotFirst, HeaderNotAtStart,
+        LocalMismatch, LocalNameMismatch, MemberBounds, OverlappingMember, DuplicateMember,
+        MemberCrc;
+    Fault::Unsupported => MultiDisk;
+    // Only ever a warning: the build lacks the memory to check more.
+    Fault::Limit => CrcNotChecked;
+    Fault::Caller => TooManyEntries, ReservedName;
+    Fault::Caller => #[cfg(feature = "alloc")] DuplicateName, #[cfg(feature = "alloc")] BadName;
+    Fault::Caller => #[cfg(feature = "std")] NotAFile;
+    Fault::Io => #[cfg(feature = "std")] SourceChanged;
 }
 
 /// An error of this crate: an [`ErrorKind`] and, for problems in the input, the byte

@@ -27,7 +27,6 @@
 //! their CRC (after the second), and the next update repairs it. If a write fails, the
 //! original bytes are written back, in reverse order, before the error is returned.
 
-use alloc::vec::Vec;
 use std::path::Path;
 
 use binfmt_core::source::FileSource;
@@ -42,54 +41,42 @@ use crate::raw::{self, HEADER_SIZE};
 use crate::reader::Reader;
 use crate::walk;
 
-/// The whole file at `path`, read with ordinary reads.
-///
-/// # Errors
-/// [`ErrorKind::Io`](crate::ErrorKind::Io) naming the path.
-pub fn read(path: impl AsRef<Path>) -> Result<Vec<u8>> {
-    let path = path.as_ref();
-    std::fs::read(path).map_err(io_at(path))
-}
+binfmt_core::fs_fns! {
+    /// The whole file at `path`, read with ordinary reads.
+    ///
+    /// # Errors
+    /// [`ErrorKind::Io`](crate::ErrorKind::Io) naming the path.
+    pub fn read;
 
-/// A read-only memory map of the file at `path`, usable as `&[u8]`
-/// ([`Archive::parse`](crate::Archive::parse), [`verify`](crate::verify())). The caller
-/// promises that no process truncates or rewrites the file while it is mapped (see
-/// [`binfmt_core::mmap`]); [`read`] or a [`Reader`] over a
-/// [`FileSource`] do not need that promise.
-///
-/// # Errors
-/// [`ErrorKind::Io`](crate::ErrorKind::Io) naming the path.
-#[cfg(feature = "mmap")]
-#[cfg_attr(docsrs, doc(cfg(feature = "mmap")))]
-pub fn map(path: impl AsRef<Path>) -> Result<binfmt_core::mmap::Mmap> {
-    let path = path.as_ref();
-    binfmt_core::mmap::Mmap::open(path).map_err(io_at(path))
-}
+    /// A read-only memory map of the file at `path`, usable as `&[u8]`
+    /// ([`Archive::parse`](crate::Archive::parse), [`verify`](crate::verify())). The caller
+    /// promises that no process truncates or rewrites the file while it is mapped (see
+    /// [`binfmt_core::mmap`]); [`read`] or a [`Reader`] over a
+    /// [`FileSource`] do not need that promise.
+    ///
+    /// # Errors
+    /// [`ErrorKind::Io`](crate::ErrorKind::Io) naming the path.
+    pub fn map;
 
-/// A [`Reader`] over the file at `path`, read with positioned reads (`pread`): its first
-/// 256 bytes are read and the header is checked. [`open_with`] with the default
-/// [`ReadOptions`].
-///
-/// ```no_run
-/// let reader = taco_header::fs::open("data.taco")?;
-/// println!("{:?}", reader.entries());
-/// # Ok::<(), taco_header::Error>(())
-/// ```
-///
-/// # Errors
-/// As [`Reader::open`], I/O errors naming the path.
-pub fn open(path: impl AsRef<Path>) -> Result<Reader<FileSource>> {
-    open_with(path, &ReadOptions::new())
-}
+    /// A [`Reader`] over the file at `path`, read with positioned reads (`pread`): its first
+    /// 256 bytes are read and the header is checked. [`open_with`] with the default
+    /// [`ReadOptions`].
+    ///
+    /// ```no_run
+    /// let reader = taco_header::fs::open("data.taco")?;
+    /// println!("{:?}", reader.entries());
+    /// # Ok::<(), taco_header::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As [`Reader::open`], I/O errors naming the path.
+    pub fn open;
 
-/// [`open`] with `options`.
-///
-/// # Errors
-/// As [`Reader::open_with`], I/O errors naming the path.
-pub fn open_with(path: impl AsRef<Path>, options: &ReadOptions) -> Result<Reader<FileSource>> {
-    let path = path.as_ref();
-    let source = FileSource::open(path).map_err(io_at(path))?;
-    Reader::open_with(source, options).map_err(with_path(path))
+    /// [`open`] with `options`.
+    ///
+    /// # Errors
+    /// As [`Reader::open_with`], I/O errors naming the path.
+    pub fn open_with;
 }
 
 /// The entries of the header of the archive at `path`, fully checked. Only the start of
@@ -293,6 +280,8 @@ impl Plan {
 
 #[cfg(test)]
 mod tests {
+    use alloc::vec::Vec;
+
     use binfmt_core::scratch::Scratch;
     use binfmt_core::source::Counting;
 

@@ -26,7 +26,6 @@ mod walk;
 #[cfg(feature = "alloc")]
 mod create;
 #[cfg(feature = "std")]
-#[cfg_attr(docsrs, doc(cfg(feature = "std")))]
 pub mod fs;
 #[cfg(feature = "std")]
 mod reader;
@@ -51,10 +50,8 @@ pub use verify::{PIECE_SIZE, VERIFY_PIECE, verify, verify_data};
 #[allow(deprecated)]
 pub use create::{ArchiveBuilder, CreateOptions};
 #[cfg(feature = "alloc")]
-#[cfg_attr(docsrs, doc(cfg(feature = "alloc")))]
 pub use create::{Writer, WriterOptions};
 #[cfg(feature = "std")]
-#[cfg_attr(docsrs, doc(cfg(feature = "std")))]
 pub use reader::{CentralDirectory, MemberList, Reader, read_header, read_header_with};
 
 // What a caller needs to match, blame or rebase an error, and to drive `verify`.

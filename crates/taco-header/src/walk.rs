@@ -57,6 +57,24 @@ impl<'d> Window<'d> {
     pub(crate) fn get(&self, offset: u64, len: u64) -> Option<&'d [u8]> {
         self.bytes.get(self.range_of(offset, len)?)
     }
+
+    /// The `len` bytes at archive offset `offset`: out of the window when it holds them,
+    /// otherwise one read of `data` (an error names them `what`).
+    fn get_or_read<D: Data<'d>>(
+        &self,
+        data: D,
+        offset: u64,
+        len: u64,
+        what: &'static str,
+    ) -> Result<&'d [u8]>
+    where
+        Error: From<D::Error>,
+    {
+        match self.get(offset, len) {
+            Some(bytes) => Ok(bytes),
+            None => Ok(data.bytes(offset, len, what)?),
+        }
+    }
 }
 
 /// The end of the archive: all of it when it is in memory (the walk then finds
@@ -86,13 +104,8 @@ where
         None => records.directory(None)?,
         Some(at) => {
             let len = bytes::to_u64(raw::ZIP64_END_SIZE);
-            match tail.get(at, len) {
-                Some(record) => records.directory(Some(record))?,
-                None => {
-                    let record = data.bytes(at, len, "ZIP64 end-of-central-directory record")?;
-                    records.directory(Some(record))?
-                }
-            }
+            let what = "ZIP64 end-of-central-directory record";
+            records.directory(Some(tail.get_or_read(data, at, len, what)?))?
         }
     };
     Ok((directory, tail))
@@ -109,10 +122,7 @@ where
     Error: From<D::Error>,
 {
     let (start, len) = (directory.cd_offset, directory.cd_size);
-    match tail.get(start, len) {
-        Some(bytes) => Ok(bytes),
-        None => Ok(data.bytes(start, len, "central directory")?),
-    }
+    tail.get_or_read(data, start, len, "central directory")
 }
 
 /// For the in-place update: the first central-directory entry alone, so that the cost

@@ -2,7 +2,7 @@
 //! `read_header` and Python `zipfile`'s `testzip()` (when `BINFMT_PYTHON` is set).
 #![allow(clippy::unwrap_used, clippy::indexing_slicing)]
 
-use binfmt_test_support::{Scratch, reference};
+use binfmt_test_support::{Scratch, reference, reference_test};
 use std::ffi::OsStr;
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -23,13 +23,15 @@ fn assert_valid(bytes: &[u8]) {
     assert_eq!(summary.warnings(), 0, "{:#?}", findings.warnings());
 }
 
+/// The header entries the writing tests start from; the last needs 64-bit fields.
+const THREE: [Entry; 3] = [
+    Entry::new(157, 13),
+    Entry::new(1000, 1000),
+    Entry::new((1 << 32) + 5, 0x0102_0304_0506_0708),
+];
+
 fn three() -> Entries {
-    Entries::from_slice(&[
-        Entry::new(157, 13),
-        Entry::new(1000, 1000),
-        Entry::new((1 << 32) + 5, 0x0102_0304_0506_0708),
-    ])
-    .unwrap()
+    Entries::from_slice(&THREE).unwrap()
 }
 
 /// The archives this test writes: name → (entries, member names).
@@ -258,17 +260,11 @@ fn zip64_by_count() {
     zip64_by_count_updated("zip64-count");
 }
 
-#[test]
-#[cfg_attr(
-    binfmt_no_python,
-    ignore = "BINFMT_PYTHON is not set: run bash .ci/run, or see README"
-)]
-fn the_reference_reads_our_zip64_by_count() {
-    let Some(py) = reference::python("the_reference_reads_our_zip64_by_count") else {
-        return;
-    };
-    let (_dir, path, new) = zip64_by_count_updated("zip64-count-reference");
-    check_with_reference(&py, &[(path, new, 70_001)]);
+reference_test! {
+    fn the_reference_reads_our_zip64_by_count(py) {
+        let (_dir, path, new) = zip64_by_count_updated("zip64-count-reference");
+        check_with_reference(&py, &[(path, new, 70_001)]);
+    }
 }
 
 /// Writes and checks an archive that needs ZIP64 for its 70 001 members, updates its
@@ -300,37 +296,31 @@ fn zip64_by_count_updated(test: &str) -> (Scratch, PathBuf, Entries) {
     (dir, path, new)
 }
 
-#[test]
-#[cfg_attr(
-    binfmt_no_python,
-    ignore = "BINFMT_PYTHON is not set: run bash .ci/run, or see README"
-)]
-fn the_reference_reads_what_we_write_and_update() {
-    let Some(py) = reference::python("the_reference_reads_what_we_write_and_update") else {
-        return;
-    };
-    let dir = scratch("reference");
-    let mut checks: Vec<(PathBuf, Entries, usize)> = write_archives(&dir)
-        .into_iter()
-        .map(|(p, e, names)| (p, e, names.len()))
-        .collect();
-    // Update our own archives and copies of the reference's.
-    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
-    for name in ["three_entries.taco", "false_zip64.taco", "updated.taco"] {
-        let path = dir.join(format!("updated_{name}"));
-        fs::copy(fixtures.join(name), &path).unwrap();
-        let members = Archive::parse(&fs::read(&path).unwrap())
-            .unwrap()
-            .members()
-            .count();
-        checks.push((path, Entries::new(), members));
+reference_test! {
+    fn the_reference_reads_what_we_write_and_update(py) {
+        let dir = scratch("reference");
+        let mut checks: Vec<(PathBuf, Entries, usize)> = write_archives(&dir)
+            .into_iter()
+            .map(|(p, e, names)| (p, e, names.len()))
+            .collect();
+        // Update our own archives and copies of the reference's.
+        let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+        for name in ["three_entries.taco", "false_zip64.taco", "updated.taco"] {
+            let path = dir.join(format!("updated_{name}"));
+            fs::copy(fixtures.join(name), &path).unwrap();
+            let members = Archive::parse(&fs::read(&path).unwrap())
+                .unwrap()
+                .members()
+                .count();
+            checks.push((path, Entries::new(), members));
+        }
+        for (path, entries, _) in checks.iter_mut().skip(1) {
+            let updated = [Entry::new(41, 116), Entry::new(0, 0), Entry::new(9, 9)];
+            *entries = Entries::from_slice(&updated).unwrap();
+            taco_header::fs::update(path.as_path(), entries).unwrap();
+        }
+        check_with_reference(&py, &checks);
     }
-    for (path, entries, _) in checks.iter_mut().skip(1) {
-        *entries = Entries::from_slice(&[Entry::new(41, 116), Entry::new(0, 0), Entry::new(9, 9)])
-            .unwrap();
-        taco_header::fs::update(path.as_path(), entries).unwrap();
-    }
-    check_with_reference(&py, &checks);
 }
 
 /// Runs tools/taco/check_ours.py and compares what the reference read.
@@ -360,34 +350,28 @@ fn check_with_reference(py: &Path, checks: &[(PathBuf, Entries, usize)]) {
     }
 }
 
-#[test]
-#[cfg_attr(
-    binfmt_no_python,
-    ignore = "BINFMT_PYTHON is not set: run bash .ci/run, or see README"
-)]
-fn archives_the_reference_made_with_zip64_by_count() {
-    let Some(py) = reference::python("archives_the_reference_made_with_zip64_by_count") else {
-        return;
-    };
-    let dir = scratch("reference-zip64");
-    let path = dir.join("reference_zip64.taco");
-    let out = reference::run(&py, "taco/make_zip64_by_count.py", &[path.as_os_str()]);
-    let seen: Value = serde_json::from_str(&out).unwrap();
-    let bytes = fs::read(&path).unwrap();
-    let archive = Archive::parse(&bytes).unwrap();
-    assert!(archive.directory().is_zip64());
-    assert_eq!(
-        archive.members().count() as u64,
-        seen["members"].as_u64().unwrap()
-    );
-    assert_valid(&bytes);
-    assert_eq!(
-        archive.header().entries().as_slice(),
-        &[Entry::new(11, 22), Entry::new(33, 44)]
-    );
-    let new = Entries::from_slice(&[Entry::new(1, 2)]).unwrap();
-    taco_header::fs::update(&path, &new).unwrap();
-    check_with_reference(&py, &[(path, new, 70_001)]);
+reference_test! {
+    fn archives_the_reference_made_with_zip64_by_count(py) {
+        let dir = scratch("reference-zip64");
+        let path = dir.join("reference_zip64.taco");
+        let out = reference::run(&py, "taco/make_zip64_by_count.py", &[path.as_os_str()]);
+        let seen: Value = serde_json::from_str(&out).unwrap();
+        let bytes = fs::read(&path).unwrap();
+        let archive = Archive::parse(&bytes).unwrap();
+        assert!(archive.directory().is_zip64());
+        assert_eq!(
+            archive.members().count() as u64,
+            seen["members"].as_u64().unwrap()
+        );
+        assert_valid(&bytes);
+        assert_eq!(
+            archive.header().entries().as_slice(),
+            &[Entry::new(11, 22), Entry::new(33, 44)]
+        );
+        let new = Entries::from_slice(&[Entry::new(1, 2)]).unwrap();
+        taco_header::fs::update(&path, &new).unwrap();
+        check_with_reference(&py, &[(path, new, 70_001)]);
+    }
 }
 
 /// A member of 4 GiB + 1 byte: ZIP64 sizes in its local header and central-directory

@@ -7,6 +7,8 @@
     clippy::cast_possible_truncation
 )]
 
+mod common;
+
 use binfmt_core::le::{U16, U32, U64};
 use binfmt_core::source::{ByteSource, Counting, FileSource, SeekSource, Stats};
 use binfmt_core::zerocopy::{FromBytes, IntoBytes};
@@ -162,11 +164,7 @@ fn seventy_thousand_members_list_in_two_more_requests() {
 
 #[test]
 fn large_members_cost_one_range_each_in_one_call() {
-    let mut b = Writer::new(Entries::new());
-    for i in 0..4u8 {
-        b.add_bytes(format!("big{i}"), vec![i; 100_000]);
-    }
-    let bytes = b.to_vec().unwrap();
+    let bytes = common::four_large_members();
     let plan = measure(&bytes);
     // The header's local header and the first member's are in the first 256 bytes,
     // kept from `open`; the others are each 100 KB apart, beyond the 64 KiB merge gap.

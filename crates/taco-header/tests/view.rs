@@ -4,6 +4,8 @@
 #![cfg(feature = "std")]
 #![allow(clippy::unwrap_used, clippy::panic, clippy::std_instead_of_core)]
 
+mod common;
+
 use std::path::Path;
 
 use binfmt_core::cache::ReadCache;
@@ -266,11 +268,7 @@ fn a_listing_over_a_cache_is_at_most_two_dependent_round_trips_then_one_batch() 
 
 #[test]
 fn large_members_cost_one_range_each_in_one_batch() {
-    let mut b = Writer::new(Entries::new());
-    for i in 0..4u8 {
-        b.add_bytes(format!("big{i}"), vec![i; 100_000]);
-    }
-    let bytes = b.to_vec().unwrap();
+    let bytes = common::four_large_members();
     let calls = Rounds::new(&bytes[..]);
     let source = Counting::new(&calls);
     let cache = ReadCache::new(&source);

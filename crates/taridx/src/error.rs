@@ -8,7 +8,7 @@
 
 use core::fmt;
 
-use binfmt_core::{Fault, Layout, Version};
+use binfmt_core::{Layout, Version};
 
 use crate::tar::Compression;
 
@@ -386,7 +386,6 @@ pub enum ErrorKind {
 
     /// Reading or writing failed (with the file, when there is one).
     #[cfg(feature = "std")]
-    #[cfg_attr(docsrs, doc(cfg(feature = "std")))]
     #[error(transparent)]
     Io(#[from] binfmt_core::IoError),
 }
@@ -427,73 +426,14 @@ impl ErrorKind {
     }
 }
 
-binfmt_core::format_kind! {
+binfmt_core::kind_table! {
     ErrorKind;
-    fault {
-        ErrorKind::RecordSize { .. }
-        | ErrorKind::HeaderSize { .. }
-        | ErrorKind::CrashOffset { .. }
-        | ErrorKind::RowsOffset { .. }
-        | ErrorKind::RowBytes { .. }
-        | ErrorKind::BlockText { .. }
-        | ErrorKind::BlockCount { .. }
-        | ErrorKind::ExtId { .. }
-        | ErrorKind::CrashId { .. }
-        | ErrorKind::StemCount { .. }
-        | ErrorKind::Flags { .. }
-        | ErrorKind::Reserved { .. }
-        | ErrorKind::TarHeaderTruncated { .. }
-        | ErrorKind::TarChecksum { .. }
-        | ErrorKind::TarNumber { .. }
-        | ErrorKind::TarNegative { .. }
-        | ErrorKind::TarTruncated { .. }
-        | ErrorKind::Pax { .. }
-        | ErrorKind::NameUtf8 { .. }
-        | ErrorKind::Newline { .. } => Fault::Input,
-        ErrorKind::NewerMinor { .. } | ErrorKind::Compressed { .. } => Fault::Unsupported,
-        ErrorKind::TooManyRows { .. }
-        | ErrorKind::TooManyShards { .. }
-        | ErrorKind::TooManyExtensions { .. }
-        | ErrorKind::TooManyCrashStems { .. }
-        | ErrorKind::FidOverflow { .. } => Fault::Limit,
-        ErrorKind::NotContiguous
-        | ErrorKind::InvalidRow { .. }
-        | ErrorKind::InvalidText { .. }
-        | ErrorKind::NoShard { .. } => Fault::Caller,
-    }
-    name {
-        ErrorKind::RecordSize { .. } => "RecordSize",
-        ErrorKind::HeaderSize { .. } => "HeaderSize",
-        ErrorKind::CrashOffset { .. } => "CrashOffset",
-        ErrorKind::RowsOffset { .. } => "RowsOffset",
-        ErrorKind::RowBytes { .. } => "RowBytes",
-        ErrorKind::BlockText { .. } => "BlockText",
-        ErrorKind::BlockCount { .. } => "BlockCount",
-        ErrorKind::ExtId { .. } => "ExtId",
-        ErrorKind::CrashId { .. } => "CrashId",
-        ErrorKind::StemCount { .. } => "StemCount",
-        ErrorKind::Flags { .. } => "Flags",
-        ErrorKind::NewerMinor { .. } => "NewerMinor",
-        ErrorKind::Reserved { .. } => "Reserved",
-        ErrorKind::TooManyRows { .. } => "TooManyRows",
-        ErrorKind::NotContiguous => "NotContiguous",
-        ErrorKind::TarHeaderTruncated { .. } => "TarHeaderTruncated",
-        ErrorKind::TarChecksum { .. } => "TarChecksum",
-        ErrorKind::TarNumber { .. } => "TarNumber",
-        ErrorKind::TarNegative { .. } => "TarNegative",
-        ErrorKind::TarTruncated { .. } => "TarTruncated",
-        ErrorKind::Pax { .. } => "Pax",
-        ErrorKind::NameUtf8 { .. } => "NameUtf8",
-        ErrorKind::Newline { .. } => "Newline",
-        ErrorKind::Compressed { .. } => "Compressed",
-        ErrorKind::TooManyShards { .. } => "TooManyShards",
-        ErrorKind::TooManyExtensions { .. } => "TooManyExtensions",
-        ErrorKind::TooManyCrashStems { .. } => "TooManyCrashStems",
-        ErrorKind::FidOverflow { .. } => "FidOverflow",
-        ErrorKind::InvalidRow { .. } => "InvalidRow",
-        ErrorKind::InvalidText { .. } => "InvalidText",
-        ErrorKind::NoShard { .. } => "NoShard",
-    }
+    Fault::Input => RecordSize, HeaderSize, CrashOffset, RowsOffset, RowBytes, BlockText,
+        BlockCount, ExtId, CrashId, StemCount, Flags, Reserved, TarHeaderTruncated, TarChecksum,
+        TarNumber, TarNegative, TarTruncated, Pax, NameUtf8, Newline;
+    Fault::Unsupported => NewerMinor, Compressed;
+    Fault::Limit => TooManyRows, TooManyShards, TooManyExtensions, TooManyCrashStems, FidOverflow;
+    Fault::Caller => NotContiguous, InvalidRow, InvalidText, NoShard;
 }
 
 /// An error of this crate: an [`ErrorKind`] and the byte offset it was found at, if any.

@@ -53,26 +53,20 @@ pub fn shards_of_index(index: impl AsRef<Path>) -> Result<Vec<PathBuf>> {
     fold_shards(dir, fold)
 }
 
-/// Reads a whole file (an index or a shard) with ordinary reads.
-///
-/// # Errors
-/// [`ErrorKind::Io`](crate::ErrorKind::Io) naming the file.
-pub fn read(path: impl AsRef<Path>) -> Result<Vec<u8>> {
-    let path = path.as_ref();
-    Ok(std::fs::read(path).map_err(IoError::at_path(path))?)
-}
+binfmt_core::fs_fns! {
+    /// Reads a whole file (an index or a shard) with ordinary reads.
+    ///
+    /// # Errors
+    /// [`ErrorKind::Io`](crate::ErrorKind::Io) naming the file.
+    pub fn read;
 
-/// Memory-maps a file read-only (an index or a shard), so that only the pages that are
-/// used are read: the caller promises that the file is not truncated meanwhile (see
-/// `binfmt_core::mmap`; [`open`] reads with `pread` instead).
-///
-/// # Errors
-/// [`ErrorKind::Io`](crate::ErrorKind::Io) naming the file.
-#[cfg(feature = "mmap")]
-#[cfg_attr(docsrs, doc(cfg(feature = "mmap")))]
-pub fn map(path: impl AsRef<Path>) -> Result<binfmt_core::mmap::Mmap> {
-    let path = path.as_ref();
-    Ok(binfmt_core::mmap::Mmap::open(path).map_err(IoError::at_path(path))?)
+    /// Memory-maps a file read-only (an index or a shard), so that only the pages that are
+    /// used are read: the caller promises that the file is not truncated meanwhile (see
+    /// `binfmt_core::mmap`; [`open`] reads with `pread` instead).
+    ///
+    /// # Errors
+    /// [`ErrorKind::Io`](crate::ErrorKind::Io) naming the file.
+    pub fn map;
 }
 
 /// The [`Reader`] of an index file and the shards next to it (the index
@@ -147,7 +141,6 @@ pub fn open_reader(
 /// [`Writer::add`](crate::Writer::add)). The index and the report are
 /// [`Writer::finish`](crate::Writer::finish)'s.
 #[cfg(feature = "mmap")]
-#[cfg_attr(docsrs, doc(cfg(feature = "mmap")))]
 pub fn index_shards(shards: &[PathBuf], options: crate::BuildOptions) -> Result<crate::Finished> {
     if shards.len() > 1 << 16 && options.mode() == crate::Mode::Strict {
         return Err(binfmt_core::Kind::unlocated(

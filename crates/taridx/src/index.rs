@@ -699,28 +699,25 @@ pub(crate) fn row_rule<'d, D: Data<'d>>(
 /// Deep rule: `n_stems` equals the distinct `(keyhash, crashid)` pairs among the rows.
 #[cfg(feature = "alloc")]
 pub(crate) fn stem_count_rule<'d, D: Data<'d>>(index: &Index<'d, D>, distinct: u64) -> Result<()> {
-    if index.n_stems() == distinct {
-        Ok(())
-    } else {
-        Err(ErrorKind::StemCount {
-            declared: index.n_stems(),
-            found: distinct,
-        }
-        .at(N_STEMS_AT))
+    let declared = index.n_stems();
+    if declared == distinct {
+        return Ok(());
     }
+    Err(ErrorKind::StemCount {
+        declared,
+        found: distinct,
+    }
+    .at(N_STEMS_AT))
 }
 
 /// Deep rule: flag bit 0 says whether every stem's rows are one run.
 #[cfg(feature = "alloc")]
 pub(crate) fn flag_rule<'d, D: Data<'d>>(index: &Index<'d, D>, contiguous: bool) -> Result<()> {
-    if index.is_contiguous() == contiguous {
-        Ok(())
-    } else {
-        Err(ErrorKind::Flags {
-            declared: index.is_contiguous(),
-        }
-        .at(FLAGS_AT))
+    let declared = index.is_contiguous();
+    if declared == contiguous {
+        return Ok(());
     }
+    Err(ErrorKind::Flags { declared }.at(FLAGS_AT))
 }
 
 /// The warnings of a header that passed [`header_rule`].

@@ -57,7 +57,6 @@ pub fn stem(name: &str) -> &str {
 ///
 /// Borrows when the extension is already lower-case ASCII (the usual case).
 #[cfg(feature = "alloc")]
-#[cfg_attr(docsrs, doc(cfg(feature = "alloc")))]
 #[must_use]
 pub fn extension(name: &str) -> alloc::borrow::Cow<'_, str> {
     lowercase(split_name(name).1)

@@ -37,7 +37,6 @@ mod verify;
 mod write;
 
 #[cfg(feature = "std")]
-#[cfg_attr(docsrs, doc(cfg(feature = "std")))]
 pub mod fs;
 #[cfg(feature = "std")]
 mod reader;
@@ -56,25 +55,18 @@ pub use text::Escaped;
 #[allow(deprecated)]
 pub use build::IndexBuilder;
 #[cfg(feature = "alloc")]
-#[cfg_attr(docsrs, doc(cfg(feature = "alloc")))]
 pub use build::{BuildOptions, Finished, Mode, ShardStats, Writer, shard_suffix};
 #[cfg(feature = "alloc")]
-#[cfg_attr(docsrs, doc(cfg(feature = "alloc")))]
 pub use lookup::{Sample, StemMap, extension_ids};
 #[cfg(feature = "alloc")]
-#[cfg_attr(docsrs, doc(cfg(feature = "alloc")))]
 pub use names::Verifier;
 #[cfg(feature = "std")]
-#[cfg_attr(docsrs, doc(cfg(feature = "std")))]
 pub use reader::{Payload, Reader};
 #[cfg(feature = "alloc")]
-#[cfg_attr(docsrs, doc(cfg(feature = "alloc")))]
 pub use report::{NameExcerpt, Report, SkipReason, Skipped, Warning};
 #[cfg(feature = "alloc")]
-#[cfg_attr(docsrs, doc(cfg(feature = "alloc")))]
 pub use verify::{verify, verify_data};
 #[cfg(feature = "alloc")]
-#[cfg_attr(docsrs, doc(cfg(feature = "alloc")))]
 pub use write::{IndexFile, RowData};
 
 /// True when `head` (the first bytes of a file) looks like a .taridx index.

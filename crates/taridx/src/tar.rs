@@ -101,7 +101,6 @@ impl<'a> Name<'a> {
 
     /// The full name, invalid UTF-8 replaced by U+FFFD.
     #[cfg(feature = "alloc")]
-    #[cfg_attr(docsrs, doc(cfg(feature = "alloc")))]
     #[must_use]
     pub fn to_string_lossy(&self) -> alloc::string::String {
         let mut s = alloc::string::String::new();

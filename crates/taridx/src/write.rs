@@ -259,7 +259,6 @@ impl IndexFile {
     /// # Errors
     /// [`ErrorKind::Io`] with the writer's error.
     #[cfg(feature = "std")]
-    #[cfg_attr(docsrs, doc(cfg(feature = "std")))]
     pub fn write_to<W: std::io::Write>(&self, mut out: W) -> Result<u64> {
         let mut written = 0u64;
         self.emit(|piece| {
@@ -279,7 +278,6 @@ impl IndexFile {
     /// # Errors
     /// [`ErrorKind::Io`] naming `path`.
     #[cfg(feature = "std")]
-    #[cfg_attr(docsrs, doc(cfg(feature = "std")))]
     pub fn write_to_path(&self, path: impl AsRef<std::path::Path>) -> Result<u64> {
         use binfmt_core::output::{Output, OutputOptions};
         let path = path.as_ref();

@@ -228,19 +228,20 @@ pub fn check_view(data: &[u8]) {
     }
 }
 
+/// `assert_eq!(a.m(), b.m())` for each accessor `m` named.
+macro_rules! same {
+    ($a:expr, $b:expr; $($m:ident),+) => {
+        $(assert_eq!($a.$m(), $b.$m(), stringify!($m));)+
+    };
+}
+
 /// Every accessor of `b` (any data) gives what `a`'s (a slice) gives.
 pub fn same_store<'d, D: Data<'d>>(a: &Store<'_>, b: &Store<'d, D>)
 where
     Error: From<D::Error>,
 {
-    assert_eq!(a.offset(), b.offset());
-    assert_eq!(a.file_size(), b.file_size());
-    assert_eq!(a.trailing_len(), b.trailing_len());
-    assert_eq!(a.version(), b.version());
-    assert_eq!(a.compatibility(), b.compatibility());
-    assert_eq!(a.header(), b.header());
-    assert_eq!(a.descriptors(), b.descriptors());
-    assert_eq!((a.len(), a.is_empty()), (b.len(), b.is_empty()));
+    same!(a, b; offset, file_size, trailing_len, version, compatibility, header, descriptors);
+    same!(a, b; len, is_empty);
     assert!(a.keys().eq(b.keys()));
     assert_eq!(
         a.warnings().map(|e| id(&e)).collect::<Vec<_>>(),
@@ -248,20 +249,10 @@ where
     );
     assert_eq!(a.items().len(), b.items().len());
     for (x, y) in a.items().zip(b.items()) {
-        assert_eq!(x.key(), y.key());
-        assert_eq!(x.key_str(), y.key_str());
-        assert_eq!(x.key_excerpt(), y.key_excerpt());
+        same!(x, y; key, key_str, key_excerpt, dtype, array_len, is_empty, byte_len);
+        same!(x, y; array_range, index, descriptor, key_offset, array_offset);
         assert_eq!(x.key_text().to_string(), y.key_text().to_string());
-        assert_eq!(x.dtype(), y.dtype());
         assert_eq!(x.len() as u64, y.array_len());
-        assert_eq!(x.array_len(), y.array_len());
-        assert_eq!(x.is_empty(), y.is_empty());
-        assert_eq!(x.byte_len(), y.byte_len());
-        assert_eq!(x.array_range(), y.array_range());
-        assert_eq!(x.index(), y.index());
-        assert_eq!(x.descriptor(), y.descriptor());
-        assert_eq!(x.key_offset(), y.key_offset());
-        assert_eq!(x.array_offset(), y.array_offset());
         assert_eq!(x.bytes(), &*y.read().unwrap());
         assert_eq!(&*x.read().unwrap(), x.bytes());
         assert_eq!(b.item(x.key()).map(|i| i.index()), Some(x.index()));
