@@ -246,19 +246,20 @@ class Servers:
             d = self.tmp / f"nginx-{attempt}"
             d.mkdir()
             self.http_port, self.s3_port = free_port(), free_port()
+            # Relative paths are nginx's prefix, `-p d`: every file it writes is in d.
             conf = f"""daemon off;
 master_process off;
 worker_processes 1;
-pid {d}/nginx.pid;
-error_log {d}/error.log warn;
+pid nginx.pid;
+error_log error.log warn;
 events {{ worker_connections 256; }}
 http {{
     log_format bench '"$request" $status "$http_range" $body_bytes_sent';
-    client_body_temp_path {d}/client_body;
-    proxy_temp_path {d}/proxy;
-    fastcgi_temp_path {d}/fastcgi;
-    uwsgi_temp_path {d}/uwsgi;
-    scgi_temp_path {d}/scgi;
+    client_body_temp_path client_body;
+    proxy_temp_path proxy;
+    fastcgi_temp_path fastcgi;
+    uwsgi_temp_path uwsgi;
+    scgi_temp_path scgi;
     default_type application/octet-stream;
     sendfile on;
     keepalive_timeout 30s;
@@ -266,13 +267,13 @@ http {{
     server {{
         listen 127.0.0.1:{self.http_port};
         server_name localhost;
-        access_log {d}/http.log bench;
+        access_log http.log bench;
         root {self.root};
     }}
     server {{
         listen 127.0.0.1:{self.s3_port};
         server_name localhost;
-        access_log {d}/s3.log bench;
+        access_log s3.log bench;
         client_max_body_size 0;
         location / {{
             proxy_pass http://127.0.0.1:{self.moto_port};

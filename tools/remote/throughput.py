@@ -7,7 +7,7 @@ against `curl` of the same object, on loopback and through a delay proxy.
 
 Starts nginx (and moto, through bench.py's `Servers`) on 127.0.0.1 only, makes a Bloscpack
 file of incompressible float64 data (`--mb` MB, packed with bloscpack's defaults), and
-times, per round trip:
+times, per round trip (each pair's runs taken in turn):
 
 * `curl -s -o /dev/null URL` against `binfmt verify URL` (every chunk digest checked);
 * `curl -s -o FILE URL` against `binfmt bloscpack unpack URL FILE --force` (the output
@@ -117,17 +117,34 @@ def make_blp(binfmt, path, mb):
     raw.unlink()
 
 
-def timed(argv, runs):
-    times = []
+def once(argv):
+    start = time.monotonic()
+    with open(os.devnull, "wb") as null:
+        done = subprocess.run(argv, stdout=null, stderr=subprocess.PIPE)
+    took = time.monotonic() - start
+    if done.returncode != 0:
+        sys.exit(f"throughput.py: {argv[0]} failed ({done.returncode}): "
+                 f"{done.stderr.decode(errors='replace')[:500]}")
+    return took
+
+
+def timed_pair(a, b, runs):
+    """Medians of `runs` runs of `a` and of `b`, taken in turn (a, b, a, b, …), so that a
+    change of the machine's load falls on both."""
+    ta, tb = [], []
     for _ in range(runs):
-        start = time.monotonic()
-        with open(os.devnull, "wb") as null:
-            done = subprocess.run(argv, stdout=null, stderr=subprocess.PIPE)
-        times.append(time.monotonic() - start)
-        if done.returncode != 0:
-            sys.exit(f"throughput.py: {argv[0]} failed ({done.returncode}): "
-                     f"{done.stderr.decode(errors='replace')[:500]}")
-    return statistics.median(times)
+        ta.append(once(a))
+        tb.append(once(b))
+    return statistics.median(ta), statistics.median(tb)
+
+
+def requests(binfmt, argv):
+    """The requests `argv` (a binfmt command) made, from its `--stats` line."""
+    done = subprocess.run([binfmt, "--stats", *argv[1:]], capture_output=True, text=True)
+    for line in done.stderr.splitlines():
+        if "request" in line:
+            return line.strip()
+    return "?"
 
 
 def main():
@@ -160,8 +177,8 @@ def main():
                      [args.binfmt, "bloscpack", "unpack", "--force", url, str(out)]),
                 ]
                 for name, curl, ours in pairs:
-                    t_curl = timed(curl, args.runs)
-                    t_ours = timed(ours, args.runs)
+                    bench.say(f"{name}: {requests(args.binfmt, ours)}")
+                    t_curl, t_ours = timed_pair(curl, ours, args.runs)
                     rows.append((rtt, name, t_curl, t_ours))
     load = os.getloadavg()[0]
     print(f"{size / 1e6:.0f} MB object, medians of {args.runs}, load {load:.1f}\n")

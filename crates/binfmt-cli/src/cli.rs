@@ -86,7 +86,11 @@ JSON output (--json): one object per line per file: \"file\", \"format\" (null w
 unknown), \"valid\" (true or false), \"errors\" and \"warnings\" (lists of {\"offset\": N or
 null, \"message\": TEXT}, at most --max-problems each), \"more_errors\" and
 \"more_warnings\" (counts past the cap); a file that cannot be read or has no known format
-also has \"error\": MESSAGE.";
+also has \"error\": MESSAGE.
+
+A URL is read by range: what the checks need. A URL whose name ends in .blp (a Bloscpack
+file: every chunk digest is checked) is read with one request for the whole object, the
+chunks checked as they arrive.";
 
 /// The whole grammar: `inspect`, `verify`, then one subcommand per format.
 pub(crate) fn command() -> Command {
@@ -248,9 +252,14 @@ pub(crate) fn run(matches: &ArgMatches) -> Result<ExitCode, Failure> {
     }
 }
 
-/// Opens a file and detects its format.
-fn open(path: &std::path::Path) -> Result<(Input, &'static Format), Failure> {
-    let input = Input::open(path)?;
+/// Opens a file and detects its format; `whole` for a command that reads all of it
+/// ([`Input::open_whole`]).
+fn open(path: &std::path::Path, whole: bool) -> Result<(Input, &'static Format), Failure> {
+    let input = if whole {
+        Input::open_whole(path)?
+    } else {
+        Input::open(path)?
+    };
     match registry::detect(input.head()) {
         Some(format) => Ok((input, format)),
         None if input.head().is_empty() => Err(Failure::file(input.name(), "empty file")),
@@ -284,7 +293,7 @@ fn inspect(args: &InspectArgs) -> Result<ExitCode, Failure> {
     for path in &args.files {
         let mut object = Map::new();
         object.insert("file".into(), Value::String(crate::escape::path(path)));
-        let result = open(path).and_then(|(input, format)| {
+        let result = open(path, false).and_then(|(input, format)| {
             object.insert("format".into(), Value::String(format.name.into()));
             (format.inspect)(&input, &options).map(|i| (input, i))
         });
@@ -369,7 +378,11 @@ fn verify(args: &VerifyArgs) -> Result<ExitCode, Failure> {
             }
             ControlFlow::Continue(())
         };
-        let outcome = open(path).and_then(|(input, format)| {
+        let whole = registry::verify_reads_all(path);
+        let outcome = open(path, whole).and_then(|(input, format)| {
+            if format.verify_reads_all.is_none() {
+                input.not_whole();
+            }
             let summary = (format.verify)(&input, &mut record)?;
             Ok((input, format, summary))
         });

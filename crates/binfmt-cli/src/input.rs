@@ -129,6 +129,9 @@ pub(crate) struct Input {
     arg: PathBuf,
     /// Read through `binfmt-remote`.
     remote: bool,
+    /// A URL opened to be read whole ([`Input::open_whole`]).
+    #[cfg(feature = "remote")]
+    read_whole: Option<Arc<RemoteSource>>,
     source: Box<dyn ByteSource>,
     /// The first `head_len` bytes (fewer for a shorter input).
     head: Vec<u8>,
@@ -159,12 +162,41 @@ impl Input {
     /// # Errors
     /// As [`Input::open`].
     pub(crate) fn open_with_head(arg: &Path, head_len: u64) -> Result<Input, Failure> {
+        Input::open_as(arg, head_len, false)
+    }
+
+    /// [`Input::open`] for a command that reads the whole input, in order (`verify`,
+    /// `unpack` into a file): a URL's first request asks for the whole object, and what
+    /// comes after the head is kept coming for the command's stream of ranges
+    /// ([`binfmt_remote::Options::with_whole_object`]): one round trip fewer.
+    ///
+    /// # Errors
+    /// As [`Input::open`].
+    pub(crate) fn open_whole(arg: &Path) -> Result<Input, Failure> {
+        Input::open_as(arg, HEAD_SIZE, true)
+    }
+
+    fn open_as(arg: &Path, head_len: u64, whole: bool) -> Result<Input, Failure> {
         let name = escape::path(arg);
-        let opened = open_location(arg, &name)?;
+        let opened = open_location(arg, &name, whole)?;
         let mut input = Input::from_source_with(name, opened.path, opened.source, head_len)?;
         input.remote = opened.remote;
+        #[cfg(feature = "remote")]
+        {
+            input.read_whole = opened.whole;
+        }
         input.arg = arg.to_path_buf();
         Ok(input)
+    }
+
+    /// For an input opened by [`Input::open_whole`] that will not be read whole after
+    /// all (`verify` of a format whose checks read only its structure): stops the rest of
+    /// the URL's first response, which the command would not take.
+    pub(crate) fn not_whole(&self) {
+        #[cfg(feature = "remote")]
+        if let Some(source) = &self.read_whole {
+            source.release_rest();
+        }
     }
 
     /// True for URLs.
@@ -201,6 +233,8 @@ impl Input {
             name,
             path,
             remote: false,
+            #[cfg(feature = "remote")]
+            read_whole: None,
             source,
             head,
             whole: OnceCell::new(),
@@ -314,6 +348,9 @@ struct Opened {
     /// The local path, for regular files.
     path: Option<PathBuf>,
     remote: bool,
+    /// A URL opened to be read whole: its source, to stop the rest of its first response.
+    #[cfg(feature = "remote")]
+    whole: Option<Arc<RemoteSource>>,
 }
 
 /// Opens a location (a path, `-` for standard input, a URL) as a byte source without
@@ -324,12 +361,14 @@ struct Opened {
 /// # Errors
 /// As [`Input::open`].
 pub(crate) fn open_source(arg: &Path) -> Result<Box<dyn ByteSource>, Failure> {
-    Ok(open_location(arg, &escape::path(arg))?.source)
+    Ok(open_location(arg, &escape::path(arg), false)?.source)
 }
 
 /// Opens `arg`, named `name` in messages and `--stats`.
-fn open_location(arg: &Path, name: &str) -> Result<Opened, Failure> {
+fn open_location(arg: &Path, name: &str, whole: bool) -> Result<Opened, Failure> {
     let fail = |e: std::io::Error| Failure::file(name, e);
+    #[cfg(not(feature = "remote"))]
+    let _ = whole;
     #[cfg(not(feature = "remote"))]
     if arg.to_str().is_some_and(is_url) {
         return Err(Failure::file(
@@ -339,10 +378,13 @@ fn open_location(arg: &Path, name: &str) -> Result<Opened, Failure> {
     }
     #[cfg(feature = "remote")]
     if let Some(url) = arg.to_str().filter(|a| is_url(a)) {
-        let options = binfmt_remote::Options::from_env().map_err(fail)?;
+        let options = binfmt_remote::Options::from_env()
+            .map_err(fail)?
+            .with_whole_object(whole);
         let remote = Arc::new(RemoteSource::open_with(url, &options).map_err(fail)?);
         register(name, Meter::Remote(Arc::clone(&remote)));
         return Ok(Opened {
+            whole: whole.then(|| Arc::clone(&remote)),
             source: Box::new(remote),
             path: None,
             remote: true,
@@ -375,6 +417,8 @@ fn open_location(arg: &Path, name: &str) -> Result<Opened, Failure> {
         source: Box::new(counted),
         path,
         remote: false,
+        #[cfg(feature = "remote")]
+        whole: None,
     })
 }
 

@@ -50,6 +50,14 @@ impl Facts {
         Facts::default()
     }
 
+    /// The facts `fill` adds to an empty list: a table's row in one expression,
+    /// `Facts::build(|row| row.value("offset", 0).value("length", 13))`.
+    pub(crate) fn build(fill: impl FnOnce(&mut Facts) -> &mut Facts) -> Self {
+        let mut facts = Facts::new();
+        fill(&mut facts);
+        facts
+    }
+
     /// Room for `n` facts: for the rows of a long table, built once each.
     pub(crate) fn with_capacity(n: usize) -> Self {
         Facts {
@@ -355,27 +363,27 @@ pub(crate) struct Key {
     pub(crate) children: &'static [Key],
 }
 
-impl Key {
-    pub(crate) const fn new(name: &'static str, doc: &'static str) -> Key {
-        Key {
-            name,
-            doc,
-            children: &[],
-        }
-    }
-
-    pub(crate) const fn with(
-        name: &'static str,
-        doc: &'static str,
-        children: &'static [Key],
-    ) -> Key {
-        Key {
-            name,
-            doc,
-            children,
-        }
-    }
+/// A table of documented keys, written as `inspect --help` shows them: `"name": "doc"`
+/// for a key, `"name": "doc" => CHILDREN` for a key whose objects have keys of their own
+/// (a nested `keys!` table, or a named one that two keys share). A macro so that a table
+/// reads like that help, one entry a key, where rustfmt spreads a constructor call with a
+/// long doc over four lines.
+macro_rules! keys {
+    (@children) => {
+        &[]
+    };
+    (@children $children:expr) => {
+        $children
+    };
+    ($($name:literal: $doc:literal $(=> $children:expr)?),* $(,)?) => {
+        &[$($crate::model::Key {
+            name: $name,
+            doc: $doc,
+            children: $crate::model::keys!(@children $($children)?),
+        }),*]
+    };
 }
+pub(crate) use keys;
 
 /// The keys of one format, as `inspect --help` prints them.
 pub(crate) fn keys_help(format: &str, keys: &[Key]) -> String {

@@ -66,6 +66,12 @@ pub(crate) struct Format {
     pub(crate) inspect: fn(&Input, &InspectOptions) -> Result<Inspection, Failure>,
     /// `binfmt verify`: the library's `verify`, every finding sent to the report.
     pub(crate) verify: fn(&Input, &mut Report<'_>) -> Result<Summary, Failure>,
+    /// When `verify` reads every byte of a file, in order (Bloscpack's chunk digests): the
+    /// file-name extension files of the format carry (`blp`). `binfmt verify` of a URL so
+    /// named asks the first request for the whole object ([`Input::open_whole`]): the
+    /// format is known from the first bytes only, and asking a file of another format for
+    /// all of its bytes would transfer what its checks do not read.
+    pub(crate) verify_reads_all: Option<&'static str>,
     /// Adds the format's subcommands to `binfmt NAME`.
     pub(crate) command: fn(clap::Command) -> clap::Command,
     /// Runs `binfmt NAME …`.
@@ -77,9 +83,12 @@ pub(crate) struct Format {
 
 /// The registry entry of a format module whose items have the usual names: `name`,
 /// `about`, `noun` and `sniff` given, then the module's `KEYS`, `inspect`, `verify`,
-/// `Command`'s subcommands, `run` and `fuzz`.
+/// `Command`'s subcommands, `run` and `fuzz`; `verify_reads_all` is `None` unless given.
 macro_rules! format_entry {
-    (name: $name:expr, about: $about:expr, noun: $noun:expr, sniff: $sniff:expr $(,)?) => {
+    (
+        name: $name:expr, about: $about:expr, noun: $noun:expr, sniff: $sniff:expr
+        $(, verify_reads_all: $all:literal)? $(,)?
+    ) => {
         $crate::registry::Format {
             name: $name,
             about: $about,
@@ -88,6 +97,7 @@ macro_rules! format_entry {
             keys: KEYS,
             inspect,
             verify,
+            verify_reads_all: $crate::registry::reads_all!($($all)?),
             command: Command::augment_subcommands,
             run,
             fuzz,
@@ -95,6 +105,34 @@ macro_rules! format_entry {
     };
 }
 pub(crate) use format_entry;
+
+macro_rules! reads_all {
+    () => {
+        None
+    };
+    ($ext:literal) => {
+        Some($ext)
+    };
+}
+pub(crate) use reads_all;
+
+/// Whether `binfmt verify` opens `path` to be read whole ([`Input::open_whole`]): it is a
+/// URL whose name ends in the extension of a format whose `verify` reads every byte.
+pub(crate) fn verify_reads_all(path: &std::path::Path) -> bool {
+    let Some(url) = path.to_str().filter(|p| crate::input::is_url(p)) else {
+        return false;
+    };
+    // The last segment of the URL's path, without its query or fragment.
+    let name = url.split(['?', '#']).next().unwrap_or(url);
+    let name = name.rsplit('/').next().unwrap_or(name);
+    let Some((_, ext)) = name.rsplit_once('.') else {
+        return false;
+    };
+    FORMATS.iter().any(|f| {
+        f.verify_reads_all
+            .is_some_and(|x| x.eq_ignore_ascii_case(ext))
+    })
+}
 
 impl std::fmt::Debug for Format {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -200,4 +238,24 @@ pub(crate) fn sink<'r, 'a, E: Diagnostic>(
     report: &'r mut Report<'a>,
 ) -> impl FnMut(Severity, E) -> ControlFlow<()> + 'r {
     move |severity, err: E| report(Problem::from_diagnostic(severity, &err))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    #[test]
+    fn verify_reads_a_url_whole_by_its_name() {
+        for (arg, whole) in [
+            ("https://h.example/d/x.blp", true),
+            ("s3://bucket/x.BLP?versionId=3#f", true),
+            ("https://h.example/x.blp/", false),
+            ("https://h.example/x.kas", false),
+            ("https://h.example/blp", false),
+            ("x.blp", false),
+            ("-", false),
+        ] {
+            assert_eq!(super::verify_reads_all(Path::new(arg)), whole, "{arg}");
+        }
+    }
 }

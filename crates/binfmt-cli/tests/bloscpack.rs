@@ -13,6 +13,15 @@ use bloscpack_header::{Metadata, PackOptions};
 use common::{run, s, scratch, text};
 use serde_json::Value;
 
+/// `binfmt bloscpack pack ramp.bin BLP OPTIONS…`, which must succeed; returns the
+/// input's path.
+fn pack_ramp(blp: &Path, options: &[&str]) -> PathBuf {
+    let input = fixture("ramp.bin");
+    let out = run(&[&["bloscpack", "pack", s(&input), s(blp)], options].concat());
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    input
+}
+
 fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../bloscpack-header/tests/fixtures")
@@ -134,31 +143,28 @@ fn verify_reports_every_problem_with_its_offset() {
 #[test]
 fn pack_unpack_append_round_trip() {
     let dir = scratch("roundtrip");
-    let input = fixture("ramp.bin");
     let meta = dir.join("meta.json");
     std::fs::write(&meta, br#"{ "name": "ramp", "n": [1, 2, 3] }"#).unwrap();
     let blp = dir.join("out.blp");
-    let out = run(&[
-        "bloscpack",
-        "pack",
-        s(&input),
-        s(&blp),
-        "--chunk-size",
-        "4K",
-        "--codec",
-        "lz4",
-        "--shuffle",
-        "bit",
-        "--checksum",
-        "sha1",
-        "--metadata",
-        s(&meta),
-        "--meta-codec",
-        "none",
-        "--max-app-chunks",
-        "2",
-    ]);
-    assert!(out.status.success(), "{}", text(&out.stderr));
+    let input = pack_ramp(
+        &blp,
+        &[
+            "--chunk-size",
+            "4K",
+            "--codec",
+            "lz4",
+            "--shuffle",
+            "bit",
+            "--checksum",
+            "sha1",
+            "--metadata",
+            s(&meta),
+            "--meta-codec",
+            "none",
+            "--max-app-chunks",
+            "2",
+        ],
+    );
     let v: Value =
         serde_json::from_str(text(&run(&["inspect", "--json", s(&blp)]).stdout).trim()).unwrap();
     assert_eq!(v["checksum"], "sha1");
@@ -427,19 +433,8 @@ use std::os::unix::fs::FileTypeExt as _;
 
 /// A file of `ramp.bin` in 1 KiB chunks with room for many appends.
 fn appendable(dir: &Path) -> (PathBuf, Vec<u8>) {
-    let input = fixture("ramp.bin");
     let blp = dir.join("grow.blp");
-    let out = run(&[
-        "bloscpack",
-        "pack",
-        s(&input),
-        s(&blp),
-        "--chunk-size",
-        "1K",
-        "--max-app-chunks",
-        "200",
-    ]);
-    assert!(out.status.success(), "{}", text(&out.stderr));
+    let input = pack_ramp(&blp, &["--chunk-size", "1K", "--max-app-chunks", "200"]);
     (blp, std::fs::read(&input).unwrap())
 }
 

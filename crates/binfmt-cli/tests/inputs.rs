@@ -6,14 +6,15 @@
 mod common;
 
 use std::fs::File;
-use std::process::{Command, Stdio};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
 
 use common::{binfmt, s, scratch, stderr};
 
 const BIN: &str = env!("CARGO_BIN_EXE_binfmt");
 
 /// `binfmt ARGS < stdin_from`.
-fn with_stdin(args: &[&str], stdin_from: &std::path::Path) -> std::process::Output {
+fn with_stdin(args: &[&str], stdin_from: &Path) -> Output {
     Command::new(BIN)
         .args(args)
         .stdin(File::open(stdin_from).unwrap())
@@ -21,7 +22,7 @@ fn with_stdin(args: &[&str], stdin_from: &std::path::Path) -> std::process::Outp
         .unwrap()
 }
 
-fn packed(dir: &std::path::Path) -> (std::path::PathBuf, std::path::PathBuf) {
+fn packed(dir: &Path) -> (PathBuf, PathBuf) {
     let raw = dir.join("s.bin");
     std::fs::write(
         &raw,
@@ -34,25 +35,35 @@ fn packed(dir: &std::path::Path) -> (std::path::PathBuf, std::path::PathBuf) {
     (raw, blp)
 }
 
+/// Runs `command`, which must exit 1 (saying `why`, when given) and leave `file` as it
+/// was.
+fn refused_leaving(file: &Path, why: Option<&str>, command: impl FnOnce() -> Output) {
+    let before = std::fs::read(file).unwrap();
+    let out = command();
+    match why {
+        Some(why) => common::assert_exit_saying(&out, 1, why),
+        None => assert_eq!(out.status.code(), Some(1), "{}", stderr(&out)),
+    }
+    assert_eq!(std::fs::read(file).unwrap(), before);
+}
+
 #[test]
 fn out_is_refused_when_a_file_url_names_the_input() {
     let dir = scratch("file-url");
     let (_, blp) = packed(&dir);
-    let before = std::fs::read(&blp).unwrap();
     let url = format!("file://{}", s(&blp));
-    let out = binfmt(&["bloscpack", "unpack", &url, s(&blp), "-f"]);
-    common::assert_exit_saying(&out, 1, "is also an input");
-    assert_eq!(std::fs::read(&blp).unwrap(), before);
+    refused_leaving(&blp, Some("is also an input"), || {
+        binfmt(&["bloscpack", "unpack", &url, s(&blp), "-f"])
+    });
 }
 
 #[test]
 fn out_is_refused_when_standard_input_is_redirected_from_it() {
     let dir = scratch("stdin");
     let (raw, _) = packed(&dir);
-    let before = std::fs::read(&raw).unwrap();
-    let out = with_stdin(&["bloscpack", "pack", "-", s(&raw), "-f"], &raw);
-    common::assert_exit_saying(&out, 1, "is also an input");
-    assert_eq!(std::fs::read(&raw).unwrap(), before);
+    refused_leaving(&raw, Some("is also an input"), || {
+        with_stdin(&["bloscpack", "pack", "-", s(&raw), "-f"], &raw)
+    });
 }
 
 #[test]
@@ -61,10 +72,9 @@ fn out_is_refused_when_it_is_a_hard_link_of_the_input() {
     let (_, blp) = packed(&dir);
     let link = dir.join("link.blp");
     std::fs::hard_link(&blp, &link).unwrap();
-    let before = std::fs::read(&blp).unwrap();
-    let out = binfmt(&["bloscpack", "unpack", s(&link), s(&blp), "-f"]);
-    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
-    assert_eq!(std::fs::read(&blp).unwrap(), before);
+    refused_leaving(&blp, None, || {
+        binfmt(&["bloscpack", "unpack", s(&link), s(&blp), "-f"])
+    });
 }
 
 #[test]
@@ -79,11 +89,10 @@ fn taco_update_copy_refuses_its_own_input_by_url() {
         &taco,
     )
     .unwrap();
-    let before = std::fs::read(&taco).unwrap();
     let url = format!("file://{}", s(&taco));
-    let out = binfmt(&["taco", "update", &url, "-o", s(&taco), "-f"]);
-    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
-    assert_eq!(std::fs::read(&taco).unwrap(), before);
+    refused_leaving(&taco, None, || {
+        binfmt(&["taco", "update", &url, "-o", s(&taco), "-f"])
+    });
 }
 
 /// An endless stream that is not the format is refused on its first bytes, not read to

@@ -58,7 +58,7 @@ fn inspect_of_a_bare_header_shows_entries_without_members() {
         &fs::read(fixture("three_entries.taco")).unwrap()[..157],
     )
     .unwrap();
-    let out = binfmt(&["inspect", "--json", path.to_str().unwrap()]);
+    let out = binfmt(&["inspect", "--json", s(&path)]);
     assert!(out.status.success());
     let v = &json_lines(&out)[0];
     assert_eq!(v["format"], "taco");
@@ -90,7 +90,7 @@ fn verify_reports_each_problem_with_file_and_offset() {
         format!("{good}: OK (taco)\n")
     );
 
-    let out = binfmt(&["verify", &good, bad.to_str().unwrap()]);
+    let out = binfmt(&["verify", &good, s(&bad)]);
     assert_eq!(out.status.code(), Some(1));
     let stderr = String::from_utf8(out.stderr).unwrap();
     let lines: Vec<&str> = stderr.lines().collect();
@@ -116,18 +116,14 @@ fn create_then_update_then_inspect() {
     let out = binfmt(&[
         "taco",
         "create",
-        out_path.to_str().unwrap(),
+        s(&out_path),
         "--entry",
         "157:13",
         "--strip-dirs",
-        a.to_str().unwrap(),
+        s(&a),
     ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v = &json_lines(&binfmt(&["inspect", "--json", out_path.to_str().unwrap()]))[0];
+    assert!(out.status.success(), "{}", stderr(&out));
+    let v = &json_lines(&binfmt(&["inspect", "--json", s(&out_path)]))[0];
     assert_eq!(v["members"][1]["name"], "a.parquet");
     let offset = v["members"][1]["data_offset"].as_u64().unwrap();
 
@@ -135,36 +131,24 @@ fn create_then_update_then_inspect() {
     let out = binfmt(&[
         "taco",
         "update",
-        out_path.to_str().unwrap(),
+        s(&out_path),
         "--entry",
         &entry,
         "--entry",
         "0:0",
     ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v = &json_lines(&binfmt(&["inspect", "--json", out_path.to_str().unwrap()]))[0];
+    assert!(out.status.success(), "{}", stderr(&out));
+    let v = &json_lines(&binfmt(&["inspect", "--json", s(&out_path)]))[0];
     assert_eq!(
         v["entries"],
         serde_json::json!([{"offset": offset, "length": 14}, {"offset": 0, "length": 0}])
     );
-    assert!(
-        binfmt(&["verify", out_path.to_str().unwrap()])
-            .status
-            .success()
-    );
+    assert!(binfmt(&["verify", s(&out_path)]).status.success());
 
     // A header-only archive.
     let only = dir.join("only.taco");
-    assert!(
-        binfmt(&["taco", "create", only.to_str().unwrap()])
-            .status
-            .success()
-    );
-    assert!(binfmt(&["verify", only.to_str().unwrap()]).status.success());
+    assert!(binfmt(&["taco", "create", s(&only)]).status.success());
+    assert!(binfmt(&["verify", s(&only)]).status.success());
 }
 
 #[test]
@@ -173,9 +157,9 @@ fn update_refuses_a_plain_zip_and_leaves_it_unchanged() {
     let path = dir.join("plain.zip");
     fs::copy(fixture("plain.zip"), &path).unwrap();
     let before = fs::read(&path).unwrap();
-    let out = binfmt(&["taco", "update", path.to_str().unwrap(), "--entry", "1:2"]);
+    let out = binfmt(&["taco", "update", s(&path), "--entry", "1:2"]);
     assert_eq!(out.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("TACO_HEADER"));
+    assert!(stderr(&out).contains("TACO_HEADER"));
     assert_eq!(fs::read(&path).unwrap(), before);
 }
 
@@ -259,12 +243,12 @@ fn garbage_never_panics() {
         let path = dir.join(format!("g{i}.taco"));
         fs::write(&path, &bytes).unwrap();
         for cmd in ["inspect", "verify"] {
-            let out = binfmt(&[cmd, path.to_str().unwrap()]);
+            let out = binfmt(&[cmd, s(&path)]);
             assert!(
                 matches!(out.status.code(), Some(0 | 1)),
                 "{cmd} {i}: {out:?}"
             );
-            assert!(!String::from_utf8_lossy(&out.stderr).contains("panicked"));
+            assert!(!stderr(&out).contains("panicked"));
         }
     }
 }

@@ -26,6 +26,16 @@ fn fold_copy(name: &str, sub: &str, fold: &str) -> Scratch {
     dir
 }
 
+/// A copy of the fold indexed by `binfmt taridx build DIR FOLD`, which must succeed: the
+/// directory and the index's path.
+fn fold_built(name: &str, sub: &str, fold: &str) -> (Scratch, PathBuf) {
+    let dir = fold_copy(name, sub, fold);
+    let out = run(&["taridx", "build", s(&dir), fold]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let index = dir.join(format!("{fold}.taridx"));
+    (dir, index)
+}
+
 /// `binfmt taridx get INDEX ARGS…`.
 fn get(index: &Path, args: &[&str]) -> std::process::Output {
     let mut all = vec!["taridx", "get", s(index)];
@@ -118,10 +128,7 @@ fn build_errors_name_the_shard_and_the_byte() {
 
 #[test]
 fn get_writes_the_payload_and_verifies_names() {
-    let dir = fold_copy("get", "golden", "clean");
-    let out = run(&["taridx", "build", s(&dir), "clean"]);
-    assert!(out.status.success(), "{}", stderr(&out));
-    let index = dir.join("clean.taridx");
+    let (dir, index) = fold_built("get", "golden", "clean");
     let shard0 = std::fs::read(dir.join("clean_0000.tar")).unwrap();
 
     let out = get(&index, &["sample000002", "--ext", "jpg"]);
@@ -152,24 +159,10 @@ fn get_writes_the_payload_and_verifies_names() {
     ]);
     assert!(out.status.success(), "{}", stderr(&out));
     let shards = dir.join("clean_0000.tar");
-    let out = run(&[
-        "taridx",
-        "get",
-        s(&one),
-        "1aefceb10cb92620.cls",
-        "--shards",
-        s(&shards),
-    ]);
+    let colliding = ["1aefceb10cb92620.cls", "--shards", s(&shards)];
+    let out = get(&one, &colliding);
     assert_eq!(out.status.code(), Some(1), "verified: absent");
-    let out = run(&[
-        "taridx",
-        "get",
-        s(&one),
-        "1aefceb10cb92620.cls",
-        "--shards",
-        s(&shards),
-        "--no-verify",
-    ]);
+    let out = get(&one, &[&colliding[..], &["--no-verify"]].concat());
     assert!(
         out.status.success(),
         "unverified: the colliding stem's payload"
@@ -457,10 +450,7 @@ fn argument_errors_found_after_parsing_exit_2() {
 fn get_reads_the_index_once_and_the_member_once() {
     // Three shards: only the member's shard is opened, with one read covering its own
     // header blocks and payload; the index is one read.
-    let dir = fold_copy("stats", "golden", "train");
-    let out = run(&["taridx", "build", s(&dir), "train"]);
-    assert!(out.status.success(), "{}", stderr(&out));
-    let index = dir.join("train.taridx");
+    let (_dir, index) = fold_built("stats", "golden", "train");
     let out = run(&[
         "--stats",
         "taridx",

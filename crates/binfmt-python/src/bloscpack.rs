@@ -291,7 +291,8 @@ fn unpack_url<'py>(
         let mut output =
             Output::create(out, &rules).map_err(|e| crate::output::os_error(py, &e, Some(out)))?;
         let metadata = py.detach(|| {
-            let source = crate::source::open_url(url)?;
+            // Every byte is read, in order: the first request asks for the whole object.
+            let source = crate::source::open_url_as(url, true)?;
             let limit = binfmt_core::cache::ReadCache::<crate::source::AnySource>::DEFAULT_LIMIT
                 .saturating_add(read.get_max_metadata_size());
             let cache = binfmt_core::cache::ReadCache::new(source).with_limit(limit);

@@ -82,8 +82,22 @@ pub(crate) fn remote_enabled() -> bool {
 /// variables). Call without the GIL: building the store may resolve credentials.
 #[cfg(feature = "remote")]
 pub(crate) fn open_url(url: &str) -> io::Result<AnySource> {
-    let options = binfmt_remote::Options::from_env()?;
+    open_url_as(url, false)
+}
+
+/// [`open_url`] for a caller that reads the whole object in order (`whole`): the first
+/// request asks for all of it, and the rest of that response feeds the first stream
+/// (`binfmt_remote::Options::with_whole_object`).
+#[cfg(feature = "remote")]
+pub(crate) fn open_url_as(url: &str, whole: bool) -> io::Result<AnySource> {
+    let options = binfmt_remote::Options::from_env()?.with_whole_object(whole);
     binfmt_remote::RemoteSource::open_with(url, &options).map(AnySource::Remote)
+}
+
+/// Without the `remote` feature: the error a URL gets.
+#[cfg(not(feature = "remote"))]
+pub(crate) fn open_url_as(url: &str, _whole: bool) -> io::Result<AnySource> {
+    open_url(url)
 }
 
 /// Without the `remote` feature: the error a URL gets.

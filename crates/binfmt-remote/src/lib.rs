@@ -49,6 +49,7 @@ mod error;
 mod location;
 mod options;
 mod plan;
+mod rest;
 mod runtime;
 mod source;
 mod store;

@@ -172,12 +172,8 @@ mod tests {
 
     #[test]
     fn escape_keeps_printable_unicode() {
-        assert_eq!(escape("plain ü 日本"), "plain ü 日本");
-        assert_eq!(escape("a\x1b[31mb\x07c\x7f"), "a\\e[31mb\\u{7}c\\u{7f}");
-        assert_eq!(escape("\u{9b}x\u{85}"), "\\u{9b}x\\u{85}");
-        assert_eq!(escape("a\u{202e}b"), "a\\u{202e}b");
-        assert_eq!(escape("\0\n\t"), "\\u{0}\\n\\t");
-        assert_eq!(escape(&escape("a\x1bb")), escape("a\x1bb"));
+        // The escaper's cases are binfmt_core's (`text::escape_controls`); this is it.
+        assert_eq!(escape("ü 日本 a\x1b[31mb\\e"), r"ü 日本 a\e[31mb\e");
     }
 
     #[test]

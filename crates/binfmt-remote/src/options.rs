@@ -134,6 +134,7 @@ pub struct Options {
     pub(crate) deadline: Option<Duration>,
     pub(crate) min_rate: Option<u64>,
     pub(crate) if_match: Option<bool>,
+    pub(crate) whole_object: Option<bool>,
     pub(crate) store_options: Vec<(String, String)>,
     pub(crate) dns_resolver: Option<Arc<dyn DnsResolver>>,
 }
@@ -153,6 +154,7 @@ impl fmt::Debug for Options {
             .field("deadline", &self.deadline())
             .field("min_rate", &self.min_rate())
             .field("if_match", &self.if_match())
+            .field("whole_object", &self.whole_object())
             .field("store_options", &keys)
             .field("dns_resolver", &self.dns_resolver.is_some())
             .finish()
@@ -291,6 +293,15 @@ impl Options {
         /// the pinned ETag and length, so two versions are never mixed.
         fn with_if_match(on: bool) => if_match = on;
 
+        /// For a caller that reads the whole object in order (`verify`, `unpack`): the first
+        /// read (the head) asks for the whole object, and the bytes after the head keep
+        /// coming in the background, at most 4 MiB held, for the first stream of ranges
+        /// ([`ByteSource::stream_ranges`](binfmt_core::source::ByteSource::stream_ranges))
+        /// to take over: one request and one round trip where a head read and then a
+        /// stream make two of each. Off by default: a caller that reads only parts would
+        /// receive up to 4 MiB for nothing, and keep a connection busy with them.
+        fn with_whole_object(on: bool) => whole_object = on;
+
         /// Resolves host names with `resolver` instead of the system's (tests; pinning a host
         /// to an address). Applies to every store that speaks HTTP.
         fn with_dns_resolver(resolver: Arc<dyn DnsResolver>) => dns_resolver = resolver;
@@ -326,6 +337,9 @@ impl Options {
 
         /// Whether later requests carry `If-Match`.
         fn if_match -> bool = true;
+
+        /// Whether the first read asks for the whole object.
+        fn whole_object -> bool = false;
     }
 
     /// How many small requests ([`SMALL_RANGE`] or less each) of one call go at once:

@@ -8,11 +8,13 @@ use std::borrow::Cow;
 use std::collections::TryReserveError;
 use std::io;
 use std::string::String;
+use std::sync::mpsc::SyncSender;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::vec::Vec;
 
 use binfmt_core::parts::{PartSender, PartStream, part_stream};
 use binfmt_core::source::{ByteSource, past_end};
+use bytes::Bytes;
 use futures_util::{StreamExt, TryStreamExt};
 use object_store::path::Path;
 use object_store::{GetOptions, GetRange, ObjectMeta, ObjectStore};
@@ -22,6 +24,7 @@ use url::Url;
 use crate::error::{Problem, RemoteError, classify, is_unsatisfiable, range_text};
 use crate::options::{Options, SMALL_RANGE, deadline_for, human_bytes};
 use crate::plan::plan;
+use crate::rest::{CHUNKS_AHEAD, Feed, Feeding, Job};
 use crate::runtime::run;
 
 /// Blocks fetched by `read_head`/`read_tail` are kept for later reads when at most this
@@ -95,6 +98,9 @@ pub struct Pinned {
 /// error ([`Problem::Changed`]) rather than a mix of two versions.
 pub struct RemoteSource {
     inner: Arc<Inner>,
+    /// The rest of a whole-object response, until a stream takes it over
+    /// ([`Options::with_whole_object`]).
+    rest: Mutex<Option<Feeding>>,
 }
 
 struct Inner {
@@ -107,6 +113,8 @@ struct Inner {
     min_rate: u64,
     gap: u64,
     read_ahead: u64,
+    /// The first read asks for the whole object ([`Options::with_whole_object`]).
+    whole: bool,
     concurrency: usize,
     /// In flight at once when every request of a call is small.
     small_concurrency: usize,
@@ -188,8 +196,19 @@ fn scatter(
     Ok(())
 }
 
+/// Where a GET's bytes go besides its [`Fetched`].
+enum Emit<'a> {
+    /// Nowhere: the response is returned whole, or in its `split`.
+    No,
+    /// Each range of the `split` as soon as it is whole (a stream).
+    Parts(&'a PartSender),
+    /// Every chunk, as it comes, to the thread that cuts it into the ranges asked of a
+    /// whole-object response ([`crate::rest`]).
+    Chunks(&'a SyncSender<Bytes>),
+}
+
 /// Why a GET gave no bytes.
-enum Fail {
+pub(crate) enum Fail {
     /// The answer says nothing of the object's bytes, and an empty object would explain
     /// it: HTTP 416 (`None`), or a 200 to a range request (the error to report when the
     /// object is not empty after all): nginx, for one, ignores ranges of an empty file.
@@ -309,6 +328,7 @@ impl RemoteSource {
                 min_rate: options.min_rate(),
                 gap: options.coalesce_gap(),
                 read_ahead: options.read_ahead(),
+                whole: options.whole_object(),
                 concurrency: options.concurrency(),
                 small_concurrency: options.small_concurrency(),
                 if_match: options.if_match(),
@@ -319,6 +339,7 @@ impl RemoteSource {
                 hits: AtomicU64::new(0),
                 http_requests: Arc::new(AtomicU64::new(0)),
             }),
+            rest: Mutex::new(None),
         }
     }
 
@@ -341,6 +362,32 @@ impl RemoteSource {
         }
     }
 
+    /// Stops the rest of the first response of a whole-object source
+    /// ([`Options::with_whole_object`]) now, for a caller that found it will not read the
+    /// object whole after all (its connection is closed, which stops the transfer); a
+    /// stream asked for later is a GET of its own. Nothing happens otherwise.
+    ///
+    /// ```no_run
+    /// use binfmt_core::source::ByteSource;
+    /// use binfmt_remote::{Options, RemoteSource};
+    ///
+    /// let options = Options::new().with_whole_object(true);
+    /// let source = RemoteSource::open_with("https://example.org/data.bin", &options)?;
+    /// let head = source.read_head(64 << 10)?;
+    /// if !head.starts_with(b"blpk") {
+    ///     source.release_rest();
+    /// }
+    /// # Ok::<(), std::io::Error>(())
+    /// ```
+    pub fn release_rest(&self) {
+        drop(
+            self.rest
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .take(),
+        );
+    }
+
     /// The pinned version, once a response has come.
     #[must_use]
     pub fn pinned(&self) -> Option<Pinned> {
@@ -361,7 +408,7 @@ impl RemoteSource {
     /// A GET, blocking; `Err(NoBytes)` as [`Fail::NoBytes`].
     fn get_blocking(&self, range: GetRange) -> io::Result<Result<Fetched, NoBytes>> {
         let inner = Arc::clone(&self.inner);
-        let out = run(async move { inner.get(range, Vec::new(), None).await })?;
+        let out = run(async move { inner.get(range, Vec::new(), Emit::No).await })?;
         match out {
             Ok(f) => Ok(Ok(f)),
             Err(Fail::NoBytes(e)) => Ok(Err(NoBytes(e))),
@@ -385,6 +432,83 @@ impl RemoteSource {
             )
             .into(),
         }
+    }
+
+    /// The head read of a whole-object source: one GET of the whole object, whose first
+    /// `fetch` bytes are the head (`max_len` of them returned) and whose rest is kept
+    /// coming for the first stream ([`crate::rest`]). `None`: the server gave no bytes
+    /// (an empty object, a server that ignores ranges), for the ranged head read to
+    /// tell which.
+    fn head_and_rest(&self, max_len: u64, fetch: u64) -> io::Result<Option<Vec<u8>>> {
+        let (jobs, queued) = std::sync::mpsc::channel();
+        let (sender, mut head) = part_stream(fetch);
+        let _ = jobs.send(Job::head(fetch, sender));
+        let (chunks, chunks_in) = std::sync::mpsc::sync_channel(CHUNKS_AHEAD);
+        let (ended, ending) = std::sync::mpsc::sync_channel(1);
+        let inner = Arc::clone(&self.inner);
+        crate::runtime::spawn(async move {
+            let got = inner
+                .get(GetRange::Offset(0), Vec::new(), Emit::Chunks(&chunks))
+                .await;
+            drop(chunks);
+            let _ = ended.send(got.map(|_| ()));
+        })?;
+        let (no_bytes, no_bytes_in) = std::sync::mpsc::sync_channel(1);
+        std::thread::Builder::new()
+            .name(String::from("binfmt-remote-feed"))
+            .spawn(move || {
+                let mut feed = Feed::new(queued);
+                for chunk in chunks_in {
+                    if feed.push(&chunk).is_err() {
+                        // No stream will be asked: dropping the chunks stops the response.
+                        return;
+                    }
+                }
+                match ending.recv() {
+                    Ok(Ok(())) => feed.finish(None),
+                    Ok(Err(Fail::Error(e))) => feed.finish(Some(e.into())),
+                    // Sent before the head's stream ends (with `feed`): the head read
+                    // then asks a ranged GET, which tells an empty object from a server
+                    // that ignores ranges.
+                    Ok(Err(Fail::NoBytes(_))) => drop(no_bytes.send(())),
+                    Err(_) => {}
+                }
+            })?;
+        let mut data = match head.next() {
+            Some(Ok(data)) => data,
+            Some(Err(e)) => return Err(e),
+            None => {
+                return match no_bytes_in.try_recv() {
+                    Ok(()) => Ok(None),
+                    Err(_) => Err(io::Error::other("binfmt-remote: a request was dropped")),
+                };
+            }
+        };
+        self.inner.keep(true, 0, &data);
+        let len = self.inner.known_len().unwrap_or(0);
+        let at = crate::bytes_len(&data);
+        if len > at {
+            *self.rest.lock().unwrap_or_else(PoisonError::into_inner) =
+                Some(Feeding::new(jobs, at, len));
+        }
+        data.truncate(usize::try_from(max_len).unwrap_or(usize::MAX));
+        Ok(Some(data))
+    }
+
+    /// `ranges` read from the rest of a whole-object response, when it can serve them (in
+    /// order, after what it was asked before: a parse that reads on past its head); `None`
+    /// otherwise, or when the response broke (the caller's own GET then reports what is
+    /// wrong). A read it cannot serve leaves it for the streams to come.
+    fn read_from_rest(&self, ranges: &[Range<u64>]) -> Option<Vec<Vec<u8>>> {
+        if ranges.is_empty() {
+            return None;
+        }
+        let parts = {
+            let mut slot = self.rest.lock().unwrap_or_else(PoisonError::into_inner);
+            slot.as_mut()?.queue(ranges.to_vec(), u64::MAX)?
+        };
+        let parts: Vec<Vec<u8>> = parts.collect::<io::Result<_>>().ok()?;
+        (parts.len() == ranges.len()).then_some(parts)
     }
 
     fn hit(&self, range: &Range<u64>) -> Option<Vec<u8>> {
@@ -538,7 +662,7 @@ impl Inner {
         self: Arc<Self>,
         range: GetRange,
         split: Vec<Range<u64>>,
-        emit: Option<&PartSender>,
+        emit: Emit<'_>,
     ) -> Result<Fetched, Fail> {
         let (asked_start, asked_len) = match &range {
             GetRange::Bounded(r) => (Some(r.start), r.end.saturating_sub(r.start)),
@@ -598,7 +722,8 @@ impl Inner {
         let mut ahead = RESERVED_AHEAD;
         let mut received = 0usize;
         let mut emitted = 0usize;
-        if split.is_empty() && data.try_reserve_exact(cap.min(RESERVED_AHEAD)).is_err() {
+        let fed = matches!(emit, Emit::Chunks(_));
+        if split.is_empty() && !fed && data.try_reserve_exact(cap.min(RESERVED_AHEAD)).is_err() {
             return Err(self
                 .fail(Problem::Other(std::format!(
                     "cannot allocate memory for the {} of {}",
@@ -620,6 +745,19 @@ impl Inner {
                             // read.
                             return Err(self.fail(Problem::LongBody { range: got.clone() }));
                         }
+                        if let Emit::Chunks(chunks) = emit {
+                            // A whole-object response: its chunks go, uncopied, to the
+                            // thread that cuts them into the ranges asked of it (waiting,
+                            // off the runtime's workers, while it is behind). This thread
+                            // only receives: the copies are made on another core.
+                            received = received.saturating_add(c.len());
+                            if tokio::task::block_in_place(|| chunks.send(c)).is_err() {
+                                return Err(self.fail(Problem::Other(String::from(
+                                    "the reader stopped reading the stream",
+                                ))));
+                            }
+                            continue;
+                        }
                         let kept = if split.is_empty() {
                             grow(&mut data, c.len(), cap).map(|()| data.extend_from_slice(&c))
                         } else {
@@ -637,7 +775,7 @@ impl Inner {
                             )))
                         })?;
                         received = received.saturating_add(c.len());
-                        if let Some(sender) = emit {
+                        if let Emit::Parts(sender) = emit {
                             // Streamed: each range handed over as soon as it is whole.
                             while let (Some(r), Some(part)) =
                                 (split.get(emitted), parts.get_mut(emitted))
@@ -741,6 +879,9 @@ impl ByteSource for RemoteSource {
         if let Some(data) = self.hit(&range) {
             return Ok(Cow::Owned(data));
         }
+        if let Some(mut parts) = self.read_from_rest(core::slice::from_ref(&range)) {
+            return Ok(Cow::Owned(parts.pop().unwrap_or_default()));
+        }
         match self.get_blocking(GetRange::Bounded(range.clone()))? {
             Ok(f) if f.range.end >= range.end => Ok(Cow::Owned(f.data)),
             Ok(f) => Err(past_end(range, f.meta.size)),
@@ -779,6 +920,15 @@ impl ByteSource for RemoteSource {
                 pending.push((i, r.clone()));
             }
         }
+        let asked: Vec<Range<u64>> = pending.iter().map(|(_, r)| r.clone()).collect();
+        if let Some(parts) = self.read_from_rest(&asked) {
+            for ((i, _), part) in pending.iter().zip(parts) {
+                if let Some(slot) = out.get_mut(*i) {
+                    *slot = Some(part);
+                }
+            }
+            pending.clear();
+        }
         let groups = plan(&pending, self.inner.gap);
         if !groups.is_empty() {
             let inner = Arc::clone(&self.inner);
@@ -811,7 +961,7 @@ impl ByteSource for RemoteSource {
                 futures_util::stream::iter(requests.map(|(gi, (span, split))| {
                     let inner = Arc::clone(&inner);
                     async move {
-                        match inner.get(GetRange::Bounded(span), split, None).await {
+                        match inner.get(GetRange::Bounded(span), split, Emit::No).await {
                             Ok(f) => Ok((gi, Ok(f))),
                             Err(Fail::NoBytes(e)) => Ok((gi, Err(NoBytes(e)))),
                             Err(Fail::Error(e)) => Err(e),
@@ -910,6 +1060,7 @@ impl ByteSource for RemoteSource {
     fn start_ranges(&self, ranges: Vec<Range<u64>>) -> Option<binfmt_core::source::Pending> {
         let twin = RemoteSource {
             inner: Arc::clone(&self.inner),
+            rest: Mutex::new(None),
         };
         binfmt_core::source::Pending::spawn(move || {
             let parts = twin.read_ranges(&ranges)?;
@@ -922,6 +1073,17 @@ impl ByteSource for RemoteSource {
     /// by range. Ranges scattered over the object (more than four runs) are
     /// not streamed: the cache's windows fetch those concurrently.
     fn stream_ranges(&self, ranges: Vec<Range<u64>>, budget: u64) -> Option<PartStream> {
+        // The rest of a whole-object response serves the first stream that it can; one
+        // it cannot is dropped, which stops it.
+        {
+            let mut slot = self.rest.lock().unwrap_or_else(PoisonError::into_inner);
+            if let Some(mut feeding) = slot.take()
+                && let Some(parts) = feeding.queue(ranges.clone(), budget)
+            {
+                *slot = Some(feeding);
+                return Some(parts);
+            }
+        }
         let mut runs: Vec<(Range<u64>, Vec<Range<u64>>)> = Vec::new();
         for r in ranges {
             if r.is_empty() {
@@ -946,7 +1108,11 @@ impl ByteSource for RemoteSource {
         crate::runtime::spawn(async move {
             for (span, members) in runs {
                 let got = Arc::clone(&inner)
-                    .get(GetRange::Bounded(span.clone()), members, Some(&sender))
+                    .get(
+                        GetRange::Bounded(span.clone()),
+                        members,
+                        Emit::Parts(&sender),
+                    )
                     .await;
                 // A response that ends early (the object is shorter) leaves the ranges
                 // past its end unsent: the stream ends there, with the error a read of
@@ -994,6 +1160,12 @@ impl ByteSource for RemoteSource {
         let mut fetch = max_len.max(self.inner.read_ahead).min(MAX_RANGE_END);
         if let Some(len) = known {
             fetch = fetch.min(len);
+        }
+        if self.inner.whole
+            && known.is_none()
+            && let Some(head) = self.head_and_rest(max_len, fetch)?
+        {
+            return Ok(Cow::Owned(head));
         }
         match self.get_blocking(GetRange::Bounded(0..fetch))? {
             Ok(f) => {

@@ -68,9 +68,10 @@ fn no_if_match(server: &Rogue) -> bool {
 }
 
 /// Checks an error's kind and its whole text.
-fn assert_error(e: &io::Error, kind: io::ErrorKind, text: &str) {
+/// `e` is of `kind` and reads `URL: text`, the URL being `server`'s.
+fn assert_error(e: &io::Error, kind: io::ErrorKind, server: &Rogue, text: &str) {
     assert_eq!(e.kind(), kind, "{e}");
-    assert_eq!(e.to_string(), text);
+    assert_eq!(e.to_string(), at(server, text));
 }
 
 fn reply(status: u16, headers: &[(&str, &str)], body: Vec<u8>) -> Reply {
@@ -156,14 +157,8 @@ fn read_ranges_runs_requests_concurrently_up_to_the_limit() {
 fn short_body() {
     // Content-Range announces 100 bytes; Content-Length and the body are 40.
     let (server, e) = read_first_hundred("bytes 0-99/1000", 40);
-    assert_error(
-        &e,
-        io::ErrorKind::UnexpectedEof,
-        &at(
-            &server,
-            "the server announced bytes 0-99 but sent only 40 bytes (a short body)",
-        ),
-    );
+    let text = "the server announced bytes 0-99 but sent only 40 bytes (a short body)";
+    assert_error(&e, io::ErrorKind::UnexpectedEof, &server, text);
     assert_eq!(server.requests().len(), 1);
 }
 
@@ -206,14 +201,9 @@ fn connection_closed_in_the_middle_of_the_body() {
 fn over_long_body() {
     // Content-Range announces 100 bytes; 5000 come.
     let (server, e) = read_first_hundred("bytes 0-99/100000", 5000);
-    assert_error(
-        &e,
-        io::ErrorKind::InvalidData,
-        &at(
-            &server,
-            "the server sent more than the 100 bytes of bytes 0-99 asked for; the rest was not read",
-        ),
-    );
+    let text =
+        "the server sent more than the 100 bytes of bytes 0-99 asked for; the rest was not read";
+    assert_error(&e, io::ErrorKind::InvalidData, &server, text);
 }
 
 #[test]
@@ -246,14 +236,8 @@ fn etag_changing_between_requests_is_refused() {
     let src = open(&server, &quick());
     src.read_range(0..10).unwrap();
     let e = src.read_range(5000..5010).unwrap_err();
-    assert_error(
-        &e,
-        io::ErrorKind::StaleNetworkFileHandle,
-        &at(
-            &server,
-            "the object changed while it was being read (ETag \"v1\" became \"v2\"); nothing was mixed, read it again",
-        ),
-    );
+    let text = "the object changed while it was being read (ETag \"v1\" became \"v2\"); nothing was mixed, read it again";
+    assert_error(&e, io::ErrorKind::StaleNetworkFileHandle, &server, text);
     // It asked for the pinned version.
     assert_eq!(server.requests()[1].header("If-Match"), Some("\"v1\""));
 
@@ -395,14 +379,8 @@ fn server_errors_are_retried_then_reported() {
     });
     let src = open(&server, &quick().with_retries(2));
     let e = src.read_head(10).unwrap_err();
-    assert_error(
-        &e,
-        io::ErrorKind::Other,
-        &at(
-            &server,
-            "HTTP 503 Service Unavailable (SlowDown) (after 2 retries)",
-        ),
-    );
+    let text = "HTTP 503 Service Unavailable (SlowDown) (after 2 retries)";
+    assert_error(&e, io::ErrorKind::Other, &server, text);
     assert_eq!(server.requests().len(), 3);
     assert_eq!(src.stats().http_requests, 3);
 }
@@ -414,11 +392,8 @@ fn a_server_that_never_answers_times_out() {
     let src = open(&server, &options);
     let started = Instant::now();
     let e = src.read_head(10).unwrap_err();
-    assert_error(
-        &e,
-        io::ErrorKind::TimedOut,
-        &at(&server, "no answer within 500 ms (after 1 retry)"),
-    );
+    let text = "no answer within 500 ms (after 1 retry)";
+    assert_error(&e, io::ErrorKind::TimedOut, &server, text);
     assert!(
         started.elapsed() < Duration::from_secs(5),
         "{:?}",
@@ -575,11 +550,8 @@ fn the_deadline_covers_waiting_for_the_headers() {
     let src = open(&server, &options);
     let started = Instant::now();
     let e = src.read_head(10).unwrap_err();
-    assert_error(
-        &e,
-        io::ErrorKind::TimedOut,
-        &at(&server, "no response within 300 ms, the request's deadline"),
-    );
+    let text = "no response within 300 ms, the request's deadline";
+    assert_error(&e, io::ErrorKind::TimedOut, &server, text);
     assert!(started.elapsed() < Duration::from_secs(3));
     // A HEAD has the same deadline.
     let e = src.len().unwrap_err();
@@ -759,4 +731,50 @@ fn third_party_texts_are_escaped_and_redacted() {
         Problem::Other("bad \x07 https://u:p@h/?s=1".into()),
     );
     assert_eq!(e.to_string(), "s3://b/k?…: bad \\u{7} https://h/?…");
+}
+
+/// A whole-object source (`with_whole_object`) whose one response breaks: the head read
+/// and the ranges before the break are served from it, the range the break cuts gets the
+/// short-body error (a reader falls back to reading it alone), and nothing hangs.
+#[test]
+fn a_whole_object_response_that_breaks_ends_its_stream_with_the_error() {
+    const LEN: u64 = 1_000_000;
+    let data = pattern(LEN as usize, 3);
+    let served = data.clone();
+    // Every answer runs to the object's end, as `bytes=N-` asks, and breaks 300,000 bytes
+    // into the object (a retry resumes where the body broke, and breaks there again).
+    let server = Rogue::start(move |_, req: &Request| {
+        let range = req.header("Range").unwrap_or_default().to_string();
+        let start: u64 = range
+            .trim_start_matches("bytes=")
+            .split('-')
+            .next()
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(0);
+        let cut = 300_000u64.max(start) as usize;
+        reply(
+            206,
+            &[
+                ("Content-Range", &format!("bytes {start}-{}/{LEN}", LEN - 1)),
+                ("Content-Length", &(LEN - start).to_string()),
+                ("ETag", "\"a\""),
+            ],
+            served[start as usize..cut].to_vec(),
+        )
+    });
+    let src = open(&server, &quick().with_whole_object(true));
+    assert_eq!(&*src.read_head(1000).unwrap(), &data[..1000]);
+    let ranges = vec![500..100_000, 100_000..299_000, 299_000..310_000];
+    let mut parts = src.stream_ranges(ranges, 1 << 20).unwrap();
+    assert_eq!(parts.next().unwrap().unwrap(), &data[500..100_000]);
+    assert_eq!(parts.next().unwrap().unwrap(), &data[100_000..299_000]);
+    let e = parts.next().unwrap().unwrap_err();
+    assert_eq!(e.kind(), io::ErrorKind::UnexpectedEof, "{e}");
+    assert!(
+        e.to_string()
+            .starts_with(&at(&server, "the server announced")),
+        "{e}"
+    );
+    assert!(parts.next().is_none());
+    assert!(server.requests()[0].header("Range") == Some("bytes=0-"));
 }

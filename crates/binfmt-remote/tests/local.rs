@@ -321,3 +321,88 @@ fn stream_ranges_hands_over_each_range_of_one_request() {
     assert!(parts.next().unwrap().is_ok());
     drop(parts);
 }
+
+/// `with_whole_object`: the head read is one GET of the whole object, and the streams of
+/// ranges after it are cut from the rest of it (ranges inside the head, holes between
+/// ranges, the last byte): one request in all. A stream it cannot serve drops it.
+#[test]
+fn a_whole_object_source_streams_from_its_first_request() {
+    let (_dir, path, data) = sample("whole", "w.bin", 3 << 20, 9);
+    let url = file_url(&path);
+    let whole = Options::new().with_whole_object(true);
+    let cut = |r: &core::ops::Range<u64>| {
+        data[usize::try_from(r.start).unwrap()..usize::try_from(r.end).unwrap()].to_vec()
+    };
+    let src = RemoteSource::open_with(&url, &whole).unwrap();
+    assert_eq!(&*src.read_head(256).unwrap(), &data[..256]);
+    assert_eq!(src.len().unwrap(), 3 << 20);
+    let mut ranges = vec![100..300, 60_000..70_000, 70_000..70_001];
+    ranges.extend((0..40u64).map(|i| 100_000 + i * 70_000..100_000 + i * 70_000 + 65_000));
+    ranges.push((3 << 20) - 10..3 << 20);
+    // Announced in two batches (as the cache streams them): both from the one response,
+    // the second asked before the first is read.
+    let first = src.stream_ranges(ranges[..20].to_vec(), 1 << 20).unwrap();
+    let second = src.stream_ranges(ranges[20..].to_vec(), 1 << 20).unwrap();
+    let parts: Vec<Vec<u8>> = first.chain(second).map(Result::unwrap).collect();
+    assert_eq!(parts, ranges.iter().map(cut).collect::<Vec<_>>());
+    assert_eq!(src.stats().requests, 1);
+    // A stream of ranges before the ones served is a GET of its own.
+    let again = vec![0..10u64, 20..30];
+    let parts: Vec<Vec<u8>> = src
+        .stream_ranges(again.clone(), 1 << 20)
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    assert_eq!(parts, again.iter().map(cut).collect::<Vec<_>>());
+    assert_eq!(src.stats().requests, 2);
+
+    // Ranges mostly holes, or out of order: the rest is dropped, the stream is a GET.
+    let src = RemoteSource::open_with(&url, &whole).unwrap();
+    assert_eq!(&*src.read_head(256).unwrap(), &data[..256]);
+    let sparse = (2 << 20)..(2 << 20) + 10;
+    let parts: Vec<Vec<u8>> = src
+        .stream_ranges(vec![sparse.clone()], 1 << 20)
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    assert_eq!(parts, [cut(&sparse)]);
+    assert_eq!(src.stats().requests, 2);
+
+    // Reads in order after the head (a parse reading on past it) come from the response
+    // too; a read before them is a GET of its own and leaves the response to the rest.
+    let src = RemoteSource::open_with(&url, &whole).unwrap();
+    assert_eq!(&*src.read_head(256).unwrap(), &data[..256]);
+    assert_eq!(&*src.read_range(300..5000).unwrap(), &data[300..5000]);
+    let two = src.read_ranges(&[6000..7000, 8000..9000]).unwrap();
+    assert_eq!((&*two[0], &*two[1]), (&data[6000..7000], &data[8000..9000]));
+    assert_eq!(src.stats().requests, 1);
+    assert_eq!(&*src.read_range(10..20).unwrap(), &data[10..20]);
+    assert_eq!(&*src.read_range(100..5000).unwrap(), &data[100..5000]);
+    assert_eq!(src.stats().requests, 2);
+    let tail: Vec<Vec<u8>> = src
+        .stream_ranges(vec![9000..15_000, 15_000..20_000], 1 << 20)
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    assert_eq!(tail, [&data[9000..15_000], &data[15_000..20_000]]);
+    assert_eq!(src.stats().requests, 2);
+    // A short object is read whole by the head read; an empty one is empty.
+    let (_d, short, bytes) = sample("whole-short", "s.bin", 1000, 3);
+    let src = RemoteSource::open_with(&file_url(&short), &whole).unwrap();
+    assert_eq!(&*src.read_head(64 << 10).unwrap(), &bytes[..]);
+    let (_e, empty, _) = sample("whole-empty", "e.bin", 0, 3);
+    let src = RemoteSource::open_with(&file_url(&empty), &whole).unwrap();
+    assert!(src.read_head(64 << 10).unwrap().is_empty());
+    // Past the end of the object: the ranges before it, then an error.
+    let src = RemoteSource::open_with(&url, &whole).unwrap();
+    src.read_head(256).unwrap();
+    let mut parts = src
+        .stream_ranges(vec![1000..2000, (3 << 20) - 5..(3 << 20) + 5], 1 << 20)
+        .unwrap_or_else(|| panic!("not streamed"));
+    assert_eq!(parts.next().unwrap().unwrap(), data[1000..2000]);
+    assert!(parts.next().unwrap().is_err());
+    // Dropped before any stream: nothing hangs.
+    let src = RemoteSource::open_with(&url, &whole).unwrap();
+    src.read_head(256).unwrap();
+    drop(src);
+}

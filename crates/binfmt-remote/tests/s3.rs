@@ -13,6 +13,7 @@ use std::process::Command;
 
 use binfmt_core::source::ByteSource;
 use binfmt_remote::{Problem, RemoteError, RemoteSource};
+use binfmt_test_support::server_test;
 use binfmt_test_support::servers::{self, Moto, MotoLine, pattern};
 
 const BUCKET: &str = "binfmt-test";
@@ -78,106 +79,100 @@ fn requests_since(moto: &Moto, before: usize, n: usize) -> Vec<String> {
         .collect()
 }
 
-#[test]
-#[cfg_attr(
-    binfmt_no_moto,
-    ignore = "moto_server was not found: set BINFMT_MOTO_SERVER, or run tools/remote/install-servers.sh"
-)]
-fn s3_through_the_environment() {
-    let Some(moto) = Moto::start("s3_through_the_environment") else {
-        return;
-    };
-    moto.create_bucket(BUCKET);
-    moto.put(BUCKET, "data/sample.bin", &pattern(SIZE, 21));
-    moto.put(BUCKET, "data/empty.bin", b"");
-    let obj = format!("/{BUCKET}/data/sample.bin");
+server_test! {
+    moto fn s3_through_the_environment(moto = Moto::start) {
+        moto.create_bucket(BUCKET);
+        moto.put(BUCKET, "data/sample.bin", &pattern(SIZE, 21));
+        moto.put(BUCKET, "data/empty.bin", b"");
+        let obj = format!("/{BUCKET}/data/sample.bin");
 
-    // Head, tail, the length, three ranges of which two merge: four GETs, no HEAD.
-    let before = moto.log().len();
-    child("reads", &moto.env());
-    assert_eq!(
-        requests_since(&moto, before, 4),
-        vec![format!("GET {obj} 206"); 4]
-    );
+        // Head, tail, the length, three ranges of which two merge: four GETs, no HEAD.
+        let before = moto.log().len();
+        child("reads", &moto.env());
+        assert_eq!(
+            requests_since(&moto, before, 4),
+            vec![format!("GET {obj} 206"); 4]
+        );
 
-    // A missing key, an empty object.
-    let before = moto.log().len();
-    child("missing_and_empty", &moto.env());
-    let empty = format!("/{BUCKET}/data/empty.bin");
-    assert_eq!(
-        requests_since(&moto, before, 3),
-        [
-            format!("GET /{BUCKET}/data/missing.bin 404"),
-            // S3 answers 416 to any range of an empty object; a HEAD tells it is empty.
-            format!("GET {empty} 416"),
-            format!("HEAD {empty} 200"),
-        ]
-    );
+        // A missing key, an empty object.
+        let before = moto.log().len();
+        child("missing_and_empty", &moto.env());
+        let empty = format!("/{BUCKET}/data/empty.bin");
+        assert_eq!(
+            requests_since(&moto, before, 3),
+            [
+                format!("GET /{BUCKET}/data/missing.bin 404"),
+                // S3 answers 416 to any range of an empty object; a HEAD tells it is empty.
+                format!("GET {empty} 416"),
+                format!("HEAD {empty} 200"),
+            ]
+        );
 
-    // Unsigned requests (AWS_SKIP_SIGNATURE) to a private bucket: 403, not retried.
-    let before = moto.log().len();
-    let mut env: Vec<(&str, String)> = moto
-        .env()
-        .into_iter()
-        .filter(|(k, _)| !k.starts_with("AWS_ACCESS") && !k.starts_with("AWS_SECRET"))
-        .collect();
-    env.push(("AWS_SKIP_SIGNATURE", "true".into()));
-    child("forbidden", &env);
-    assert_eq!(requests_since(&moto, before, 1), [format!("GET {obj} 403")]);
+        // Unsigned requests (AWS_SKIP_SIGNATURE) to a private bucket: 403, not retried.
+        let before = moto.log().len();
+        let mut env: Vec<(&str, String)> = moto
+            .env()
+            .into_iter()
+            .filter(|(k, _)| !k.starts_with("AWS_ACCESS") && !k.starts_with("AWS_SECRET"))
+            .collect();
+        env.push(("AWS_SKIP_SIGNATURE", "true".into()));
+        child("forbidden", &env);
+        assert_eq!(requests_since(&moto, before, 1), [format!("GET {obj} 403")]);
 
-    // Plain http:// to a server without AWS_ALLOW_HTTP: refused before any request.
-    let before = moto.log().len();
-    let env: Vec<(&str, String)> = moto
-        .env()
-        .into_iter()
-        .filter(|(k, _)| *k != "AWS_ALLOW_HTTP")
-        .collect();
-    child("http_not_allowed", &env);
-    assert_eq!(requests_since(&moto, before, 0), Vec::<String>::new());
+        // Plain http:// to a server without AWS_ALLOW_HTTP: refused before any request.
+        let before = moto.log().len();
+        let env: Vec<(&str, String)> = moto
+            .env()
+            .into_iter()
+            .filter(|(k, _)| *k != "AWS_ALLOW_HTTP")
+            .collect();
+        child("http_not_allowed", &env);
+        assert_eq!(requests_since(&moto, before, 0), Vec::<String>::new());
 
-    // A versioned bucket: the version ID pins the object, so an overwrite in the middle
-    // of the reads is invisible and the source keeps reading the version it started with.
-    let versioned = "binfmt-versioned";
-    moto.create_bucket(versioned);
-    let status = servers::raw_request(
-        moto.port(),
-        "PUT",
-        &format!("/{versioned}?versioning"),
-        &[],
-        b"<VersioningConfiguration><Status>Enabled</Status></VersioningConfiguration>",
-    );
-    assert_eq!(status, 200);
-    moto.put(versioned, "v.bin", &pattern(SIZE, 31));
-    let before = moto.log().len();
-    child("versioned", &moto.env());
-    let v = format!("/{versioned}/v.bin");
-    let lines: Vec<String> = requests_since(&moto, before, 3)
-        .into_iter()
-        .map(|l| match l.split_once("?versionId=") {
-            Some((a, b)) => format!("{a}?versionId=ID {}", b.rsplit(' ').next().unwrap()),
-            None => l,
-        })
-        .collect();
-    assert_eq!(
-        lines,
-        [
-            format!("GET {v} 206"),
-            format!("PUT {v} 200"),
-            format!("GET {v}?versionId=ID 206")
-        ]
-    );
+        // A versioned bucket: the version ID pins the object, so an overwrite in the middle
+        // of the reads is invisible and the source keeps reading the version it started with.
+        let versioned = "binfmt-versioned";
+        moto.create_bucket(versioned);
+        let status = servers::raw_request(
+            moto.port(),
+            "PUT",
+            &format!("/{versioned}?versioning"),
+            &[],
+            b"<VersioningConfiguration><Status>Enabled</Status></VersioningConfiguration>",
+        );
+        assert_eq!(status, 200);
+        moto.put(versioned, "v.bin", &pattern(SIZE, 31));
+        let before = moto.log().len();
+        child("versioned", &moto.env());
+        let v = format!("/{versioned}/v.bin");
+        let lines: Vec<String> = requests_since(&moto, before, 3)
+            .into_iter()
+            .map(|l| match l.split_once("?versionId=") {
+                Some((a, b)) => format!("{a}?versionId=ID {}", b.rsplit(' ').next().unwrap()),
+                None => l,
+            })
+            .collect();
+        assert_eq!(
+            lines,
+            [
+                format!("GET {v} 206"),
+                format!("PUT {v} 200"),
+                format!("GET {v}?versionId=ID 206")
+            ]
+        );
 
-    // The object replaced between two reads: refused (412 to If-Match).
-    let before = moto.log().len();
-    child("pinned", &moto.env());
-    assert_eq!(
-        requests_since(&moto, before, 3),
-        [
-            format!("GET {obj} 206"),
-            format!("PUT {obj} 200"),
-            format!("GET {obj} 412")
-        ]
-    );
+        // The object replaced between two reads: refused (412 to If-Match).
+        let before = moto.log().len();
+        child("pinned", &moto.env());
+        assert_eq!(
+            requests_since(&moto, before, 3),
+            [
+                format!("GET {obj} 206"),
+                format!("PUT {obj} 200"),
+                format!("GET {obj} 412")
+            ]
+        );
+    }
 }
 
 /// One scenario of [`s3_through_the_environment`], run in a child process with the

@@ -16,7 +16,7 @@ use serde_json::Value;
 use crate::escape;
 
 use crate::input::{Cache, Input};
-use crate::model::{Facts, Key};
+use crate::model::{Facts, Key, keys};
 use crate::registry::{self, Format, InspectOptions, Inspection, Report};
 use crate::report::{self, Failure, Problem};
 use crate::write;
@@ -27,63 +27,37 @@ pub(crate) static FORMAT: Format = registry::format_entry! {
     about: "Bloscpack files: pack a file, unpack one, append to one in place.",
     noun: "a Bloscpack file",
     sniff: bloscpack_header::sniff,
+    verify_reads_all: "blp",
 };
 
-const KEYS: &[Key] = &[
-    Key::new(
-        "version",
-        "\"3\" (or \"2\"): the format version, a string as every format's (Bloscpack \
-         versions have no minor number)",
-    ),
-    Key::new(
-        "options",
-        "the options byte: 0x01 offsets section, 0x02 metadata section",
-    ),
-    Key::new(
-        "checksum",
-        "the chunk digest: \"None\", \"adler32\", \"crc32\", \"md5\", \"sha1\", \"sha224\", \
-         \"sha256\", \"sha384\" or \"sha512\"",
-    ),
-    Key::new("typesize", "the header's element size"),
-    Key::new("chunk_size", "uncompressed bytes per chunk (-1 = unknown)"),
-    Key::new(
-        "last_chunk",
-        "uncompressed bytes of the last chunk (-1 = unknown)",
-    ),
-    Key::new("nchunks", "the number of chunks (-1 = unknown)"),
-    Key::new("max_app_chunks", "spare offset slots for appending"),
-    Key::new(
-        "offsets",
-        "the used offset entries, each chunk's byte position ([] without an offsets section)",
-    ),
-    Key::new(
-        "metadata",
-        "the metadata's JSON value (null without a metadata section). Numbers appear \
-         exactly as stored, integers beyond 64 bits included (never rounded through a \
-         float); the non-finite floats Python's json module writes (NaN, Infinity, \
-         -Infinity, which JSON has no syntax for) appear as the strings \"NaN\", \
-         \"Infinity\" and \"-Infinity\". The text output shows the stored text itself",
-    ),
-    Key::with(
-        "chunks",
-        "each chunk's position and its Blosc header, in file order",
-        &[
-            Key::new("offset", "the byte at which the chunk starts"),
-            Key::new("nbytes", "uncompressed bytes"),
-            Key::new(
-                "cbytes",
-                "compressed bytes (the Blosc buffer, without the digest)",
-            ),
-            Key::new("blocksize", "the Blosc block size"),
-            Key::new("typesize", "the Blosc element size"),
-            Key::new(
-                "flags",
-                "the Blosc flags byte (codec in the top 3 bits, 0x01 byte shuffle, \
-                 0x02 stored uncompressed, 0x04 bit shuffle)",
-            ),
-        ],
-    ),
-];
+const KEYS: &[Key] = keys! {
+    "version": "\"3\" (or \"2\"): the format version, a string as every format's (Bloscpack \
+                versions have no minor number)",
+    "options": "the options byte: 0x01 offsets section, 0x02 metadata section",
+    "checksum": "the chunk digest: \"None\", \"adler32\", \"crc32\", \"md5\", \"sha1\", \
+                 \"sha224\", \"sha256\", \"sha384\" or \"sha512\"",
+    "typesize": "the header's element size",
+    "chunk_size": "uncompressed bytes per chunk (-1 = unknown)",
+    "last_chunk": "uncompressed bytes of the last chunk (-1 = unknown)",
+    "nchunks": "the number of chunks (-1 = unknown)",
+    "max_app_chunks": "spare offset slots for appending",
+    "offsets": "the used offset entries, each chunk's byte position ([] without an offsets \
+                section)",
+    "metadata": "the metadata's JSON value (null without a metadata section). Numbers appear \
+                 exactly as stored, integers beyond 64 bits included (never rounded through \
+                 a float); the non-finite floats Python's json module writes (NaN, Infinity, \
+                 -Infinity, which JSON has no syntax for) appear as the strings \"NaN\", \
+                 \"Infinity\" and \"-Infinity\". The text output shows the stored text itself",
+    "chunks": "each chunk's position and its Blosc header, in file order" => keys! {
+        "offset": "the byte at which the chunk starts",
+        "nbytes": "uncompressed bytes",
+        "cbytes": "compressed bytes (the Blosc buffer, without the digest)",
+        "blocksize": "the Blosc block size",
+        "typesize": "the Blosc element size",
+        "flags": "the Blosc flags byte (codec in the top 3 bits, 0x01 byte shuffle, 0x02 \
+                  stored uncompressed, 0x04 bit shuffle)",
+    },
+};
 
 /// Characters of the metadata text shown by `inspect` in text (the model cuts too).
 const METADATA_TEXT_CHARS: usize = 400;
@@ -104,8 +78,9 @@ enum Command {
     /// bloscpack 0.11 or 0.13 whose last chunk holds less than its header promises is
     /// unpacked to the bytes its chunks hold, with a message saying how many are missing.
     ///
-    /// From a URL into a file, the file is checked and unpacked in one pass (each chunk
-    /// fetched once, with no request per chunk header) into a temporary file that replaces
+    /// From a URL into a file, the file is checked and unpacked in one pass, from one
+    /// request for the whole object (no request per chunk header), into a temporary file
+    /// that replaces
     /// OUTPUT only when every check passed; a refused OUTPUT is then reported before a
     /// problem of the input. Into `-` or a FIFO, nothing is written before the whole
     /// structure is checked.
@@ -421,24 +396,24 @@ fn inspect(input: &Input, _options: &InspectOptions) -> Result<Inspection, Failu
         .chunks()
         .map(|c| {
             let b = c.header();
-            let mut row = Facts::new();
-            row.value("offset", c.offset())
-                .value("nbytes", b.nbytes)
-                .value("cbytes", b.cbytes)
-                .value("blocksize", b.blocksize)
-                .value("typesize", b.typesize)
-                .shown(
-                    "flags",
-                    b.flags.bits(),
-                    format!(
-                        "{:#04x} {}, shuffle {}{}",
+            Facts::build(|row| {
+                row.value("offset", c.offset())
+                    .value("nbytes", b.nbytes)
+                    .value("cbytes", b.cbytes)
+                    .value("blocksize", b.blocksize)
+                    .value("typesize", b.typesize)
+                    .shown(
+                        "flags",
                         b.flags.bits(),
-                        b.flags.codec(),
-                        b.flags.shuffle(),
-                        if b.flags.memcpyed() { ", stored" } else { "" }
-                    ),
-                );
-            row
+                        format!(
+                            "{:#04x} {}, shuffle {}{}",
+                            b.flags.bits(),
+                            b.flags.codec(),
+                            b.flags.shuffle(),
+                            if b.flags.memcpyed() { ", stored" } else { "" }
+                        ),
+                    )
+            })
         })
         .collect();
     facts.table("chunks", chunks);
@@ -532,10 +507,15 @@ fn pack(args: &PackArgs) -> Result<ExitCode, Failure> {
 }
 
 fn unpack(args: &UnpackArgs) -> Result<ExitCode, Failure> {
-    let input = Input::open(&args.input)?;
+    let into_file = !binfmt_core::output::names_a_stream(&args.output);
+    let input = if into_file {
+        Input::open_whole(&args.input)?
+    } else {
+        Input::open(&args.input)?
+    };
     registry::expect(&input, &FORMAT)?;
     let cache = input.cache();
-    if input.is_remote() && !binfmt_core::output::names_a_stream(&args.output) {
+    if input.is_remote() && into_file {
         return unpack_in_one_pass(args, &input, &cache);
     }
     let file = parse(&input, &cache, true)?;

@@ -10,7 +10,7 @@ use kastore::{AnyArray, Item, ReadOptions, Store, Stores};
 use serde_json::Value;
 
 use crate::input::{Cache, Input};
-use crate::model::{Facts, Key};
+use crate::model::{Facts, Key, keys};
 use crate::registry::{self, Format, InspectOptions, Inspection, Report};
 use crate::report::{self, Failure, Problem};
 
@@ -23,50 +23,28 @@ pub(crate) static FORMAT: Format = registry::format_entry! {
 };
 
 /// The keys of one item, in `"items"` and in each of `"more_stores"`' `"items"`.
-const ITEM_KEYS: &[Key] = &[
-    Key::new(
-        "key",
-        "the key as text (U+FFFD for bytes that are not UTF-8; never cut)",
-    ),
-    Key::new(
-        "key_hex",
-        "the key's bytes in hexadecimal, only when the key is not UTF-8",
-    ),
-    Key::new(
-        "dtype",
-        "\"int8\"|\"uint8\"|\"int16\"|\"uint16\"|\"int32\"|\"uint32\"|\"int64\"|\"uint64\"|\"float32\"|\"float64\"",
-    ),
-    Key::new("len", "the array's length in elements"),
-];
+const ITEM_KEYS: &[Key] = keys! {
+    "key": "the key as text (U+FFFD for bytes that are not UTF-8; never cut)",
+    "key_hex": "the key's bytes in hexadecimal, only when the key is not UTF-8",
+    "dtype": "\"int8\"|\"uint8\"|\"int16\"|\"uint16\"|\"int32\"|\"uint32\"|\"int64\"|\"uint64\"|\
+              \"float32\"|\"float64\"",
+    "len": "the array's length in elements",
+};
 
-const KEYS: &[Key] = &[
-    Key::new(
-        "version",
-        "\"MAJOR.MINOR\" of the first store (always major 1), e.g. \"1.0\"",
-    ),
-    Key::new("file_size", "the first store's size in bytes"),
-    Key::with(
-        "items",
-        "the first store's items in file order (sorted by key bytes)",
-        ITEM_KEYS,
-    ),
-    Key::new(
-        "stores",
-        "how many stores the file holds back to back (1 for an ordinary file); bytes after \
-         the last store that are not a valid store are trailing bytes, accepted as kastore \
-         and tskit accept them, and named in \"warnings\"",
-    ),
-    Key::with(
-        "more_stores",
-        "the stores after the first, in order ([] for an ordinary file)",
-        &[
-            Key::new("offset", "the byte at which the store starts"),
-            Key::new("file_size", "the store's size in bytes"),
-            Key::new("version", "\"MAJOR.MINOR\""),
-            Key::with("items", "the store's items in file order", ITEM_KEYS),
-        ],
-    ),
-];
+const KEYS: &[Key] = keys! {
+    "version": "\"MAJOR.MINOR\" of the first store (always major 1), e.g. \"1.0\"",
+    "file_size": "the first store's size in bytes",
+    "items": "the first store's items in file order (sorted by key bytes)" => ITEM_KEYS,
+    "stores": "how many stores the file holds back to back (1 for an ordinary file); bytes \
+               after the last store that are not a valid store are trailing bytes, accepted \
+               as kastore and tskit accept them, and named in \"warnings\"",
+    "more_stores": "the stores after the first, in order ([] for an ordinary file)" => keys! {
+        "offset": "the byte at which the store starts",
+        "file_size": "the store's size in bytes",
+        "version": "\"MAJOR.MINOR\"",
+        "items": "the store's items in file order" => ITEM_KEYS,
+    },
+};
 
 /// Characters of a key shown in text tables (the model cuts cells shorter still).
 const KEY_CHARS: usize = 64;
@@ -142,12 +120,12 @@ fn inspect(input: &Input, _options: &InspectOptions) -> Result<Inspection, Failu
                 .iter()
                 .skip(1)
                 .map(|store| {
-                    let mut row = Facts::new();
-                    row.value("offset", store.offset())
-                        .value("file_size", store.file_size())
-                        .shown("version", version_json(store), version_text(store))
-                        .shown("items", items_json(store), items_summary(store));
-                    row
+                    Facts::build(|row| {
+                        row.value("offset", store.offset())
+                            .value("file_size", store.file_size())
+                            .shown("version", version_json(store), version_text(store))
+                            .shown("items", items_json(store), items_summary(store))
+                    })
                 })
                 .collect(),
         );

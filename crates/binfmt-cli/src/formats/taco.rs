@@ -16,7 +16,7 @@ use taco_header::{
 
 use crate::escape;
 use crate::input::{Cache, Input};
-use crate::model::{Facts, Key};
+use crate::model::{Facts, Key, keys};
 use crate::registry::{self, Format, InspectOptions, Inspection, Report};
 use crate::report::{Failure, Problem};
 use crate::write;
@@ -33,51 +33,25 @@ pub(crate) static FORMAT: Format = registry::format_entry! {
 /// 70,000-member archive is a page of text, not 70,000 lines.
 const TEXT_MEMBERS: usize = 32;
 
-const ENTRY_KEYS: &[Key] = &[
-    Key::new("offset", "where the entry's bytes start"),
-    Key::new("length", "how many bytes"),
-];
-
-const MEMBER_KEYS: &[Key] = &[
-    Key::new(
-        "name",
-        "the member's name (invalid UTF-8 replaced by U+FFFD)",
-    ),
-    Key::new("size", "its uncompressed size"),
-    Key::new(
-        "data_offset",
-        "where its stored data starts (null for a URL: it would cost a read of every member's local header)",
-    ),
-];
-
-const KEYS: &[Key] = &[
-    Key::new("count", "entries in the header (0..7)"),
-    Key::with(
-        "entries",
-        "the first `count` header entries, in order",
-        ENTRY_KEYS,
-    ),
-    Key::new("crc32", "the header's stored CRC-32"),
-    Key::new(
-        "version_needed",
-        "10 (tacozip create) or 20 (tacozip serialize_header)",
-    ),
-    Key::with(
-        "members",
-        "every member in central-directory order, TACO_HEADER first; null when the file \
-         holds the header but no readable ZIP structure (e.g. the 157 bytes of a range \
-         request), with \"members_error\"",
-        MEMBER_KEYS,
-    ),
-    Key::new(
-        "members_error",
-        "why the members could not be listed (only when \"members\" is null)",
-    ),
-    Key::new(
-        "zip64",
-        "whether the archive has ZIP64 end records (null without members)",
-    ),
-];
+const KEYS: &[Key] = keys! {
+    "count": "entries in the header (0..7)",
+    "entries": "the first `count` header entries, in order" => keys! {
+        "offset": "where the entry's bytes start",
+        "length": "how many bytes",
+    },
+    "crc32": "the header's stored CRC-32",
+    "version_needed": "10 (tacozip create) or 20 (tacozip serialize_header)",
+    "members": "every member in central-directory order, TACO_HEADER first; null when the \
+                file holds the header but no readable ZIP structure (e.g. the 157 bytes of a \
+                range request), with \"members_error\"" => keys! {
+        "name": "the member's name (invalid UTF-8 replaced by U+FFFD)",
+        "size": "its uncompressed size",
+        "data_offset": "where its stored data starts (null for a URL: it would cost a read \
+                        of every member's local header)",
+    },
+    "members_error": "why the members could not be listed (only when \"members\" is null)",
+    "zip64": "whether the archive has ZIP64 end records (null without members)",
+};
 
 /// `binfmt taco …`: read the header alone, create TACO archives, update their header in
 /// place.
@@ -423,11 +397,7 @@ fn header_facts(header: &Header<'_>) -> Facts {
     let rows = entries
         .as_slice()
         .iter()
-        .map(|e| {
-            let mut row = Facts::new();
-            row.value("offset", e.offset).value("length", e.length);
-            row
-        })
+        .map(|e| Facts::build(|row| row.value("offset", e.offset).value("length", e.length)))
         .collect();
     let mut facts = Facts::new();
     facts

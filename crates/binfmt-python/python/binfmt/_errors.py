@@ -10,15 +10,7 @@ reference packages' own classes on top (``binfmt.kastore.FileFormatError`` is al
 
 from __future__ import annotations
 
-__all__ = [
-    "FormatError",
-    "KastoreException",
-    "FileFormatError",
-    "VersionTooOldError",
-    "VersionTooNewError",
-    "StoreClosedError",
-    "KastoreEOFError",
-]
+__all__ = ["FormatError"]
 
 
 class FormatError(ValueError):
@@ -59,41 +51,10 @@ class FormatError(ValueError):
         self.message = message
 
 
-# kastore's classes, with the reference package's names and inheritance
-# (KastoreException <- FileFormatError <- ...), each also a FormatError.
-
-
-class KastoreException(Exception):
-    """Parent of every kastore exception (as in the ``kastore`` package)."""
-
-
-class FileFormatError(KastoreException, FormatError):
-    """The store is malformed (``kastore.FileFormatError``; also a :class:`FormatError`)."""
-
-
-class VersionTooOldError(FileFormatError):
-    """The store's major version is older than 1."""
-
-
-class VersionTooNewError(FileFormatError):
-    """The store's major version is newer than 1."""
-
-
-class StoreClosedError(KastoreException):
-    """The store was used after :meth:`binfmt.kastore.Store.close`."""
-
-
-class KastoreEOFError(FileFormatError, EOFError):
-    """Zero bytes where a store should start: the end of a stream of stores. An
-    :class:`EOFError`, as the reference raises, and a :class:`FileFormatError`."""
-
-
-_BY_KIND: dict[tuple[str, str], type[FormatError]] = {
-    ("kastore", "Eof"): KastoreEOFError,
-    ("kastore", "VersionTooOld"): VersionTooOldError,
-    ("kastore", "VersionTooNew"): VersionTooNewError,
-}
-_BY_FORMAT: dict[str, type[FormatError]] = {"kastore": FileFormatError}
+# The drop-in modules' classes, registered by each module as it is imported (binfmt
+# imports them all): by error kind, else by format.
+_BY_KIND: dict[tuple[str, str], type[FormatError]] = {}
+_BY_FORMAT: dict[str, type[FormatError]] = {}
 
 
 def _register(format: str, cls: type[FormatError], kinds: dict[str, type[FormatError]] | None = None) -> None:

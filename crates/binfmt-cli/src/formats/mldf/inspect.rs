@@ -5,29 +5,23 @@ use mldf::{ReadOptions, Reader};
 
 use super::show;
 use crate::input::Input;
-use crate::model::{Facts, Key};
+use crate::model::{Facts, Key, keys};
 use crate::registry::{InspectOptions, Inspection};
 use crate::report::Failure;
 
 /// The documented `inspect --json` keys.
-pub(super) const KEYS: &[Key] = &[
-    Key::new("version", "\"MAJOR.MINOR\""),
-    Key::new(
-        "flags",
-        "the header flags: 1 LITTLE_ENDIAN, 4 CHECKSUMMED (inspect checks the structure, not the checksums; `binfmt verify` checks everything)",
-    ),
-    Key::new("num_samples", "the number of samples"),
-    Key::new("page_size", "the page size the data region is aligned to"),
-    Key::with(
-        "fields",
-        "one object per field, in descriptor order",
-        &[
-            Key::new("name", "the field's name"),
-            Key::new("type_id", "the stored type id (1 INT, 2 FLOAT, 3 BYTES, …)"),
-            Key::new("metadata_size", "bytes of the field's slot in each row"),
-        ],
-    ),
-];
+pub(super) const KEYS: &[Key] = keys! {
+    "version": "\"MAJOR.MINOR\"",
+    "flags": "the header flags: 1 LITTLE_ENDIAN, 4 CHECKSUMMED (inspect checks the structure, \
+              not the checksums; `binfmt verify` checks everything)",
+    "num_samples": "the number of samples",
+    "page_size": "the page size the data region is aligned to",
+    "fields": "one object per field, in descriptor order" => keys! {
+        "name": "the field's name",
+        "type_id": "the stored type id (1 INT, 2 FLOAT, 3 BYTES, …)",
+        "metadata_size": "bytes of the field's slot in each row",
+    },
+};
 
 pub(super) fn inspect(input: &Input, _options: &InspectOptions) -> Result<Inspection, Failure> {
     let options = ReadOptions::new().checksums(false);
@@ -41,15 +35,16 @@ pub(super) fn inspect(input: &Input, _options: &InspectOptions) -> Result<Inspec
         .fields()
         .iter()
         .map(|f| {
-            let mut row = Facts::new();
-            row.value("name", f.name())
-                .shown(
-                    "type_id",
-                    f.type_id().0,
-                    format!("{} ({})", show::type_name(f), f.type_id().0),
-                )
-                .value("metadata_size", f.metadata_size());
-            row
+            Facts::build(|row| {
+                let type_id = f.type_id().0;
+                row.value("name", f.name())
+                    .shown(
+                        "type_id",
+                        type_id,
+                        format!("{} ({type_id})", show::type_name(f)),
+                    )
+                    .value("metadata_size", f.metadata_size())
+            })
         })
         .collect();
     let mut facts = Facts::new();

@@ -28,6 +28,7 @@ pub(crate) static FORMAT: Format = Format {
     keys: inspect::KEYS,
     inspect: inspect::inspect,
     verify,
+    verify_reads_all: None,
     command: Command::augment_subcommands,
     run,
     fuzz,

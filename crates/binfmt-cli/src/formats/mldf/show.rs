@@ -79,23 +79,19 @@ pub(super) fn value(v: &Value<'_>, crc: Option<u32>) -> String {
         Value::Bytes(b) | Value::Ndarray(b) => blob(b),
         Value::Unknown(slot) => format!("slot {}", crate::escape::hex(slot)),
         Value::Json(s) | Value::Text(Text::Utf8(s)) => quoted(s),
-        Value::Image(i) => format!(
-            "{} {}x{}x{} {}",
-            i.mode.name(),
-            i.height,
-            i.width,
-            i.channels,
-            blob(i.data)
-        ),
-        Value::Audio(a) => format!(
-            "{} {} Hz, {} ch, {} bit, {} frames {}",
-            a.codec.name(),
-            a.sample_rate,
-            a.num_channels,
-            a.bit_depth,
-            a.num_samples,
-            blob(a.data)
-        ),
+        Value::Image(i) => {
+            let (h, w, c) = (i.height, i.width, i.channels);
+            format!("{} {h}x{w}x{c} {}", i.mode.name(), blob(i.data))
+        }
+        Value::Audio(a) => {
+            let (rate, channels) = (a.sample_rate, a.num_channels);
+            let (bits, frames) = (a.bit_depth, a.num_samples);
+            format!(
+                "{} {rate} Hz, {channels} ch, {bits} bit, {frames} frames {}",
+                a.codec.name(),
+                blob(a.data)
+            )
+        }
         Value::Text(t) => {
             let ids: Vec<String> = t
                 .token_ids()

@@ -13,7 +13,7 @@ use clap::{FromArgMatches, Subcommand};
 use taridx::{Index, ReadOptions};
 
 use crate::input::Input;
-use crate::model::{Facts, Key};
+use crate::model::{Facts, Key, keys};
 use crate::registry::{self, Format, InspectOptions, Inspection, Report};
 use crate::report::Failure;
 
@@ -26,42 +26,30 @@ pub(crate) static FORMAT: Format = Format {
     keys: KEYS,
     inspect,
     verify,
+    verify_reads_all: None,
     command: Command::augment_subcommands,
     run,
     fuzz: get::fuzz,
 };
 
-const ROW_KEYS: &[Key] = &[
-    Key::new("fid", "shard id"),
-    Key::new(
-        "offset",
-        "offset of the tar header before the payload (the payload starts at offset + 512)",
-    ),
-    Key::new("size", "payload bytes"),
-    Key::new("ext", "the extension string"),
-    Key::new("crashid", "0 = canonical stem; k = crash stem k"),
-    Key::new(
-        "keyhash",
-        "XXH64 of the stem as 16 lower-case hex digits (a JSON number would lose bits in jq and JavaScript)",
-    ),
-];
-
-const KEYS: &[Key] = &[
-    Key::new("version", "\"MAJOR.MINOR\""),
-    Key::new("n_stems", "distinct stems, as stored"),
-    Key::new("n_rows", "rows, as stored"),
-    Key::new("extensions", "[S, ...] in id order"),
-    Key::new("crash_stems", "[S, ...]: crash id k is element k-1"),
-    Key::new(
-        "contiguous",
-        "flag bit 0 as stored: each stem's rows are adjacent",
-    ),
-    Key::with(
-        "rows",
-        "with --rows: one object per row, in order",
-        ROW_KEYS,
-    ),
-];
+const KEYS: &[Key] = keys! {
+    "version": "\"MAJOR.MINOR\"",
+    "n_stems": "distinct stems, as stored",
+    "n_rows": "rows, as stored",
+    "extensions": "[S, ...] in id order",
+    "crash_stems": "[S, ...]: crash id k is element k-1",
+    "contiguous": "flag bit 0 as stored: each stem's rows are adjacent",
+    "rows": "with --rows: one object per row, in order" => keys! {
+        "fid": "shard id",
+        "offset": "offset of the tar header before the payload (the payload starts at \
+                   offset + 512)",
+        "size": "payload bytes",
+        "ext": "the extension string",
+        "crashid": "0 = canonical stem; k = crash stem k",
+        "keyhash": "XXH64 of the stem as 16 lower-case hex digits (a JSON number would lose \
+                    bits in jq and JavaScript)",
+    },
+};
 
 /// `binfmt taridx …`.
 #[derive(Debug, Subcommand)]
@@ -130,14 +118,14 @@ fn inspect(input: &Input, options: &InspectOptions) -> Result<Inspection, Failur
         let mut rows = Vec::new();
         for entry in index.entries() {
             let e = entry.map_err(|e| Failure::diagnostic(input.name(), &e))?;
-            let mut row = Facts::new();
-            row.value("fid", e.fid)
-                .value("offset", e.offset)
-                .value("size", e.size)
-                .value("ext", exts.get(usize::from(e.extid)).copied().unwrap_or(""))
-                .value("crashid", e.crashid)
-                .value("keyhash", format!("{:016x}", e.keyhash));
-            rows.push(row);
+            rows.push(Facts::build(|row| {
+                row.value("fid", e.fid)
+                    .value("offset", e.offset)
+                    .value("size", e.size)
+                    .value("ext", exts.get(usize::from(e.extid)).copied().unwrap_or(""))
+                    .value("crashid", e.crashid)
+                    .value("keyhash", format!("{:016x}", e.keyhash))
+            }));
         }
         facts.table("rows", rows);
     }

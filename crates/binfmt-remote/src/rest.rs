@@ -1,0 +1,452 @@
+//! The rest of a whole-object response ([`Options::with_whole_object`]): the first GET
+//! asks for the whole object; its first bytes answer the head read, and the bytes after
+//! them keep coming for the streams of ranges ([`ByteSource::stream_ranges`]) asked after
+//! it. A caller that reads a whole object in order (`verify`, `unpack`) so makes one
+//! request, and waits one round trip, where a head read followed by a stream of the
+//! ranges the head announced makes two, one after the other.
+//!
+//! The response's task receives; a thread of its own cuts the ranges out of the chunks
+//! that come ([`Feed`]): each byte is copied once, into the buffer of the range it
+//! belongs to, on another core than the one receiving. Until a stream is asked, what
+//! comes is held, [`REST_BUDGET`] at most; past that the response is not read further,
+//! and TCP's flow control holds the rest at the server.
+//!
+//! [`Options::with_whole_object`]: crate::Options::with_whole_object
+//! [`ByteSource::stream_ranges`]: binfmt_core::source::ByteSource::stream_ranges
+
+use core::ops::Range;
+use std::io;
+use std::sync::mpsc::{Receiver, Sender, TryRecvError};
+use std::vec::Vec;
+
+use binfmt_core::parts::{Gone, PartSender, PartStream, part_stream};
+use binfmt_core::source::past_end;
+
+/// The most bytes the rest of a whole-object response holds before a stream takes it
+/// over (4 MiB). A command parses its head and asks for its ranges within a millisecond
+/// or so; what came meanwhile is kept, not asked again.
+pub(crate) const REST_BUDGET: usize = 4 << 20;
+
+/// The most chunks of a whole-object response received and not yet cut into ranges (a
+/// chunk is what one read of the connection brought: at most some hundreds of KiB).
+pub(crate) const CHUNKS_AHEAD: usize = 16;
+
+/// At most this much is reserved for a range before its bytes come (as the source's
+/// own streams do); past that its buffer grows with the bytes.
+const RESERVED_AHEAD: usize = 32 << 20;
+
+/// One stream asked of a whole-object response: its ranges, in order, and where their
+/// bytes go. `short`: the last range may end early, at the end of the object (the head
+/// read's).
+pub(crate) struct Job {
+    ranges: Vec<Range<u64>>,
+    sender: PartSender,
+    short: bool,
+}
+
+impl Job {
+    /// The head read's job: the first `len` bytes, or all of a shorter object.
+    pub(crate) fn head(len: u64, sender: PartSender) -> Job {
+        Job {
+            ranges: std::vec![0..len],
+            sender,
+            short: true,
+        }
+    }
+}
+
+/// The job being served, and the range being filled.
+struct Active {
+    job: Job,
+    next: usize,
+    part: Vec<u8>,
+}
+
+/// The response's side: cuts the queued jobs' ranges out of the bytes as they come.
+pub(crate) struct Feed {
+    jobs: Receiver<Job>,
+    active: Option<Active>,
+    /// Bytes that came while no job was queued, from `held_at` on.
+    held: Vec<u8>,
+    held_at: u64,
+    /// The first bytes of the object (the head job's), for ranges that start in them.
+    head: Vec<u8>,
+    /// The offset of the next byte the response brings.
+    at: u64,
+}
+
+impl Feed {
+    /// A feed of the jobs sent to `jobs`, the head read's first.
+    pub(crate) fn new(jobs: Receiver<Job>) -> Feed {
+        Feed {
+            jobs,
+            active: None,
+            held: Vec::new(),
+            held_at: 0,
+            head: Vec::new(),
+            at: 0,
+        }
+    }
+
+    /// Takes the response's next bytes. Blocks while a reader holds its budget, or while
+    /// [`REST_BUDGET`] is held and no stream is asked; `Err(Gone)` when no stream will
+    /// ever be asked (the source dropped, or stopped the rest).
+    pub(crate) fn push(&mut self, data: &[u8]) -> Result<(), Gone> {
+        let mut at = self.at;
+        self.at += crate::bytes_len(data);
+        let mut data = data;
+        loop {
+            if self.active.is_none() {
+                self.poll(false)?;
+            }
+            if self.active.is_some() && !self.held.is_empty() {
+                // What was held first.
+                let held = core::mem::take(&mut self.held);
+                let used = self.serve(&held, self.held_at);
+                self.held_at += crate::usize_u64(used);
+                self.held = held.get(used..).unwrap_or_default().to_vec();
+                continue;
+            }
+            if data.is_empty() {
+                return Ok(());
+            }
+            if self.active.is_some() {
+                let used = self.serve(data, at);
+                at += crate::usize_u64(used);
+                data = data.get(used..).unwrap_or_default();
+                continue;
+            }
+            // No stream asked yet: hold the bytes, and wait for one past the budget.
+            if self.held.is_empty() {
+                self.held_at = at;
+            }
+            self.held.extend_from_slice(data);
+            data = &[];
+            if self.held.len() > REST_BUDGET {
+                self.poll(true)?;
+            }
+        }
+    }
+
+    /// The response ended: `error` when it broke (`None`: complete). The range being
+    /// filled is handed over when the job allows an early end (the head of a shorter
+    /// object; the ranges asked after it are then served from it); otherwise it gets the
+    /// error a read of it gives, and the streams queued after it end unserved.
+    pub(crate) fn finish(mut self, mut error: Option<io::Error>) {
+        loop {
+            if self.active.is_none() && self.poll(false).is_err() {
+                return;
+            }
+            if self.active.is_none() {
+                return;
+            }
+            // What was held, then the ranges that the head holds whole.
+            if self.push(&[]).is_err() {
+                return;
+            }
+            let _ = self.serve(&[], self.at);
+            let Some(mut active) = self.active.take() else {
+                continue;
+            };
+            let Some(r) = active.job.ranges.get(active.next).cloned() else {
+                continue;
+            };
+            let last = active.next + 1 == active.job.ranges.len();
+            if error.is_none() && active.job.short && last {
+                let part = core::mem::take(&mut active.part);
+                if self.head.is_empty() {
+                    self.head.clone_from(&part);
+                }
+                let _ = active.job.sender.send(Ok(part));
+                continue;
+            }
+            let part = Err(error.take().unwrap_or_else(|| past_end(r, self.at)));
+            let _ = active.job.sender.send(part);
+            return;
+        }
+    }
+
+    /// Makes the next queued job active; `wait`: blocks until there is one.
+    fn poll(&mut self, wait: bool) -> Result<(), Gone> {
+        let job = if wait {
+            self.jobs.recv().map_err(|_| Gone)?
+        } else {
+            match self.jobs.try_recv() {
+                Ok(job) => job,
+                Err(TryRecvError::Empty) => return Ok(()),
+                Err(TryRecvError::Disconnected) => return Err(Gone),
+            }
+        };
+        self.active = Some(Active {
+            job,
+            next: 0,
+            part: Vec::new(),
+        });
+        Ok(())
+    }
+
+    /// Serves the active jobs from `data`, the bytes at `at`, taking the next queued job
+    /// as one ends; how many bytes were used (all, unless the jobs ran out first).
+    fn serve(&mut self, data: &[u8], at: u64) -> usize {
+        let mut used = 0;
+        loop {
+            let Some(active) = self.active.as_mut() else {
+                return used;
+            };
+            let Some(r) = active.job.ranges.get(active.next).cloned() else {
+                // The job is done: its stream ends; on to the next.
+                self.active = None;
+                if self.poll(false).is_err() {
+                    return used;
+                }
+                continue;
+            };
+            let head = crate::bytes_len(&self.head);
+            if active.part.is_empty() && r.start < head {
+                let (from, to) = (r.start, r.end.min(head));
+                let bytes = self.head.get(index(from)..index(to)).unwrap_or_default();
+                active.part.extend_from_slice(bytes);
+            }
+            let want = r.start + crate::bytes_len(&active.part);
+            let pos = at + crate::usize_u64(used);
+            let done = want >= r.end;
+            if !done {
+                let left = data.len() - used;
+                if left == 0 {
+                    return used;
+                }
+                if want > pos {
+                    // A hole between two ranges.
+                    used += index(want - pos).min(left);
+                    continue;
+                }
+                if want < pos {
+                    // Before what the response still brings: the ranges were checked to
+                    // be in order, so this is not reached; end the stream (the cache then
+                    // reads the range alone).
+                    self.active = None;
+                    continue;
+                }
+                let take = index(r.end - want).min(left);
+                if active.part.capacity() == 0 {
+                    let whole = index(r.end - r.start).min(RESERVED_AHEAD);
+                    if active.part.try_reserve_exact(whole).is_err() {
+                        let oom = io::Error::other("binfmt-remote: out of memory for a range");
+                        let _ = active.job.sender.send(Err(oom));
+                        self.active = None;
+                        continue;
+                    }
+                }
+                active
+                    .part
+                    .extend_from_slice(data.get(used..used + take).unwrap_or_default());
+                used += take;
+                if want + crate::usize_u64(take) < r.end {
+                    continue;
+                }
+            }
+            let part = core::mem::take(&mut active.part);
+            if active.next == 0 && active.job.short && self.head.is_empty() {
+                // The head job's bytes: kept for later ranges that start in them.
+                self.head.clone_from(&part);
+            }
+            active.next += 1;
+            if active.job.sender.send(Ok(part)).is_err() {
+                // The reader is gone: the rest of its ranges are read through, as holes.
+                self.active = None;
+            }
+        }
+    }
+}
+
+/// A length or offset within what is in memory, as an index.
+fn index(n: u64) -> usize {
+    usize::try_from(n).unwrap_or(usize::MAX)
+}
+
+/// Whether the rest of a response (whose head ends at `at`, of an object of `len` bytes)
+/// can serve `ranges` after the ranges before them, which end at `from`: in order, none
+/// empty, none before `from` nor overlapping the one before, and not skipping more of
+/// the object than they read (the response is read through the holes between them). A
+/// range inside the head is served from it.
+fn serves(ranges: &[Range<u64>], from: u64, at: u64, len: u64) -> bool {
+    let (mut end, mut read) = (from, 0u64);
+    for r in ranges {
+        if r.is_empty() || r.start < end || r.end > len {
+            return false;
+        }
+        read += r.end.saturating_sub(r.start.max(at));
+        end = r.end;
+    }
+    let through = end.saturating_sub(from.max(at));
+    !ranges.is_empty() && through - read <= read
+}
+
+/// The source's side of a whole-object response: the streams it is asked queue jobs to
+/// the response's [`Feed`], so that a reader that announces its ranges in batches (the
+/// cache's streams) still makes one request.
+pub(crate) struct Feeding {
+    jobs: Sender<Job>,
+    /// The end of the last range queued (0: none yet, ranges may start in the head).
+    end: u64,
+    /// Where the head ends, and the object's length.
+    at: u64,
+    len: u64,
+}
+
+impl Feeding {
+    /// The source's side of a response whose head, `at` bytes of an object of `len`,
+    /// was read.
+    pub(crate) fn new(jobs: Sender<Job>, at: u64, len: u64) -> Feeding {
+        Feeding {
+            jobs,
+            end: 0,
+            at,
+            len,
+        }
+    }
+
+    /// A stream of `ranges` after the ones queued before, holding at most `budget`
+    /// bytes the reader has not taken; `None` when they are not all after them (or too
+    /// sparse: [`serves`]) or the response is gone.
+    pub(crate) fn queue(&mut self, ranges: Vec<Range<u64>>, budget: u64) -> Option<PartStream> {
+        if !serves(&ranges, self.end, self.at, self.len) {
+            return None;
+        }
+        let end = ranges.last()?.end;
+        let (sender, parts) = part_stream(budget);
+        let job = Job {
+            ranges,
+            sender,
+            short: false,
+        };
+        self.jobs.send(job).ok()?;
+        self.end = end;
+        Some(parts)
+    }
+}
+
+#[cfg(test)]
+#[allow(
+    clippy::unwrap_used,
+    clippy::indexing_slicing,
+    clippy::cast_possible_truncation,
+    clippy::single_range_in_vec_init
+)]
+mod tests {
+    use super::*;
+    use std::sync::mpsc::channel;
+
+    /// Numbers below `n`, deterministic.
+    struct Rng<I>(I);
+    impl<I: Iterator<Item = u64>> Rng<I> {
+        fn below(&mut self, n: u64) -> u64 {
+            self.0.next().unwrap() % n.max(1)
+        }
+    }
+
+    /// Random objects in random chunks, a head job and then batches of random ranges (in
+    /// order, with holes, some inside the head), queued before, between and after the
+    /// chunks: every range gets exactly its bytes, and the head its first bytes (all of a
+    /// shorter object).
+    #[test]
+    fn ranges_are_cut_from_chunks_whatever_their_split() {
+        let mut rng = Rng(binfmt_test_support::noise::xorshift(0x9e37_79b9_7f4a_7c15));
+        for round in 0..300 {
+            let len = rng.below(if round % 10 == 0 { 300 } else { 60_000 }) + 1;
+            let data: Vec<u8> = (0..len).map(|i| (i * 7 + i / 251) as u8).collect();
+            let head_len = rng.below(2000) + 1;
+            let (jobs, queued) = channel();
+            let (sender, head) = part_stream(u64::MAX);
+            jobs.send(Job::head(head_len, sender)).unwrap();
+            let mut feeding = Feeding::new(jobs, head_len.min(len), len);
+            let mut batches = Vec::new();
+            let mut at = 0;
+            while at < len && batches.len() < 4 {
+                let mut ranges = Vec::new();
+                for _ in 0..rng.below(6) + 1 {
+                    let start = at + rng.below(300);
+                    let end = (start + rng.below(5000) + 1).min(len);
+                    if start >= end {
+                        break;
+                    }
+                    ranges.push(start..end);
+                    at = end;
+                }
+                if ranges.is_empty() {
+                    break;
+                }
+                batches.push(ranges);
+            }
+            let mut feed = Feed::new(queued);
+            let mut streams = Vec::new();
+            let mut pos = 0usize;
+            let queue_at: Vec<u64> = batches.iter().map(|_| rng.below(len + 1)).collect();
+            let mut next_batch = 0;
+            while pos < data.len() {
+                while next_batch < batches.len() && queue_at[next_batch] <= pos as u64 {
+                    let ranges = batches[next_batch].clone();
+                    streams.push((ranges.clone(), feeding.queue(ranges, u64::MAX)));
+                    next_batch += 1;
+                }
+                let n = (rng.below(3000) + 1) as usize;
+                let end = (pos + n).min(data.len());
+                feed.push(&data[pos..end]).unwrap();
+                pos = end;
+            }
+            for ranges in &batches[next_batch..] {
+                streams.push((ranges.clone(), feeding.queue(ranges.clone(), u64::MAX)));
+            }
+            feed.finish(None);
+            let got: Vec<Vec<u8>> = head.map(Result::unwrap).collect();
+            let want = &data[..head_len.min(len) as usize];
+            assert_eq!(got, [want.to_vec()], "round {round}");
+            for (ranges, parts) in streams {
+                // A batch that a shorter head's holes made too sparse is not streamed.
+                let Some(parts) = parts else { continue };
+                let got: Vec<Vec<u8>> = parts
+                    .map(|p| p.unwrap_or_else(|e| panic!("round {round}: {e}")))
+                    .collect();
+                let want: Vec<Vec<u8>> = ranges
+                    .iter()
+                    .map(|r| data[r.start as usize..r.end as usize].to_vec())
+                    .collect();
+                assert_eq!(got, want, "round {round}");
+            }
+        }
+    }
+
+    /// A reader that drops its stream early: the feed goes on with the next stream, and a
+    /// response that ends before a range gives that range the past-the-end error.
+    #[test]
+    fn a_dropped_stream_is_read_through_and_an_early_end_is_an_error() {
+        let data: Vec<u8> = (0..10_000u32).map(|i| i as u8).collect();
+        let (jobs, queued) = channel();
+        let (sender, head) = part_stream(u64::MAX);
+        jobs.send(Job::head(100, sender)).unwrap();
+        let mut feeding = Feeding::new(jobs, 100, 20_000);
+        let first = feeding.queue(vec![100..200, 200..300], 1).unwrap();
+        let second = feeding
+            .queue(vec![300..400, 5_000..12_000], 1 << 20)
+            .unwrap();
+        drop(first);
+        let mut feed = Feed::new(queued);
+        for piece in data.chunks(700) {
+            feed.push(piece).unwrap();
+        }
+        feed.finish(None);
+        assert_eq!(
+            head.map(Result::unwrap).collect::<Vec<_>>(),
+            [data[..100].to_vec()]
+        );
+        let mut second = second;
+        assert_eq!(second.next().unwrap().unwrap(), &data[300..400]);
+        // The response ends at 10,000, inside the range.
+        let e = second.next().unwrap().unwrap_err();
+        assert_eq!(e.kind(), io::ErrorKind::UnexpectedEof);
+        assert!(second.next().is_none());
+        // Ranges before the ones queued, or mostly holes, are not served.
+        assert!(feeding.queue(vec![50..60], 1 << 20).is_none());
+        assert!(feeding.queue(vec![13_000..13_010], 1 << 20).is_none());
+    }
+}
