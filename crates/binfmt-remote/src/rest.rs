@@ -131,10 +131,15 @@ impl Feed {
     /// The response ended: `error` when it broke (`None`: complete). The range being
     /// filled is handed over when the job allows an early end (the head of a shorter
     /// object; the ranges asked after it are then served from it); otherwise it gets the
-    /// error a read of it gives, and the streams queued after it end unserved.
+    /// error a read of it gives, and the streams queued after it end unserved. After a
+    /// complete response, waits for the streams still to be asked, until the source's
+    /// side is dropped.
     pub(crate) fn finish(mut self, mut error: Option<io::Error>) {
         loop {
-            if self.active.is_none() && self.poll(false).is_err() {
+            // A complete response keeps what it held for the streams still to be asked (a
+            // small object can arrive whole before its reader asks for its ranges), until
+            // the source drops its side or stops the rest.
+            if self.active.is_none() && self.poll(error.is_none()).is_err() {
                 return;
             }
             if self.active.is_none() {
@@ -397,6 +402,8 @@ mod tests {
             for ranges in &batches[next_batch..] {
                 streams.push((ranges.clone(), feeding.queue(ranges.clone(), u64::MAX)));
             }
+            // The source's side gone: `finish` serves what was queued and returns.
+            drop(feeding);
             feed.finish(None);
             let got: Vec<Vec<u8>> = head.map(Result::unwrap).collect();
             let want = &data[..head_len.min(len) as usize];
@@ -430,10 +437,14 @@ mod tests {
             .queue(vec![300..400, 5_000..12_000], 1 << 20)
             .unwrap();
         drop(first);
+        // Ranges before the ones queued, or mostly holes, are not served.
+        assert!(feeding.queue(vec![50..60], 1 << 20).is_none());
+        assert!(feeding.queue(vec![13_000..13_010], 1 << 20).is_none());
         let mut feed = Feed::new(queued);
         for piece in data.chunks(700) {
             feed.push(piece).unwrap();
         }
+        drop(feeding);
         feed.finish(None);
         assert_eq!(
             head.map(Result::unwrap).collect::<Vec<_>>(),
@@ -445,8 +456,32 @@ mod tests {
         let e = second.next().unwrap().unwrap_err();
         assert_eq!(e.kind(), io::ErrorKind::UnexpectedEof);
         assert!(second.next().is_none());
-        // Ranges before the ones queued, or mostly holes, are not served.
-        assert!(feeding.queue(vec![50..60], 1 << 20).is_none());
-        assert!(feeding.queue(vec![13_000..13_010], 1 << 20).is_none());
+    }
+
+    /// A small object arrives whole before its reader asks for its ranges: what the
+    /// response held serves them, until the source's side is dropped.
+    #[test]
+    fn a_complete_response_serves_the_streams_asked_after_it() {
+        let data: Vec<u8> = (0..50_000u32).map(|i| (i % 253) as u8).collect();
+        let (jobs, queued) = channel();
+        let (sender, head) = part_stream(u64::MAX);
+        jobs.send(Job::head(1000, sender)).unwrap();
+        let mut feeding = Feeding::new(jobs, 1000, 50_000);
+        let mut feed = Feed::new(queued);
+        for piece in data.chunks(4096) {
+            feed.push(piece).unwrap();
+        }
+        let finished = std::thread::spawn(move || feed.finish(None));
+        assert_eq!(
+            head.map(Result::unwrap).collect::<Vec<_>>(),
+            [data[..1000].to_vec()]
+        );
+        let parts = feeding
+            .queue(vec![1000..30_000, 30_000..50_000], 1 << 20)
+            .unwrap();
+        let parts: Vec<Vec<u8>> = parts.map(Result::unwrap).collect();
+        assert_eq!(parts, [&data[1000..30_000], &data[30_000..]]);
+        drop(feeding);
+        finished.join().unwrap();
     }
 }
