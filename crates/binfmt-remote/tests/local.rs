@@ -31,13 +31,10 @@ fn sample(tag: &str, name: &str, len: usize, seed: u64) -> (TempDir, std::path::
 }
 
 /// A tiny deterministic generator for ranges.
-struct Rng(u64);
-impl Rng {
+struct Rng<I>(I);
+impl<I: Iterator<Item = u64>> Rng<I> {
     fn below(&mut self, n: u64) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        if n == 0 { 0 } else { self.0 % n }
+        self.0.next().unwrap() % n.max(1)
     }
 }
 
@@ -45,7 +42,7 @@ impl Rng {
 fn file_url_behaves_like_the_bytes_themselves() {
     let (_dir, path, data) = sample("local", "sample.bin", 300_000, 11);
     let len = data.len() as u64;
-    let mut rng = Rng(0x5eed);
+    let mut rng = Rng(binfmt_test_support::noise::xorshift(0x5eed));
     for read_ahead in [0, 4096, 65536] {
         let src = RemoteSource::open_with(
             &file_url(&path),
