@@ -297,6 +297,10 @@ pub(crate) struct Feeding {
     /// Where the head ends, and the object's length.
     at: u64,
     len: u64,
+    /// A stream was handed out: reads are no longer queued. A reader waiting for a read
+    /// queued behind a stream it has not read yet would wait for ever (the feed serves
+    /// jobs in order, and the stream's budget holds it back).
+    streamed: bool,
 }
 
 impl Feeding {
@@ -308,13 +312,29 @@ impl Feeding {
             end: 0,
             at,
             len,
+            streamed: false,
         }
+    }
+
+    /// A read of `ranges` (a parse reading on past its head), as a stream to collect; only
+    /// before any stream was handed out, otherwise as [`Feeding::queue`].
+    pub(crate) fn read(&mut self, ranges: Vec<Range<u64>>) -> Option<PartStream> {
+        if self.streamed {
+            return None;
+        }
+        self.job(ranges, u64::MAX)
     }
 
     /// A stream of `ranges` after the ones queued before, holding at most `budget`
     /// bytes the reader has not taken; `None` when they are not all after them (or too
     /// sparse: [`serves`]) or the response is gone.
     pub(crate) fn queue(&mut self, ranges: Vec<Range<u64>>, budget: u64) -> Option<PartStream> {
+        let parts = self.job(ranges, budget)?;
+        self.streamed = true;
+        Some(parts)
+    }
+
+    fn job(&mut self, ranges: Vec<Range<u64>>, budget: u64) -> Option<PartStream> {
         if !serves(&ranges, self.end, self.at, self.len) {
             return None;
         }

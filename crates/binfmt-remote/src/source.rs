@@ -505,7 +505,7 @@ impl RemoteSource {
         }
         let parts = {
             let mut slot = self.rest.lock().unwrap_or_else(PoisonError::into_inner);
-            slot.as_mut()?.queue(ranges.to_vec(), u64::MAX)?
+            slot.as_mut()?.read(ranges.to_vec())?
         };
         let parts: Vec<Vec<u8>> = parts.collect::<io::Result<_>>().ok()?;
         (parts.len() == ranges.len()).then_some(parts)

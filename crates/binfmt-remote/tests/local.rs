@@ -383,6 +383,20 @@ fn a_whole_object_source_streams_from_its_first_request() {
         .collect();
     assert_eq!(tail, [&data[9000..15_000], &data[15_000..20_000]]);
     assert_eq!(src.stats().requests, 2);
+    // A read past a stream the reader has not read yet is a GET of its own: queued behind
+    // the stream, whose budget holds the response back, it would never come.
+    let src = RemoteSource::open_with(&url, &whole).unwrap();
+    assert_eq!(&*src.read_head(256).unwrap(), &data[..256]);
+    let chunks: Vec<_> = (0..20u64)
+        .map(|i| 1000 + i * 100_000..1000 + (i + 1) * 100_000)
+        .collect();
+    let mut unread = src.stream_ranges(chunks, 150_000).unwrap();
+    assert_eq!(
+        &*src.read_range(2_500_000..2_500_100).unwrap(),
+        &data[2_500_000..2_500_100]
+    );
+    assert_eq!(src.stats().requests, 2);
+    assert_eq!(unread.next().unwrap().unwrap(), &data[1000..101_000]);
     // A short object is read whole by the head read; an empty one is empty.
     let (_d, short, bytes) = sample("whole-short", "s.bin", 1000, 3);
     let src = RemoteSource::open_with(&file_url(&short), &whole).unwrap();
