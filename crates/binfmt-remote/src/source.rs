@@ -208,7 +208,7 @@ enum Emit<'a> {
 }
 
 /// Why a GET gave no bytes.
-pub(crate) enum Fail {
+enum Fail {
     /// The answer says nothing of the object's bytes, and an empty object would explain
     /// it: HTTP 416 (`None`), or a 200 to a range request (the error to report when the
     /// object is not empty after all): nginx, for one, ignores ranges of an empty file.
@@ -500,7 +500,7 @@ impl RemoteSource {
     /// otherwise, or when the response broke (the caller's own GET then reports what is
     /// wrong). A read it cannot serve leaves it for the streams to come.
     fn read_from_rest(&self, ranges: &[Range<u64>]) -> Option<Vec<Vec<u8>>> {
-        if ranges.is_empty() {
+        if ranges.is_empty() || !self.has_rest() {
             return None;
         }
         let parts = {
@@ -509,6 +509,14 @@ impl RemoteSource {
         };
         let parts: Vec<Vec<u8>> = parts.collect::<io::Result<_>>().ok()?;
         (parts.len() == ranges.len()).then_some(parts)
+    }
+
+    /// Whether the rest of a whole-object response is there to read from.
+    fn has_rest(&self) -> bool {
+        self.rest
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .is_some()
     }
 
     fn hit(&self, range: &Range<u64>) -> Option<Vec<u8>> {
@@ -920,8 +928,13 @@ impl ByteSource for RemoteSource {
                 pending.push((i, r.clone()));
             }
         }
-        let asked: Vec<Range<u64>> = pending.iter().map(|(_, r)| r.clone()).collect();
-        if let Some(parts) = self.read_from_rest(&asked) {
+        let from_rest = if pending.is_empty() || !self.has_rest() {
+            None
+        } else {
+            let asked: Vec<Range<u64>> = pending.iter().map(|(_, r)| r.clone()).collect();
+            self.read_from_rest(&asked)
+        };
+        if let Some(parts) = from_rest {
             for ((i, _), part) in pending.iter().zip(parts) {
                 if let Some(slot) = out.get_mut(*i) {
                     *slot = Some(part);
