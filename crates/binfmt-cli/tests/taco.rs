@@ -52,12 +52,8 @@ fn inspect_json_has_the_documented_keys() {
 #[test]
 fn inspect_of_a_bare_header_shows_entries_without_members() {
     let dir = scratch("bare");
-    let path = dir.join("range-response.bin");
-    fs::write(
-        &path,
-        &fs::read(fixture("three_entries.taco")).unwrap()[..157],
-    )
-    .unwrap();
+    let header = &fs::read(fixture("three_entries.taco")).unwrap()[..157];
+    let path = dir.file("range-response.bin", header);
     let out = binfmt(&["inspect", "--json", s(&path)]);
     assert!(out.status.success());
     let v = &json_lines(&out)[0];
@@ -110,8 +106,7 @@ fn verify_reports_each_problem_with_file_and_offset() {
 #[test]
 fn create_then_update_then_inspect() {
     let dir = scratch("create");
-    let a = dir.join("a.parquet");
-    fs::write(&a, b"PAR1 data PAR1").unwrap();
+    let a = dir.file("a.parquet", b"PAR1 data PAR1");
     let out_path = dir.join("out.taco");
     let out = binfmt(&[
         "taco",
@@ -196,8 +191,7 @@ fn bad_arguments_are_usage_errors() {
         assert!(!out_path.exists());
     }
     // Names refused by the archive's rules come from the arguments: exit 2 too.
-    let a = dir.join("a.txt");
-    fs::write(&a, b"a").unwrap();
+    let a = dir.file("a.txt", b"a");
     for args in [
         vec!["taco", "create", s(&out_path), s(&a), s(&a)],
         vec!["taco", "create", s(&out_path), "--strip-dirs", s(&a), s(&a)],
@@ -240,8 +234,7 @@ fn garbage_never_panics() {
         binfmt_cli::fuzzing::inspect(&bytes);
         binfmt_cli::fuzzing::verify(&bytes);
         binfmt_cli::fuzzing::commands(&bytes);
-        let path = dir.join(format!("g{i}.taco"));
-        fs::write(&path, &bytes).unwrap();
+        let path = dir.file(&format!("g{i}.taco"), &bytes);
         for cmd in ["inspect", "verify"] {
             let out = binfmt(&[cmd, s(&path)]);
             assert!(
@@ -325,15 +318,13 @@ fn member_names_with_terminal_escapes_are_escaped_in_text() {
 #[test]
 fn create_never_replaces_an_existing_file_without_force() {
     let dir = scratch("clobber");
-    let precious = dir.join("precious.txt");
-    fs::write(&precious, b"my thesis").unwrap();
+    let precious = dir.file("precious.txt", b"my thesis");
     let out = binfmt(&["taco", "create", s(&precious)]);
     assert_eq!(out.status.code(), Some(1), "{out:?}");
     common::assert_contains(&stderr(&out), "did you forget OUT?");
     assert_eq!(fs::read(&precious).unwrap(), b"my thesis");
 
-    let archive = dir.join("out.taco");
-    fs::write(&archive, b"old").unwrap();
+    let archive = dir.file("out.taco", b"old");
     let out = binfmt(&["taco", "create", s(&archive), "--strip-dirs", s(&precious)]);
     assert_eq!(out.status.code(), Some(1), "{out:?}");
     assert_eq!(fs::read(&archive).unwrap(), b"old");
@@ -379,12 +370,10 @@ fn create_with_no_files_makes_a_header_only_archive() {
 #[test]
 fn create_and_update_write_to_standard_output() {
     let dir = scratch("stdout");
-    let a = dir.join("a.bin");
-    fs::write(&a, b"abc").unwrap();
+    let a = dir.file("a.bin", b"abc");
     let out = binfmt(&["taco", "create", "-", "--strip-dirs", s(&a)]);
     assert!(out.status.success(), "{out:?}");
-    let archive = dir.join("a.taco");
-    fs::write(&archive, &out.stdout).unwrap();
+    let archive = dir.file("a.taco", &out.stdout);
     assert!(binfmt(&["verify", s(&archive)]).status.success());
 
     // update --output: a copy with the new entries; FILE untouched.
@@ -392,8 +381,7 @@ fn create_and_update_write_to_standard_output() {
     let out = binfmt(&["taco", "update", s(&archive), "--entry", "7:8", "-o", "-"]);
     assert!(out.status.success(), "{out:?}");
     assert_eq!(fs::read(&archive).unwrap(), before);
-    let copy = dir.join("copy.taco");
-    fs::write(&copy, &out.stdout).unwrap();
+    let copy = dir.file("copy.taco", &out.stdout);
     let v = &json_lines(&binfmt(&["inspect", "--json", s(&copy)]))[0];
     assert_eq!(
         v["entries"],

@@ -13,6 +13,7 @@
 use core::ops::Deref;
 use std::format;
 use std::path::{Path, PathBuf};
+use std::vec::Vec;
 
 /// A fresh, empty directory under the system's temporary directory, removed on drop
 /// unless the test is panicking (then it is kept and its path printed).
@@ -55,6 +56,53 @@ impl Scratch {
         let path = self.path.join(name);
         std::fs::write(&path, bytes).unwrap();
         path
+    }
+}
+
+/// A file and a replacement staged beside it, in a scratch directory: what the tests of
+/// an in-place edit (an append, an update) start from to check that the edit refuses a
+/// file that another writer renamed over its path meanwhile. The directory is removed
+/// with it (as a [`Scratch`] is).
+///
+/// ```
+/// use binfmt_core::scratch::Replaced;
+///
+/// let r = Replaced::new("core-doc-replaced", "a.bin", "b.bin", b"old".to_vec(), b"new".to_vec());
+/// std::fs::rename(&r.staged, &r.path).unwrap();
+/// assert_eq!(std::fs::read(&r.path).unwrap(), r.new);
+/// ```
+#[derive(Debug)]
+pub struct Replaced {
+    /// The directory, held only to be removed with this.
+    _dir: Scratch,
+    /// The file the edit opens, holding `old`.
+    pub path: PathBuf,
+    /// The replacing file, holding `new`, for the test to rename over `path`.
+    pub staged: PathBuf,
+    /// What `path` holds.
+    pub old: Vec<u8>,
+    /// What `staged` holds.
+    pub new: Vec<u8>,
+}
+
+impl Replaced {
+    /// A fresh scratch directory `name` (as [`Scratch::new`]) with `old` in its file
+    /// `file`, and `new` in its file `staged`.
+    ///
+    /// # Panics
+    /// When a file cannot be written: a failed test.
+    #[must_use]
+    pub fn new(name: &str, file: &str, staged: &str, old: Vec<u8>, new: Vec<u8>) -> Self {
+        let dir = Scratch::new(name);
+        let path = dir.file(file, &old);
+        let staged = dir.file(staged, &new);
+        Replaced {
+            _dir: dir,
+            path,
+            staged,
+            old,
+            new,
+        }
     }
 }
 

@@ -424,7 +424,7 @@ pub(crate) fn append_file(
 
 #[cfg(test)]
 mod tests {
-    use binfmt_core::scratch::Scratch;
+    use binfmt_core::scratch::{Replaced, Scratch};
 
     use super::*;
     use crate::{Bloscpack, PackOptions, UnpackOptions};
@@ -513,28 +513,18 @@ mod tests {
 
     /// Packs a file at `path`, and another to rename over it, in a scratch directory.
     #[allow(clippy::unwrap_used)]
-    fn replaced(
-        name: &str,
-    ) -> (
-        Scratch,
-        std::path::PathBuf,
-        std::path::PathBuf,
-        Vec<u8>,
-        Vec<u8>,
-    ) {
-        let (dir, path) = scratch(name);
+    fn replaced(name: &str) -> Replaced {
         let options = PackOptions {
             chunk_size: 256,
             ..PackOptions::default()
         };
-        let (old, new) = (
+        Replaced::new(
+            &std::format!("bloscpack-append-unit-{name}"),
+            "f.blp",
+            "f.new",
             options.to_vec(&data(1000, 1)).unwrap(),
             options.to_vec(&data(700, 2)).unwrap(),
-        );
-        std::fs::write(&path, &old).unwrap();
-        let staged = path.with_extension("new");
-        std::fs::write(&staged, &new).unwrap();
-        (dir, path, staged, old, new)
+        )
     }
 
     /// Appends `data` to the locked `file`, which another writer replaces at `path` (before
@@ -568,29 +558,29 @@ mod tests {
     #[test]
     #[allow(clippy::unwrap_used, clippy::panic)]
     fn a_file_replaced_before_the_lock_is_not_edited() {
-        let (_dir, path, staged, old, new) = replaced("replaced-before-lock");
-        let file = open_locked(&path).unwrap();
-        std::fs::rename(&staged, &path).unwrap();
-        assert_refused(&path, &file, b"lost", &mut |_| Ok(()), &new);
+        let r = replaced("replaced-before-lock");
+        let file = open_locked(&r.path).unwrap();
+        std::fs::rename(&r.staged, &r.path).unwrap();
+        assert_refused(&r.path, &file, b"lost", &mut |_| Ok(()), &r.new);
         // Nothing was written to the old file either: the check comes first.
-        assert_eq!(held(&file), old);
+        assert_eq!(held(&file), r.old);
     }
 
     #[test]
     #[allow(clippy::unwrap_used, clippy::panic)]
     fn a_file_replaced_before_the_commit_is_not_committed() {
-        let (_dir, path, staged, old, new) = replaced("replaced-before-commit");
-        let file = open_locked(&path).unwrap();
+        let r = replaced("replaced-before-commit");
+        let file = open_locked(&r.path).unwrap();
         let mut hook = |s: Step| {
             if s == Step::Data {
-                std::fs::rename(&staged, &path)?;
+                std::fs::rename(&r.staged, &r.path)?;
             }
             Ok(())
         };
-        assert_refused(&path, &file, &data(900, 3), &mut hook, &new);
+        assert_refused(&r.path, &file, &data(900, 3), &mut hook, &r.new);
         // The old file was left as an interrupted append, which a repair undoes.
         assert!(repair_file(&file).unwrap());
-        assert_eq!(held(&file), old);
+        assert_eq!(held(&file), r.old);
     }
 
     #[test]

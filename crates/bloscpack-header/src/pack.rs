@@ -277,17 +277,7 @@ pub(crate) fn compress_ordered(
         .unwrap_or(0)
         .saturating_add(OVERHEAD)
         .saturating_add(checksum.size());
-    let count = threads + 1;
-    let mut buffers = take_spare(count);
-    buffers.resize_with(count, Vec::new);
-    for buffer in &mut buffers {
-        if buffer.len() < room {
-            buffer
-                .try_reserve_exact(room - buffer.len())
-                .map_err(|_| out_of_memory(room))?;
-            buffer.resize(room, 0);
-        }
-    }
+    let buffers = take_spare(threads + 1, room)?;
     let shape = Shape {
         threads,
         caller_helps: true,
@@ -308,14 +298,29 @@ static SPARE: Mutex<Vec<Vec<u8>>> = Mutex::new(Vec::new());
 const SPARE_COUNT: usize = 4;
 const SPARE_SIZE: usize = 4 << 20;
 
-pub(crate) fn take_spare(n: usize) -> Vec<Vec<u8>> {
-    match SPARE.lock() {
+/// `n` buffers at least `len` bytes long each: the spare ones first, grown where they are
+/// short, then new ones. Made on the caller's thread (see [`compress_ordered`]'s comment).
+///
+/// # Errors
+/// `Io` of kind `OutOfMemory` when a buffer cannot be grown.
+pub(crate) fn take_spare(n: usize, len: usize) -> Result<Vec<Vec<u8>>> {
+    let mut buffers = match SPARE.lock() {
         Ok(mut spare) => {
             let keep = spare.len().saturating_sub(n);
             spare.split_off(keep)
         }
         Err(_) => Vec::new(),
+    };
+    buffers.resize_with(n, Vec::new);
+    for buffer in &mut buffers {
+        if buffer.len() < len {
+            buffer
+                .try_reserve_exact(len - buffer.len())
+                .map_err(|_| out_of_memory(len))?;
+            buffer.resize(len, 0);
+        }
     }
+    Ok(buffers)
 }
 
 pub(crate) fn keep_spare(buffers: impl Iterator<Item = Vec<u8>>) {

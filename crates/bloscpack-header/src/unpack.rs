@@ -337,16 +337,7 @@ where
                 .max()
                 .unwrap_or(0);
             let longest = usize::try_from(longest).unwrap_or(usize::MAX);
-            buffers = take_spare(threads);
-            buffers.resize_with(threads, Vec::new);
-            for buffer in &mut buffers {
-                if buffer.len() < longest {
-                    buffer
-                        .try_reserve_exact(longest - buffer.len())
-                        .map_err(|_| out_of_memory(longest))?;
-                    buffer.resize(longest, 0);
-                }
-            }
+            buffers = take_spare(threads, longest)?;
         }
         let spare = Mutex::new(buffers);
         let first_error = if threads == 1 {

@@ -21,6 +21,14 @@ fn noise(len: usize) -> Vec<u8> {
     binfmt_test_support::noise::noise_low(len, 0x9e37_79b9_7f4a_7c15)
 }
 
+/// `len` bytes of noise packed in chunks of 1000 bytes, with the default options as
+/// `change` leaves them.
+fn small(len: usize, change: impl FnOnce(&mut PackOptions)) -> Vec<u8> {
+    let mut options = chunks_of(1000);
+    change(&mut options);
+    options.to_vec(&noise(len)).unwrap()
+}
+
 /// 24 MiB in 24 chunks of 1 MiB, stored, with metadata and 240 spare slots.
 fn large() -> (Vec<u8>, Vec<u8>) {
     let input = noise(24 << 20);
@@ -90,12 +98,7 @@ fn a_head_in_hand_is_not_read_again() {
 #[test]
 fn a_small_file_is_read_in_two_round_trips() {
     // Sections within the head: the head, then the chunk headers.
-    let input = noise(3000);
-    let options = PackOptions {
-        max_app_chunks: Some(0),
-        ..chunks_of(1000)
-    };
-    let packed = options.to_vec(&input).unwrap();
+    let packed = small(3000, |o| o.max_app_chunks = Some(0));
     let source = Rounds::new(Counting::new(&packed[..]));
     let cache = ReadCache::new(&source);
     let view = Bloscpack::from_data_with(&cache, &ReadOptions::new()).unwrap();
@@ -105,12 +108,7 @@ fn a_small_file_is_read_in_two_round_trips() {
 
 #[test]
 fn without_offsets_each_chunk_header_is_one_round_trip() {
-    let input = noise(10_000);
-    let options = PackOptions {
-        offsets: false,
-        ..chunks_of(1000)
-    };
-    let packed = options.to_vec(&input).unwrap();
+    let packed = small(10_000, |o| o.offsets = false);
     let source = Rounds::new(Counting::new(&packed[..]));
     let reader = Reader::open(&source).unwrap();
     let beyond = reader

@@ -86,13 +86,18 @@ fn many_keys(n: usize, key_len: usize) -> Vec<u8> {
     b.to_vec().unwrap()
 }
 
+/// A reader over `source`, which opening it must have asked `requests` ranges of.
+fn open_counted(source: &Counting<Vec<u8>>, requests: u64) -> Reader<&Counting<Vec<u8>>> {
+    let reader = Reader::open(source).unwrap();
+    assert_eq!(source.stats().requests, requests);
+    reader
+}
+
 #[test]
 fn descriptors_beyond_the_first_request_take_one_more() {
     // 5000 descriptors are 320 KB; 20-byte keys come with them (32 bytes per item guessed).
-    let data = many_keys(5000, 20);
-    let source = Counting::new(data);
-    let reader = Reader::open(&source).unwrap();
-    assert_eq!(source.stats().requests, 2);
+    let source = Counting::new(many_keys(5000, 20));
+    let reader = open_counted(&source, 2);
     assert_eq!(reader.len(), 5000);
     assert_eq!(
         *reader
@@ -107,10 +112,8 @@ fn descriptors_beyond_the_first_request_take_one_more() {
 #[test]
 fn long_keys_beyond_the_guess_take_their_own_request() {
     // 2000 descriptors (128 KB), then 200 KB of 100-byte keys: more than guessed.
-    let data = many_keys(2000, 100);
-    let source = Counting::new(data);
-    let reader = Reader::open(&source).unwrap();
-    assert_eq!(source.stats().requests, 3);
+    let source = Counting::new(many_keys(2000, 100));
+    let reader = open_counted(&source, 3);
     let keys: Vec<_> = reader.keys().collect();
     let store = Store::parse(source.inner()).unwrap();
     assert!(keys.iter().copied().eq(store.keys()));

@@ -3,10 +3,13 @@
 #![cfg(feature = "std")]
 #![allow(clippy::unwrap_used, clippy::panic)]
 
+mod common;
+
 use std::io::Cursor;
 
 use binfmt_core::le::U32;
 use binfmt_test_support::Scratch;
+use common::write;
 use mldf::{
     Audio, AudioCodec, Dataset, Dtype, Error, ErrorKind, FieldType, Image, NdarraySpec,
     ReadOptions, Schema, Text, TypeId, Value, ValueProblem, Writer, WriterOptions,
@@ -21,14 +24,6 @@ fn bytes_schema() -> Schema {
         .field("id", FieldType::Int)
         .nullable_field("data", FieldType::Bytes)
         .field("doc", FieldType::Json)
-}
-
-fn write(schema: &Schema, options: WriterOptions, samples: &[Vec<Value<'_>>]) -> Vec<u8> {
-    let mut w = Writer::new(Cursor::new(Vec::new()), schema, options).unwrap();
-    for s in samples {
-        w.add(s).unwrap();
-    }
-    w.finish().unwrap().into_inner()
 }
 
 fn problem(e: Error) -> ValueProblem {

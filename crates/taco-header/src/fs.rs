@@ -282,33 +282,21 @@ impl Plan {
 mod tests {
     use alloc::vec::Vec;
 
-    use binfmt_core::scratch::Scratch;
+    use binfmt_core::scratch::Replaced;
     use binfmt_core::source::Counting;
 
     use super::*;
     use crate::{Entry, Writer};
 
     /// An archive at `path`, and another to rename over it, in a scratch directory.
-    fn replaced(
-        test: &str,
-    ) -> (
-        Scratch,
-        std::path::PathBuf,
-        std::path::PathBuf,
-        Vec<u8>,
-        Vec<u8>,
-    ) {
-        let dir = Scratch::new(&std::format!("taco-header-fs-{test}"));
+    fn replaced(test: &str) -> Replaced {
         let build = |n: u64| {
             let mut b = Writer::new(Entries::from_slice(&[Entry::new(n, n)]).unwrap());
             b.add_bytes("a.bin", std::vec![7u8; 100]);
             b.to_vec().unwrap()
         };
-        let (old, new) = (build(1), build(2));
-        let (path, staged) = (dir.join("a.taco"), dir.join("b.taco"));
-        std::fs::write(&path, &old).unwrap();
-        std::fs::write(&staged, &new).unwrap();
-        (dir, path, staged, old, new)
+        let name = std::format!("taco-header-fs-{test}");
+        Replaced::new(&name, "a.taco", "b.taco", build(1), build(2))
     }
 
     fn assert_replaced(e: &crate::Error) {
@@ -327,42 +315,39 @@ mod tests {
 
     #[test]
     fn a_file_replaced_before_the_lock_is_not_updated() {
-        let (_dir, path, staged, old, new) = replaced("before-lock");
-        let file = binfmt_core::file::open_locked(&path).unwrap();
+        let r = replaced("before-lock");
+        let file = binfmt_core::file::open_locked(&r.path).unwrap();
         let keep = file.try_clone().unwrap();
-        std::fs::rename(&staged, &path).unwrap();
+        std::fs::rename(&r.staged, &r.path).unwrap();
         let entries = Entries::from_slice(&[Entry::new(9, 9)]).unwrap();
-        let e = update_locked(
-            &path,
-            file,
-            &entries,
-            &UpdateOptions::new(),
-            &mut |_| Ok(()),
-        )
+        let e = update_locked(&r.path, file, &entries, &UpdateOptions::new(), &mut |_| {
+            Ok(())
+        })
         .unwrap_err();
         assert_replaced(&e);
-        assert_eq!(std::fs::read(&path).unwrap(), new);
-        assert_eq!(held(&keep), old);
+        assert_eq!(std::fs::read(&r.path).unwrap(), r.new);
+        assert_eq!(held(&keep), r.old);
     }
 
     #[test]
     fn a_file_replaced_before_the_commit_is_not_committed() {
-        let (_dir, path, staged, old, new) = replaced("before-commit");
-        let file = binfmt_core::file::open_locked(&path).unwrap();
+        let r = replaced("before-commit");
+        let file = binfmt_core::file::open_locked(&r.path).unwrap();
         let keep = file.try_clone().unwrap();
         let entries = Entries::from_slice(&[Entry::new(9, 9)]).unwrap();
         // Replaced after the first two writes, before the commit.
         let mut hook = |done: usize| {
             if done == 2 {
-                std::fs::rename(&staged, &path)?;
+                std::fs::rename(&r.staged, &r.path)?;
             }
             Ok(())
         };
-        let e = update_locked(&path, file, &entries, &UpdateOptions::new(), &mut hook).unwrap_err();
+        let e =
+            update_locked(&r.path, file, &entries, &UpdateOptions::new(), &mut hook).unwrap_err();
         assert_replaced(&e);
-        assert_eq!(std::fs::read(&path).unwrap(), new);
+        assert_eq!(std::fs::read(&r.path).unwrap(), r.new);
         // The two writes made to the old file were put back.
-        assert_eq!(held(&keep), old);
+        assert_eq!(held(&keep), r.old);
     }
 
     #[test]

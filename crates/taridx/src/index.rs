@@ -666,6 +666,33 @@ pub(crate) fn count_rule(text: &[u8], block: Block, count: u32) -> Result<()> {
     .at(at))
 }
 
+/// The bounds of [`row_rule`], for the passes over every row (the stem map's build,
+/// `verify`): two compares a row, and `row_rule` only for a row out of range, to say
+/// which id and where.
+#[cfg(feature = "alloc")]
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct IdBounds {
+    n_ext: u32,
+    n_crash: u32,
+}
+
+#[cfg(feature = "alloc")]
+impl IdBounds {
+    /// The bounds `index` declares.
+    pub(crate) fn of<'d, D: Data<'d>>(index: &Index<'d, D>) -> Self {
+        IdBounds {
+            n_ext: index.n_ext(),
+            n_crash: index.n_crash(),
+        }
+    }
+
+    /// True when `raw` breaks [`row_rule`]; branch-free.
+    #[inline]
+    pub(crate) fn out_of_range(self, raw: &raw::Row) -> bool {
+        (u32::from(raw.extid.get()) >= self.n_ext) | (raw.crashid.get() > self.n_crash)
+    }
+}
+
 /// A row's ids are in range: `extid < n_ext`, `crashid ≤ n_crash`.
 pub(crate) fn row_rule<'d, D: Data<'d>>(
     index: &Index<'d, D>,

@@ -24,7 +24,7 @@ use binfmt_core::bytes::to_u64;
 use binfmt_core::data::Data;
 
 use crate::error::{ErrorKind, Result};
-use crate::index::{self, Entry, Index};
+use crate::index::{self, Entry, IdBounds, Index};
 use crate::{key, raw};
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -142,9 +142,15 @@ impl Keys {
             }
             .at(index::N_ROWS_AT)
         })?;
-        let (table, starts, distinct) = match Self::direct(index, rows, n)? {
+        let build = Build {
+            index,
+            rows,
+            n,
+            bounds: index.options().get_row_ids().then(|| IdBounds::of(index)),
+        };
+        let (table, starts, distinct) = match build.direct()? {
             Some(direct) => direct,
-            None => Self::sorted(index, rows, n)?,
+            None => build.sorted()?,
         };
         let exts = spans(index.ext_block())
             .take(usize::from(u16::MAX) + 1)
@@ -177,12 +183,31 @@ impl Keys {
             crash_tabled,
         })
     }
+}
+
+/// What both layouts are built from: the index, its rows (`n` of them, at most 2³² − 1),
+/// and the bounds each row's ids are checked against when the index's options say so.
+struct Build<'i, 'd, D: Data<'d>> {
+    index: &'i Index<'d, D>,
+    rows: &'i [raw::Row],
+    n: u32,
+    bounds: Option<IdBounds>,
+}
+
+impl<'d, D: Data<'d>> Build<'_, 'd, D> {
+    /// Row `i` (`r`) has its ids in range, or they are not checked: each layout's pass
+    /// over the rows checks them as it goes.
+    #[inline]
+    fn check_ids(&self, i: u32, r: &raw::Row) -> Result<()> {
+        if self.bounds.is_some_and(|b| b.out_of_range(r)) {
+            index::row_rule(self.index, u64::from(i), r)?;
+        }
+        Ok(())
+    }
+
     /// The direct table, or `None` when a key has more than one run or probes run long.
-    fn direct<'d, D: Data<'d>>(
-        index: &Index<'d, D>,
-        rows: &[raw::Row],
-        n: u32,
-    ) -> Result<Option<(Table, Vec<u32>, u64)>> {
+    fn direct(&self) -> Result<Option<(Table, Vec<u32>, u64)>> {
+        let Build { index, rows, n, .. } = *self;
         if n == u32::MAX {
             return Ok(None); // a slot holds row + 1 in 32 bits
         }
@@ -204,16 +229,12 @@ impl Keys {
             rows,
         };
         let mut starts: Vec<u32> = Vec::with_capacity(hint);
-        let (n_ext, n_crash) = (index.n_ext(), index.n_crash());
-        let strict = index.options().get_row_ids();
         let mut current: Option<(u64, u32)> = None;
         let mut pending = [(0u64, 0u32); BATCH];
         let mut n_pending = 0;
         for (i, r) in (0u32..n).zip(rows) {
             let key = (r.keyhash.get(), r.crashid.get());
-            if strict && (u32::from(r.extid.get()) >= n_ext || key.1 > n_crash) {
-                index::row_rule(index, u64::from(i), r)?;
-            }
+            self.check_ids(i, r)?;
             if current == Some(key) {
                 continue;
             }
@@ -249,22 +270,15 @@ impl Keys {
     }
 
     /// The sorted layout: runs bucketed by keyhash bits, sorted inside each bucket.
-    fn sorted<'d, D: Data<'d>>(
-        index: &Index<'d, D>,
-        rows: &[raw::Row],
-        n: u32,
-    ) -> Result<(Table, Vec<u32>, u64)> {
-        let (n_ext, n_crash) = (index.n_ext(), index.n_crash());
-        let strict = index.options().get_row_ids();
+    fn sorted(&self) -> Result<(Table, Vec<u32>, u64)> {
+        let Build { rows, n, .. } = *self;
 
         // Pass 1: runs of equal (keyhash, crashid), in row order.
         let mut in_order: Vec<Run> = Vec::new();
         let mut current: Option<Run> = None;
         for (i, r) in (0u32..n).zip(rows) {
             let (keyhash, crashid) = (r.keyhash.get(), r.crashid.get());
-            if strict && (u32::from(r.extid.get()) >= n_ext || crashid > n_crash) {
-                index::row_rule(index, u64::from(i), r)?;
-            }
+            self.check_ids(i, r)?;
             match &mut current {
                 Some(run) if run.key() == (keyhash, crashid) => run.len += 1,
                 _ => {
@@ -345,7 +359,9 @@ impl Keys {
             distinct,
         ))
     }
+}
 
+impl Keys {
     /// The crash id of `stem`: its crash-block id (the smallest, if the block repeats
     /// it), else 0.
     pub(crate) fn crashid_of<'d, D: Data<'d>>(&self, index: &Index<'d, D>, stem: &str) -> u32 {

@@ -9,7 +9,7 @@ use binfmt_core::data::Data;
 use binfmt_core::verify::{Sink, Tally};
 
 use crate::error::{Block, Error};
-use crate::index::{self, HEAD_SIZE, HEADER_LEN, Index, ROW_LEN};
+use crate::index::{self, HEAD_SIZE, HEADER_LEN, IdBounds, Index, ROW_LEN};
 use crate::options::ReadOptions;
 use crate::raw;
 
@@ -152,11 +152,11 @@ fn walk<S: Sink<Error> + ?Sized>(
         return ControlFlow::Break(());
     }
     let index = Index::assemble(data, header, exts, crash, rows, compatibility, options);
-    let (n_ext, n_crash) = (index.n_ext(), index.n_crash());
+    let bounds = IdBounds::of(&index);
     // One branch-free pass; the offending rows are located only if there are some.
-    let bad = rows.iter().fold(false, |bad, r| {
-        bad | (u32::from(r.extid.get()) >= n_ext) | (r.crashid.get() > n_crash)
-    });
+    let bad = rows
+        .iter()
+        .fold(false, |bad, r| bad | bounds.out_of_range(r));
     if bad {
         for (i, r) in (0u64..).zip(rows) {
             if let Err(e) = index::row_rule(&index, i, r) {
@@ -214,13 +214,13 @@ where
         return ControlFlow::Break(());
     }
     let index = Index::assemble(data, header, exts, crash, &[], compatibility, options);
-    let (n_ext, n_crash) = (index.n_ext(), index.n_crash());
+    let bounds = IdBounds::of(&index);
     // One pass for the ids and the keys; a second, only if some ids are out of range, to
     // locate them.
     let mut stems = StemCounter::default();
     let mut bad = false;
     for_rows(data, off_arr, n_rows, tally, |_, (_, r)| {
-        bad |= (u32::from(r.extid.get()) >= n_ext) | (r.crashid.get() > n_crash);
+        bad |= bounds.out_of_range(r);
         stems.push((r.keyhash.get(), r.crashid.get()));
         ControlFlow::Continue(())
     })?;

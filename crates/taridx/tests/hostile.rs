@@ -33,6 +33,12 @@ fn strict(shard: &[u8]) -> (Vec<u8>, Report) {
     (file.to_vec().unwrap(), report)
 }
 
+/// A stem map of `index` and a verifier of its names: what a lookup by name (`taridx
+/// get`) needs.
+fn map_and_verifier<'a>(index: &Index<'a>) -> (StemMap<'a>, Verifier) {
+    (StemMap::build(index).unwrap(), Verifier::new(index))
+}
+
 /// A global pax header whose `path` is `name`, then `members` empty members.
 fn global_path_shard(name: &[u8], members: usize) -> Vec<u8> {
     let mut shard = pax(b'g', &[("path", name)]);
@@ -86,8 +92,7 @@ fn a_global_pax_path_is_shared_not_copied() {
     let index = Index::parse(&bytes).unwrap();
     let stem = core::str::from_utf8(&name[..200_000]).unwrap();
     let (verified, peak) = memory::peak(|| {
-        let map = StemMap::build(&index).unwrap();
-        let verifier = Verifier::new(&index);
+        let (map, verifier) = map_and_verifier(&index);
         let candidates: Vec<_> = map.lookup(stem).collect();
         candidates
             .iter()
@@ -189,8 +194,7 @@ fn verifying_a_name_reads_only_the_members_own_blocks() {
     shard.extend(end());
     let (bytes, _) = strict(&shard);
     let index = Index::parse(&bytes).unwrap();
-    let map = StemMap::build(&index).unwrap();
-    let verifier = Verifier::new(&index);
+    let (map, verifier) = map_and_verifier(&index);
     let entry = |stem: &str| map.lookup(stem).next().unwrap();
 
     for stem in ["sample_a", "sample_b", "sample_c", "sample_d", "sample_e"] {
@@ -247,8 +251,7 @@ fn a_global_path_after_a_skipped_member_names_the_next_member() {
     shard.extend(end());
     let (bytes, _) = strict(&shard);
     let index = Index::parse(&bytes).unwrap();
-    let map = StemMap::build(&index).unwrap();
-    let verifier = Verifier::new(&index);
+    let (map, verifier) = map_and_verifier(&index);
     assert_eq!(map.lookup("b").count(), 0);
     let x = map.lookup("x").next().unwrap();
     assert_eq!(x.offset, b_at);
