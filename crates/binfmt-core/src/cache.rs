@@ -626,6 +626,20 @@ impl<'d, S: ByteSource> Data<'d> for &'d ReadCache<S> {
         Ok(Cow::Owned(part.into_owned()))
     }
 
+    fn recycle(self, payload: Cow<'d, [u8]>) {
+        if let Cow::Owned(buf) = payload {
+            let ahead = self
+                .ahead
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            // The stream that fills the next payloads; with none, the buffer is freed
+            // (after the lock).
+            if let Some((_, parts)) = ahead.streams.front() {
+                parts.recycle(buf);
+            }
+        }
+    }
+
     fn whole(self) -> Option<&'d [u8]> {
         self.source.as_slice()
     }
@@ -645,7 +659,7 @@ mod tests {
         (0..10_000u32).map(|i| (i % 251) as u8).collect()
     }
 
-    /// Reads each of `ranges` as a payload and checks it against `file`.
+    /// Reads each of `ranges` as a payload, checks it against `file` and gives it back.
     fn payloads_match<'d>(
         d: impl Data<'d>,
         file: &[u8],
@@ -655,6 +669,8 @@ mod tests {
             let got = d.payload(r.start, r.end - r.start, "chunk").unwrap();
             let want = file.get(usize::try_from(r.start).unwrap()..usize::try_from(r.end).unwrap());
             assert_eq!(Some(&*got), want, "{r:?}");
+            // Given back, as the format crates do: the next payloads are unchanged.
+            d.recycle(got);
         }
     }
 

@@ -114,6 +114,23 @@ pub trait Data<'d>: Copy {
             .map(alloc::borrow::Cow::Borrowed)
     }
 
+    /// Gives back a [`payload`](Data::payload) the caller is done with, for a cache to
+    /// fill again with the next payload it streams (its pages are mapped already). A
+    /// borrow, and any payload of a slice, is simply dropped.
+    ///
+    /// ```
+    /// use binfmt_core::data::Data;
+    ///
+    /// let file: &[u8] = b"0123456789";
+    /// let chunk = file.payload(2, 4, "chunk").unwrap();
+    /// assert_eq!(&*chunk, b"2345");
+    /// file.recycle(chunk);
+    /// ```
+    #[cfg(feature = "alloc")]
+    fn recycle(self, payload: alloc::borrow::Cow<'d, [u8]>) {
+        drop(payload);
+    }
+
     /// All of the data, when it is memory: views use it for whole-input checks (CRCs
     /// over everything) that would otherwise read range by range.
     fn whole(self) -> Option<&'d [u8]> {

@@ -36,11 +36,14 @@ use std::vec::Vec;
 
 use crate::bytes::len_u64;
 
-/// Bytes sent and not yet taken, and whether the consumer is gone.
+/// Bytes sent and not yet taken, whether the consumer is gone, and the buffers it gave
+/// back ([`PartStream::recycle`]).
 #[derive(Debug, Default)]
 struct Held {
     bytes: u64,
     closed: bool,
+    spare: Vec<Vec<u8>>,
+    spare_bytes: usize,
 }
 
 #[derive(Debug)]
@@ -118,6 +121,56 @@ impl PartSender {
         self.tx.send(part).map_err(|_| Gone)
     }
 
+    /// An empty buffer of at least `min` bytes' capacity that the consumer gave back
+    /// ([`PartStream::recycle`]), or a new one without capacity. A recycled buffer's pages
+    /// are already mapped: a producer that fills one does not fault them in again.
+    ///
+    /// ```
+    /// use binfmt_core::parts::part_stream;
+    ///
+    /// let (sender, mut parts) = part_stream(1 << 20);
+    /// sender.send(Ok(vec![7; 1000])).unwrap();
+    /// let part = parts.next().unwrap().unwrap();
+    /// parts.recycle(part);
+    /// let buf = sender.spare(1000);
+    /// assert!(buf.is_empty() && buf.capacity() >= 1000);
+    /// assert_eq!(sender.spare(1000).capacity(), 0); // none left
+    /// ```
+    #[must_use]
+    pub fn spare(&self, min: usize) -> Vec<u8> {
+        let mut held = self.budget.lock();
+        match held.spare.iter().position(|b| b.capacity() >= min) {
+            Some(i) => {
+                let mut buf = held.spare.swap_remove(i);
+                held.spare_bytes = held.spare_bytes.saturating_sub(buf.capacity());
+                buf.clear();
+                buf
+            }
+            None => Vec::new(),
+        }
+    }
+
+    /// Whether a part of `len` bytes would be sent at once: [`send`](Self::send) waits
+    /// only when this is false, as only the consumer changes what is held meanwhile, and
+    /// only down. A producer on an async runtime so leaves its worker only when it must
+    /// wait.
+    ///
+    /// ```
+    /// use binfmt_core::parts::part_stream;
+    ///
+    /// let (sender, mut parts) = part_stream(8);
+    /// assert!(sender.fits(100)); // nothing held: any part goes
+    /// sender.send(Ok(b"abcdef".to_vec())).unwrap();
+    /// assert!(!sender.fits(4)); // 6 + 4 > 8
+    /// parts.next();
+    /// assert!(sender.fits(4));
+    /// ```
+    #[must_use]
+    pub fn fits(&self, len: u64) -> bool {
+        let held = self.budget.lock();
+        held.closed || held.bytes == 0 || held.bytes.saturating_add(len) <= self.budget.limit
+    }
+
     /// Whether the consumer dropped its end.
     #[must_use]
     pub fn is_gone(&self) -> bool {
@@ -140,9 +193,28 @@ impl Iterator for PartStream {
     }
 }
 
+impl PartStream {
+    /// Gives a part's buffer back for the producer to fill again
+    /// ([`PartSender::spare`]). At most a quarter of the budget is kept this way; a
+    /// buffer past that is freed.
+    pub fn recycle(&self, buf: Vec<u8>) {
+        let mut held = self.budget.lock();
+        let keep = usize::try_from(self.budget.limit / 4).unwrap_or(usize::MAX);
+        let total = held.spare_bytes.saturating_add(buf.capacity());
+        if !held.closed && buf.capacity() > 0 && total <= keep {
+            held.spare_bytes = total;
+            held.spare.push(buf);
+        }
+    }
+}
+
 impl Drop for PartStream {
     fn drop(&mut self) {
-        self.budget.lock().closed = true;
+        let mut held = self.budget.lock();
+        held.closed = true;
+        held.spare = Vec::new();
+        held.spare_bytes = 0;
+        drop(held);
         self.budget.changed.notify_all();
     }
 }

@@ -5,11 +5,13 @@
 //! request, and waits one round trip, where a head read followed by a stream of the
 //! ranges the head announced makes two, one after the other.
 //!
-//! The response's task receives; a thread of its own cuts the ranges out of the chunks
-//! that come ([`Feed`]): each byte is copied once, into the buffer of the range it
-//! belongs to, on another core than the one receiving. Until a stream is asked, what
-//! comes is held, [`REST_BUDGET`] at most; past that the response is not read further,
-//! and TCP's flow control holds the rest at the server.
+//! The response's task cuts the ranges out of the chunks as they come ([`Feed`]): each
+//! byte is copied once, into the buffer of the range it belongs to, and the chunk is
+//! dropped at once, so that the HTTP client reads the next bytes into the buffer it just
+//! freed (hot in the cache, its pages mapped) rather than a fresh one. The task leaves
+//! its worker (`block_in_place`) only to wait for a reader. Until a stream is asked,
+//! what comes is held, [`REST_BUDGET`] at most; past that the response is not read
+//! further, and TCP's flow control holds the rest at the server.
 //!
 //! [`Options::with_whole_object`]: crate::Options::with_whole_object
 //! [`ByteSource::stream_ranges`]: binfmt_core::source::ByteSource::stream_ranges
@@ -27,13 +29,13 @@ use binfmt_core::source::past_end;
 /// or so; what came meanwhile is kept, not asked again.
 pub(crate) const REST_BUDGET: usize = 4 << 20;
 
-/// The most chunks of a whole-object response received and not yet cut into ranges (a
-/// chunk is what one read of the connection brought: at most some hundreds of KiB).
-pub(crate) const CHUNKS_AHEAD: usize = 16;
-
 /// At most this much is reserved for a range before its bytes come (as the source's
 /// own streams do); past that its buffer grows with the bytes.
 const RESERVED_AHEAD: usize = 32 << 20;
+
+/// A range's new buffer is this much larger at most (its length rounded up to a multiple
+/// of 64 KiB), so that a buffer given back fits the next ranges of about its length.
+const SPARE_ROUNDING: usize = 64 << 10;
 
 /// One stream asked of a whole-object response: its ranges, in order, and where their
 /// bytes go. `short`: the last range may end early, at the end of the object (the head
@@ -92,9 +94,19 @@ impl Feed {
     /// [`REST_BUDGET`] is held and no stream is asked; `Err(Gone)` when no stream will
     /// ever be asked (the source dropped, or stopped the rest).
     pub(crate) fn push(&mut self, data: &[u8]) -> Result<(), Gone> {
-        let mut at = self.at;
-        self.at += crate::bytes_len(data);
-        let mut data = data;
+        self.take(data, true).map(drop)
+    }
+
+    /// Takes as much of the response's next bytes as it can without waiting: how many
+    /// (all of them, or fewer where [`push`](Self::push) would wait for a reader). The
+    /// response's task cuts what comes with this, and leaves its worker to wait only
+    /// when it must.
+    pub(crate) fn push_nowait(&mut self, data: &[u8]) -> Result<usize, Gone> {
+        self.take(data, false)
+    }
+
+    fn take(&mut self, data: &[u8], wait: bool) -> Result<usize, Gone> {
+        let mut used = 0;
         loop {
             if self.active.is_none() {
                 self.poll(false)?;
@@ -102,29 +114,42 @@ impl Feed {
             if self.active.is_some() && !self.held.is_empty() {
                 // What was held first.
                 let held = core::mem::take(&mut self.held);
-                let used = self.serve(&held, self.held_at);
-                self.held_at += crate::usize_u64(used);
-                self.held = held.get(used..).unwrap_or_default().to_vec();
+                let (n, blocked) = self.serve(&held, self.held_at, wait);
+                self.held = held;
+                self.held.drain(..n);
+                self.held_at += crate::usize_u64(n);
+                if blocked {
+                    return Ok(used);
+                }
                 continue;
             }
-            if data.is_empty() {
-                return Ok(());
+            let left = data.get(used..).unwrap_or_default();
+            if left.is_empty() {
+                return Ok(used);
             }
             if self.active.is_some() {
-                let used = self.serve(data, at);
-                at += crate::usize_u64(used);
-                data = data.get(used..).unwrap_or_default();
+                let (n, blocked) = self.serve(left, self.at, wait);
+                used += n;
+                self.at += crate::usize_u64(n);
+                if blocked {
+                    return Ok(used);
+                }
                 continue;
             }
             // No stream asked yet: hold the bytes, and wait for one past the budget.
-            if self.held.is_empty() {
-                self.held_at = at;
-            }
-            self.held.extend_from_slice(data);
-            data = &[];
             if self.held.len() > REST_BUDGET {
+                if !wait {
+                    return Ok(used);
+                }
                 self.poll(true)?;
+                continue;
             }
+            if self.held.is_empty() {
+                self.held_at = self.at;
+            }
+            self.held.extend_from_slice(left);
+            used += left.len();
+            self.at += crate::bytes_len(left);
         }
     }
 
@@ -149,7 +174,7 @@ impl Feed {
             if self.push(&[]).is_err() {
                 return;
             }
-            let _ = self.serve(&[], self.at);
+            let _ = self.serve(&[], self.at, true);
             let Some(mut active) = self.active.take() else {
                 continue;
             };
@@ -191,18 +216,19 @@ impl Feed {
     }
 
     /// Serves the active jobs from `data`, the bytes at `at`, taking the next queued job
-    /// as one ends; how many bytes were used (all, unless the jobs ran out first).
-    fn serve(&mut self, data: &[u8], at: u64) -> usize {
+    /// as one ends; how many bytes were used (all, unless the jobs ran out first), and
+    /// whether it stopped where it would wait for a reader (`wait` false).
+    fn serve(&mut self, data: &[u8], at: u64, wait: bool) -> (usize, bool) {
         let mut used = 0;
         loop {
             let Some(active) = self.active.as_mut() else {
-                return used;
+                return (used, false);
             };
             let Some(r) = active.job.ranges.get(active.next).cloned() else {
                 // The job is done: its stream ends; on to the next.
                 self.active = None;
                 if self.poll(false).is_err() {
-                    return used;
+                    return (used, false);
                 }
                 continue;
             };
@@ -218,7 +244,7 @@ impl Feed {
             if !done {
                 let left = data.len() - used;
                 if left == 0 {
-                    return used;
+                    return (used, false);
                 }
                 if want > pos {
                     // A hole between two ranges.
@@ -235,7 +261,19 @@ impl Feed {
                 let take = index(r.end - want).min(left);
                 if active.part.capacity() == 0 {
                     let whole = index(r.end - r.start).min(RESERVED_AHEAD);
-                    if active.part.try_reserve_exact(whole).is_err() {
+                    // A buffer the reader gave back, if one is large enough: its pages
+                    // are mapped already. A new one is a little larger than asked, so
+                    // that it serves the next ranges too when their lengths differ by a
+                    // few bytes (compressed chunks).
+                    active.part = active.job.sender.spare(whole);
+                    let room =
+                        whole.max(whole.next_multiple_of(SPARE_ROUNDING).min(RESERVED_AHEAD));
+                    if active.part.capacity() < whole
+                        && active.part.try_reserve_exact(room).is_err()
+                    {
+                        if !wait && !active.job.sender.fits(0) {
+                            return (used, true);
+                        }
                         let oom = io::Error::other("binfmt-remote: out of memory for a range");
                         let _ = active.job.sender.send(Err(oom));
                         self.active = None;
@@ -249,6 +287,10 @@ impl Feed {
                 if want + crate::usize_u64(take) < r.end {
                     continue;
                 }
+            }
+            if !wait && !active.job.sender.fits(crate::bytes_len(&active.part)) {
+                // The range stays whole in `part`, sent when this is called again.
+                return (used, true);
             }
             let part = core::mem::take(&mut active.part);
             if active.next == 0 && active.job.short && self.head.is_empty() {
@@ -446,6 +488,33 @@ mod tests {
                 assert_eq!(got, want, "round {round}");
             }
         }
+    }
+
+    /// A buffer the reader gives back is filled again with a later range: its pages are
+    /// mapped already.
+    #[test]
+    fn a_recycled_buffer_is_filled_again() {
+        let data: Vec<u8> = (0..10_000u32).map(|i| i as u8).collect();
+        let (jobs, queued) = channel();
+        let (sender, mut head) = part_stream(u64::MAX);
+        jobs.send(Job::head(100, sender)).unwrap();
+        let mut feeding = Feeding::new(jobs, 100, 10_000);
+        let mut feed = Feed::new(queued);
+        let mut parts = feeding
+            .queue(std::vec![100..1100, 1100..2000], u64::MAX)
+            .unwrap();
+        feed.push(&data[..1100]).unwrap();
+        let first = parts.next().unwrap().unwrap();
+        assert_eq!(first, &data[100..1100]);
+        let (ptr, cap) = (first.as_ptr(), first.capacity());
+        parts.recycle(first);
+        feed.push(&data[1100..]).unwrap();
+        let second = parts.next().unwrap().unwrap();
+        assert_eq!(second, &data[1100..2000]);
+        assert_eq!((second.as_ptr(), second.capacity()), (ptr, cap));
+        drop(feeding);
+        feed.finish(None);
+        assert_eq!(head.next().unwrap().unwrap(), &data[..100]);
     }
 
     /// A reader that drops its stream early: the feed goes on with the next stream, and a

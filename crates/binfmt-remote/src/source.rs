@@ -8,13 +8,11 @@ use std::borrow::Cow;
 use std::collections::TryReserveError;
 use std::io;
 use std::string::String;
-use std::sync::mpsc::SyncSender;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::vec::Vec;
 
 use binfmt_core::parts::{PartSender, PartStream, part_stream};
 use binfmt_core::source::{ByteSource, past_end};
-use bytes::Bytes;
 use futures_util::{StreamExt, TryStreamExt};
 use object_store::path::Path;
 use object_store::{GetOptions, GetRange, ObjectMeta, ObjectStore};
@@ -24,7 +22,7 @@ use url::Url;
 use crate::error::{Problem, RemoteError, classify, is_unsatisfiable, range_text};
 use crate::options::{Options, SMALL_RANGE, deadline_for, human_bytes};
 use crate::plan::plan;
-use crate::rest::{CHUNKS_AHEAD, Feed, Feeding, Job};
+use crate::rest::{Feed, Feeding, Job};
 use crate::runtime::run;
 
 /// Blocks fetched by `read_head`/`read_tail` are kept for later reads when at most this
@@ -202,9 +200,9 @@ enum Emit<'a> {
     No,
     /// Each range of the `split` as soon as it is whole (a stream).
     Parts(&'a PartSender),
-    /// Every chunk, as it comes, to the thread that cuts it into the ranges asked of a
-    /// whole-object response ([`crate::rest`]).
-    Chunks(&'a SyncSender<Bytes>),
+    /// Every chunk, as it comes, cut into the ranges asked of a whole-object response
+    /// ([`crate::rest`]).
+    Feed(&'a mut Feed),
 }
 
 /// Why a GET gave no bytes.
@@ -443,37 +441,27 @@ impl RemoteSource {
         let (jobs, queued) = std::sync::mpsc::channel();
         let (sender, mut head) = part_stream(fetch);
         let _ = jobs.send(Job::head(fetch, sender));
-        let (chunks, chunks_in) = std::sync::mpsc::sync_channel(CHUNKS_AHEAD);
-        let (ended, ending) = std::sync::mpsc::sync_channel(1);
+        let (no_bytes, no_bytes_in) = std::sync::mpsc::sync_channel(1);
         let inner = Arc::clone(&self.inner);
         crate::runtime::spawn(async move {
+            let mut feed = Feed::new(queued);
             let got = inner
-                .get(GetRange::Offset(0), Vec::new(), Emit::Chunks(&chunks))
+                .get(GetRange::Offset(0), Vec::new(), Emit::Feed(&mut feed))
                 .await;
-            drop(chunks);
-            let _ = ended.send(got.map(|_| ()));
+            let error = match got {
+                Ok(_) => None,
+                Err(Fail::Error(e)) => Some(io::Error::from(e)),
+                // Sent before the head's stream ends (with `feed`): the head read then
+                // asks a ranged GET, which tells an empty object from a server that
+                // ignores ranges.
+                Err(Fail::NoBytes(_)) => {
+                    let _ = no_bytes.send(());
+                    return;
+                }
+            };
+            // What is left waits for the streams still to be asked: off the workers.
+            drop(tokio::task::spawn_blocking(move || feed.finish(error)));
         })?;
-        let (no_bytes, no_bytes_in) = std::sync::mpsc::sync_channel(1);
-        std::thread::Builder::new()
-            .name(String::from("binfmt-remote-feed"))
-            .spawn(move || {
-                let mut feed = Feed::new(queued);
-                for chunk in chunks_in {
-                    if feed.push(&chunk).is_err() {
-                        // No stream will be asked: dropping the chunks stops the response.
-                        return;
-                    }
-                }
-                match ending.recv() {
-                    Ok(Ok(())) => feed.finish(None),
-                    Ok(Err(Fail::Error(e))) => feed.finish(Some(e.into())),
-                    // Sent before the head's stream ends (with `feed`): the head read
-                    // then asks a ranged GET, which tells an empty object from a server
-                    // that ignores ranges.
-                    Ok(Err(Fail::NoBytes(_))) => drop(no_bytes.send(())),
-                    Err(_) => {}
-                }
-            })?;
         let mut data = match head.next() {
             Some(Ok(data)) => data,
             Some(Err(e)) => return Err(e),
@@ -670,7 +658,7 @@ impl Inner {
         self: Arc<Self>,
         range: GetRange,
         split: Vec<Range<u64>>,
-        emit: Emit<'_>,
+        mut emit: Emit<'_>,
     ) -> Result<Fetched, Fail> {
         let (asked_start, asked_len) = match &range {
             GetRange::Bounded(r) => (Some(r.start), r.end.saturating_sub(r.start)),
@@ -730,7 +718,7 @@ impl Inner {
         let mut ahead = RESERVED_AHEAD;
         let mut received = 0usize;
         let mut emitted = 0usize;
-        let fed = matches!(emit, Emit::Chunks(_));
+        let fed = matches!(emit, Emit::Feed(_));
         if split.is_empty() && !fed && data.try_reserve_exact(cap.min(RESERVED_AHEAD)).is_err() {
             return Err(self
                 .fail(Problem::Other(std::format!(
@@ -753,13 +741,20 @@ impl Inner {
                             // read.
                             return Err(self.fail(Problem::LongBody { range: got.clone() }));
                         }
-                        if let Emit::Chunks(chunks) = emit {
-                            // A whole-object response: its chunks go, uncopied, to the
-                            // thread that cuts them into the ranges asked of it (waiting,
-                            // off the runtime's workers, while it is behind). This thread
-                            // only receives: the copies are made on another core.
+                        if let Emit::Feed(feed) = &mut emit {
+                            // A whole-object response: cut here, and the chunk dropped
+                            // before the next read, whose buffer it then frees. Only
+                            // waiting for a reader leaves the worker (`block_in_place`
+                            // hands its scheduler to another thread: dear per chunk).
                             received = received.saturating_add(c.len());
-                            if tokio::task::block_in_place(|| chunks.send(c)).is_err() {
+                            let fed = match feed.push_nowait(&c) {
+                                Ok(n) if n == c.len() => Ok(()),
+                                Ok(n) => tokio::task::block_in_place(|| {
+                                    feed.push(c.get(n..).unwrap_or_default())
+                                }),
+                                Err(gone) => Err(gone),
+                            };
+                            if fed.is_err() {
                                 return Err(self.fail(Problem::Other(String::from(
                                     "the reader stopped reading the stream",
                                 ))));
@@ -794,7 +789,11 @@ impl Inner {
                                 let whole = core::mem::take(part);
                                 // Waits (off the runtime's workers) while the consumer
                                 // holds its budget.
-                                let sent = tokio::task::block_in_place(|| sender.send(Ok(whole)));
+                                let sent = if sender.fits(crate::bytes_len(&whole)) {
+                                    sender.send(Ok(whole))
+                                } else {
+                                    tokio::task::block_in_place(|| sender.send(Ok(whole)))
+                                };
                                 if sent.is_err() {
                                     return Err(self.fail(Problem::Other(String::from(
                                         "the reader stopped reading the stream",

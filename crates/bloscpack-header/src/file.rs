@@ -638,6 +638,8 @@ where
                 fused.found.push(e);
             }
         }
+        // Over a cache that streams, the buffer fills again with a later chunk.
+        self.data.recycle(read);
         fused.checked = index + 1;
         fused.resume = next;
         Some(chunk)

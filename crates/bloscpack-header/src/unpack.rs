@@ -179,6 +179,8 @@ where
         }
         buffer.resize(n, 0);
         self.decompress_bytes(body, buffer)?;
+        // Over a cache that streams, the buffer fills again with a later chunk.
+        self.data.recycle(read);
         Ok(())
     }
 }
