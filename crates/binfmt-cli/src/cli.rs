@@ -9,7 +9,7 @@ use std::process::ExitCode;
 use clap::{ArgMatches, Args, Command, FromArgMatches};
 use serde_json::{Map, Value, json};
 
-use crate::input::Input;
+use crate::input::{FirstRead, Input};
 use crate::model::keys_help;
 use crate::registry::{self, FORMATS, Format, InspectOptions};
 use crate::report::{self, Failure, Problem};
@@ -90,7 +90,8 @@ also has \"error\": MESSAGE.
 
 A URL is read by range: what the checks need. A URL whose name ends in .blp (a Bloscpack
 file: every chunk digest is checked) is read with one request for the whole object, the
-chunks checked as they arrive.";
+chunks checked as they arrive. A URL whose name ends in .taco (a TACO archive) has its last
+64 KiB asked for with its first bytes, at the same time.";
 
 /// The whole grammar: `inspect`, `verify`, then one subcommand per format.
 pub(crate) fn command() -> Command {
@@ -230,6 +231,11 @@ pub(crate) fn inspect_help() -> String {
         help.push('\n');
         help.push_str(&keys_help(format.name, format.keys));
     }
+    help.push_str(
+        "\nA URL is read by range: the metadata only. A URL whose name ends in .taco (a TACO \
+         archive: its end records and directory are at its end) has its last 64 KiB asked for \
+         with its first bytes, at the same time: one round trip fewer.",
+    );
     help
 }
 
@@ -252,14 +258,9 @@ pub(crate) fn run(matches: &ArgMatches) -> Result<ExitCode, Failure> {
     }
 }
 
-/// Opens a file and detects its format; `whole` for a command that reads all of it
-/// ([`Input::open_whole`]).
-fn open(path: &std::path::Path, whole: bool) -> Result<(Input, &'static Format), Failure> {
-    let input = if whole {
-        Input::open_whole(path)?
-    } else {
-        Input::open(path)?
-    };
+/// Opens a file, a URL's first request asking for `first`, and detects its format.
+fn open(path: &std::path::Path, first: FirstRead) -> Result<(Input, &'static Format), Failure> {
+    let input = Input::open_for(path, first)?;
     match registry::detect(input.head()) {
         Some(format) => Ok((input, format)),
         None if input.head().is_empty() => Err(Failure::file(input.name(), "empty file")),
@@ -293,7 +294,7 @@ fn inspect(args: &InspectArgs) -> Result<ExitCode, Failure> {
     for path in &args.files {
         let mut object = Map::new();
         object.insert("file".into(), Value::String(crate::escape::path(path)));
-        let result = open(path, false).and_then(|(input, format)| {
+        let result = open(path, registry::first_read(path, false)).and_then(|(input, format)| {
             object.insert("format".into(), Value::String(format.name.into()));
             (format.inspect)(&input, &options).map(|i| (input, i))
         });
@@ -378,8 +379,7 @@ fn verify(args: &VerifyArgs) -> Result<ExitCode, Failure> {
             }
             ControlFlow::Continue(())
         };
-        let whole = registry::verify_reads_all(path);
-        let outcome = open(path, whole).and_then(|(input, format)| {
+        let outcome = open(path, registry::first_read(path, true)).and_then(|(input, format)| {
             if format.verify_reads_all.is_none() {
                 input.not_whole();
             }

@@ -148,6 +148,20 @@ impl std::fmt::Debug for Input {
     }
 }
 
+/// What a URL's first request asks for besides the input's first bytes
+/// ([`Input::open_for`]; files and streams read their head alone whatever this says).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum FirstRead {
+    /// The head alone.
+    Head,
+    /// The whole object, whose rest the command's streams of ranges take over
+    /// ([`binfmt_remote::Options::with_whole_object`]).
+    Whole,
+    /// The head, and this many bytes at the end at the same time
+    /// ([`binfmt_remote::Options::with_tail_ahead`]).
+    HeadAndTail(u64),
+}
+
 impl Input {
     /// Opens a path, or standard input for `-`, and reads its first [`HEAD_SIZE`] bytes.
     ///
@@ -162,7 +176,7 @@ impl Input {
     /// # Errors
     /// As [`Input::open`].
     pub(crate) fn open_with_head(arg: &Path, head_len: u64) -> Result<Input, Failure> {
-        Input::open_as(arg, head_len, false)
+        Input::open_as(arg, head_len, FirstRead::Head)
     }
 
     /// [`Input::open`] for a command that reads the whole input, in order (`verify`,
@@ -173,12 +187,20 @@ impl Input {
     /// # Errors
     /// As [`Input::open`].
     pub(crate) fn open_whole(arg: &Path) -> Result<Input, Failure> {
-        Input::open_as(arg, HEAD_SIZE, true)
+        Input::open_for(arg, FirstRead::Whole)
     }
 
-    fn open_as(arg: &Path, head_len: u64, whole: bool) -> Result<Input, Failure> {
+    /// [`Input::open`], with a URL's first request asking for `first`.
+    ///
+    /// # Errors
+    /// As [`Input::open`].
+    pub(crate) fn open_for(arg: &Path, first: FirstRead) -> Result<Input, Failure> {
+        Input::open_as(arg, HEAD_SIZE, first)
+    }
+
+    fn open_as(arg: &Path, head_len: u64, first: FirstRead) -> Result<Input, Failure> {
         let name = escape::path(arg);
-        let opened = open_location(arg, &name, whole)?;
+        let opened = open_location(arg, &name, first)?;
         let mut input = Input::from_source_with(name, opened.path, opened.source, head_len)?;
         input.remote = opened.remote;
         #[cfg(feature = "remote")]
@@ -361,14 +383,14 @@ struct Opened {
 /// # Errors
 /// As [`Input::open`].
 pub(crate) fn open_source(arg: &Path) -> Result<Box<dyn ByteSource>, Failure> {
-    Ok(open_location(arg, &escape::path(arg), false)?.source)
+    Ok(open_location(arg, &escape::path(arg), FirstRead::Head)?.source)
 }
 
 /// Opens `arg`, named `name` in messages and `--stats`.
-fn open_location(arg: &Path, name: &str, whole: bool) -> Result<Opened, Failure> {
+fn open_location(arg: &Path, name: &str, first: FirstRead) -> Result<Opened, Failure> {
     let fail = |e: std::io::Error| Failure::file(name, e);
     #[cfg(not(feature = "remote"))]
-    let _ = whole;
+    let _ = first;
     #[cfg(not(feature = "remote"))]
     if arg.to_str().is_some_and(is_url) {
         return Err(Failure::file(
@@ -378,9 +400,15 @@ fn open_location(arg: &Path, name: &str, whole: bool) -> Result<Opened, Failure>
     }
     #[cfg(feature = "remote")]
     if let Some(url) = arg.to_str().filter(|a| is_url(a)) {
+        let whole = first == FirstRead::Whole;
+        let tail = match first {
+            FirstRead::HeadAndTail(len) => len,
+            FirstRead::Head | FirstRead::Whole => 0,
+        };
         let options = binfmt_remote::Options::from_env()
             .map_err(fail)?
-            .with_whole_object(whole);
+            .with_whole_object(whole)
+            .with_tail_ahead(tail);
         let remote = Arc::new(RemoteSource::open_with(url, &options).map_err(fail)?);
         register(name, Meter::Remote(Arc::clone(&remote)));
         return Ok(Opened {

@@ -10,7 +10,7 @@ use std::process::ExitCode;
 use binfmt_core::{Diagnostic, Severity, Summary};
 
 use crate::formats;
-use crate::input::{Cache, Input};
+use crate::input::{Cache, FirstRead, Input};
 use crate::model::{Facts, Key};
 use crate::report::{Failure, Problem};
 
@@ -72,6 +72,12 @@ pub(crate) struct Format {
     /// format is known from the first bytes only, and asking a file of another format for
     /// all of its bytes would transfer what its checks do not read.
     pub(crate) verify_reads_all: Option<&'static str>,
+    /// When the format's structure sits at the end of a file (a ZIP's end records and
+    /// central directory: TACO): the file-name extension its files carry and the bytes at
+    /// the end its parse reads first. `binfmt inspect` and `verify` of a URL so named ask
+    /// for those bytes with the first request, at the same time
+    /// ([`binfmt_remote::Options::with_tail_ahead`]): one round trip fewer.
+    pub(crate) structure_at_end: Option<(&'static str, u64)>,
     /// Adds the format's subcommands to `binfmt NAME`.
     pub(crate) command: fn(clap::Command) -> clap::Command,
     /// Runs `binfmt NAME …`.
@@ -83,11 +89,13 @@ pub(crate) struct Format {
 
 /// The registry entry of a format module whose items have the usual names: `name`,
 /// `about`, `noun` and `sniff` given, then the module's `KEYS`, `inspect`, `verify`,
-/// `Command`'s subcommands, `run` and `fuzz`; `verify_reads_all` is `None` unless given.
+/// `Command`'s subcommands, `run` and `fuzz`; `verify_reads_all` and `structure_at_end`
+/// are `None` unless given.
 macro_rules! format_entry {
     (
         name: $name:expr, about: $about:expr, noun: $noun:expr, sniff: $sniff:expr
-        $(, verify_reads_all: $all:literal)? $(,)?
+        $(, verify_reads_all: $all:literal)?
+        $(, structure_at_end: $end:expr)? $(,)?
     ) => {
         $crate::registry::Format {
             name: $name,
@@ -97,7 +105,8 @@ macro_rules! format_entry {
             keys: KEYS,
             inspect,
             verify,
-            verify_reads_all: $crate::registry::reads_all!($($all)?),
+            verify_reads_all: $crate::registry::given!($($all)?),
+            structure_at_end: $crate::registry::given!($($end)?),
             command: Command::augment_subcommands,
             run,
             fuzz,
@@ -106,32 +115,46 @@ macro_rules! format_entry {
 }
 pub(crate) use format_entry;
 
-macro_rules! reads_all {
+/// `Some` of an optional argument of [`format_entry!`], `None` without it.
+macro_rules! given {
     () => {
         None
     };
-    ($ext:literal) => {
-        Some($ext)
+    ($value:expr) => {
+        Some($value)
     };
 }
-pub(crate) use reads_all;
+pub(crate) use given;
 
-/// Whether `binfmt verify` opens `path` to be read whole ([`Input::open_whole`]): it is a
-/// URL whose name ends in the extension of a format whose `verify` reads every byte.
-pub(crate) fn verify_reads_all(path: &std::path::Path) -> bool {
+/// What the first request for `path` asks for, in `binfmt verify` (`verify`) or `inspect`:
+/// the whole object for a URL named like a format whose `verify` reads every byte
+/// (Bloscpack's digests; `verify` only), the head and the tail for a URL named like a
+/// format whose structure is at its end (TACO), else the head alone. A file's format is
+/// known only from its first bytes, which this request brings: the name is the guess, and
+/// a file of another format so named costs one request more, or has the rest of its
+/// response dropped after detection.
+pub(crate) fn first_read(path: &std::path::Path, verify: bool) -> FirstRead {
     let Some(url) = path.to_str().filter(|p| crate::input::is_url(p)) else {
-        return false;
+        return FirstRead::Head;
     };
     // The last segment of the URL's path, without its query or fragment.
     let name = url.split(['?', '#']).next().unwrap_or(url);
     let name = name.rsplit('/').next().unwrap_or(name);
     let Some((_, ext)) = name.rsplit_once('.') else {
-        return false;
+        return FirstRead::Head;
     };
-    FORMATS.iter().any(|f| {
-        f.verify_reads_all
-            .is_some_and(|x| x.eq_ignore_ascii_case(ext))
-    })
+    let named = |x: &str| x.eq_ignore_ascii_case(ext);
+    for f in FORMATS {
+        if verify && f.verify_reads_all.is_some_and(named) {
+            return FirstRead::Whole;
+        }
+        if let Some((x, len)) = f.structure_at_end
+            && named(x)
+        {
+            return FirstRead::HeadAndTail(len);
+        }
+    }
+    FirstRead::Head
 }
 
 impl std::fmt::Debug for Format {
@@ -245,17 +268,23 @@ mod tests {
     use std::path::Path;
 
     #[test]
-    fn verify_reads_a_url_whole_by_its_name() {
-        for (arg, whole) in [
-            ("https://h.example/d/x.blp", true),
-            ("s3://bucket/x.BLP?versionId=3#f", true),
-            ("https://h.example/x.blp/", false),
-            ("https://h.example/x.kas", false),
-            ("https://h.example/blp", false),
-            ("x.blp", false),
-            ("-", false),
+    fn the_first_request_is_chosen_by_the_urls_name() {
+        use super::FirstRead::{Head, HeadAndTail, Whole};
+        let tail = HeadAndTail(taco_header::TAIL_SIZE);
+        for (arg, verify, inspect) in [
+            ("https://h.example/d/x.blp", Whole, Head),
+            ("s3://bucket/x.BLP?versionId=3#f", Whole, Head),
+            ("https://h.example/x.blp/", Head, Head),
+            ("https://h.example/x.kas", Head, Head),
+            ("https://h.example/blp", Head, Head),
+            ("https://h.example/t/a.taco", tail, tail),
+            ("s3://bucket/a.TACO?x=1", tail, tail),
+            ("x.blp", Head, Head),
+            ("a.taco", Head, Head),
+            ("-", Head, Head),
         ] {
-            assert_eq!(super::verify_reads_all(Path::new(arg)), whole, "{arg}");
+            assert_eq!(super::first_read(Path::new(arg), true), verify, "{arg}");
+            assert_eq!(super::first_read(Path::new(arg), false), inspect, "{arg}");
         }
     }
 }

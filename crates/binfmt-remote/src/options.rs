@@ -135,6 +135,7 @@ pub struct Options {
     pub(crate) min_rate: Option<u64>,
     pub(crate) if_match: Option<bool>,
     pub(crate) whole_object: Option<bool>,
+    pub(crate) tail_ahead: Option<u64>,
     pub(crate) store_options: Vec<(String, String)>,
     pub(crate) dns_resolver: Option<Arc<dyn DnsResolver>>,
 }
@@ -155,6 +156,7 @@ impl fmt::Debug for Options {
             .field("min_rate", &self.min_rate())
             .field("if_match", &self.if_match())
             .field("whole_object", &self.whole_object())
+            .field("tail_ahead", &self.tail_ahead())
             .field("store_options", &keys)
             .field("dns_resolver", &self.dns_resolver.is_some())
             .finish()
@@ -302,6 +304,14 @@ impl Options {
         /// receive up to 4 MiB for nothing, and keep a connection busy with them.
         fn with_whole_object(on: bool) => whole_object = on;
 
+        /// For a caller that reads a format whose structure sits at the end of the object
+        /// (a ZIP's end records and central directory: TACO): the first read (the head)
+        /// also asks for the last `bytes` bytes (at most 1 MiB), at the same time, and
+        /// keeps them for the reads that follow: the tail then costs no round trip of its
+        /// own. 0 (the default): the head alone. A file whose structure is at its start
+        /// pays one request more.
+        fn with_tail_ahead(bytes: u64) => tail_ahead = bytes;
+
         /// Resolves host names with `resolver` instead of the system's (tests; pinning a host
         /// to an address). Applies to every store that speaks HTTP.
         fn with_dns_resolver(resolver: Arc<dyn DnsResolver>) => dns_resolver = resolver;
@@ -340,6 +350,9 @@ impl Options {
 
         /// Whether the first read asks for the whole object.
         fn whole_object -> bool = false;
+
+        /// The bytes at the end the first read also asks for (0: none).
+        fn tail_ahead -> u64 = 0;
     }
 
     /// How many small requests ([`SMALL_RANGE`] or less each) of one call go at once:

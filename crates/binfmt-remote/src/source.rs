@@ -113,6 +113,9 @@ struct Inner {
     read_ahead: u64,
     /// The first read asks for the whole object ([`Options::with_whole_object`]).
     whole: bool,
+    /// The first read also asks for this many bytes at the end
+    /// ([`Options::with_tail_ahead`]).
+    tail_ahead: u64,
     concurrency: usize,
     /// In flight at once when every request of a call is small.
     small_concurrency: usize,
@@ -327,6 +330,7 @@ impl RemoteSource {
                 gap: options.coalesce_gap(),
                 read_ahead: options.read_ahead(),
                 whole: options.whole_object(),
+                tail_ahead: options.tail_ahead().min(CACHE_BLOCK_MAX),
                 concurrency: options.concurrency(),
                 small_concurrency: options.small_concurrency(),
                 if_match: options.if_match(),
@@ -481,6 +485,26 @@ impl RemoteSource {
         }
         data.truncate(usize::try_from(max_len).unwrap_or(usize::MAX));
         Ok(Some(data))
+    }
+
+    /// The tail asked with the head ([`Options::with_tail_ahead`]), started in the
+    /// background: the first read only (`known`: the length is not known yet), and only
+    /// where suffix ranges work (without them the length would take a request first).
+    fn tail_ahead(
+        &self,
+        known: Option<u64>,
+    ) -> Option<std::sync::mpsc::Receiver<Result<Fetched, Fail>>> {
+        if self.inner.tail_ahead == 0 || known.is_some() || !self.inner.suffix_ranges {
+            return None;
+        }
+        let (done, tail) = std::sync::mpsc::sync_channel(1);
+        let inner = Arc::clone(&self.inner);
+        let len = inner.tail_ahead;
+        crate::runtime::spawn(async move {
+            let _ = done.send(inner.get(GetRange::Suffix(len), Vec::new(), Emit::No).await);
+        })
+        .ok()?;
+        Some(tail)
     }
 
     /// `ranges` read from the rest of a whole-object response, when it can serve them (in
@@ -1179,9 +1203,17 @@ impl ByteSource for RemoteSource {
         {
             return Ok(Cow::Owned(head));
         }
+        let tail = self.tail_ahead(known);
         match self.get_blocking(GetRange::Bounded(0..fetch))? {
             Ok(f) => {
                 self.inner.keep(true, 0, &f.data);
+                if let Some(tail) = tail {
+                    // Kept for the reads that follow; a failed tail is dropped (the read
+                    // that wants it asks again, and reports what is wrong).
+                    if let Ok(Ok(t)) = tail.recv() {
+                        self.inner.keep(false, t.range.start, &t.data);
+                    }
+                }
                 let n = usize::try_from(max_len)
                     .unwrap_or(usize::MAX)
                     .min(f.data.len());

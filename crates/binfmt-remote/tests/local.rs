@@ -152,6 +152,31 @@ fn read_ahead_serves_the_next_structure_from_memory() {
     assert_eq!(s.http_requests, 0, "no HTTP for file://");
 }
 
+/// The tail asked with the head (`with_tail_ahead`): both go in the first round trip, and
+/// the end records and a directory before them are then read from what came.
+#[test]
+fn a_tail_ahead_comes_with_the_head() {
+    let (_dir, path, data) = sample("tail", "t.bin", 200_000, 6);
+    let options = Options::new()
+        .with_read_ahead(65536)
+        .with_tail_ahead(70_000);
+    let src = RemoteSource::open_with(&file_url(&path), &options).unwrap();
+    assert_eq!(&*src.read_head(64).unwrap(), &data[..64]);
+    assert_eq!(src.stats().requests, 2);
+    let (at, tail) = src.read_tail(22).unwrap();
+    assert_eq!((at, &*tail), (199_978, &data[199_978..]));
+    let parts = src
+        .read_ranges(&[131_000..131_100, 150_000..150_010])
+        .unwrap();
+    assert_eq!(&*parts[0], &data[131_000..131_100]);
+    assert_eq!(&*parts[1], &data[150_000..150_010]);
+    assert_eq!(src.stats().requests, 2, "{:?}", src.stats());
+    // Off by default: the head alone.
+    let src = RemoteSource::open_with(&file_url(&path), &Options::new()).unwrap();
+    src.read_head(64).unwrap();
+    assert_eq!(src.stats().requests, 1);
+}
+
 #[test]
 fn a_changed_object_is_refused_not_mixed() {
     let store = Arc::new(InMemory::new());

@@ -27,6 +27,7 @@ pub(crate) static FORMAT: Format = registry::format_entry! {
     about: "TACO archives (tacozip): print the header alone, create an archive, update its header in place.",
     noun: "a TACO archive",
     sniff: taco_header::sniff,
+    structure_at_end: ("taco", taco_header::TAIL_SIZE),
 };
 
 /// Members listed in the text rendering of `inspect` (`--json` lists every one): a

@@ -29,6 +29,7 @@ pub(crate) static FORMAT: Format = Format {
     inspect: inspect::inspect,
     verify,
     verify_reads_all: None,
+    structure_at_end: None,
     command: Command::augment_subcommands,
     run,
     fuzz,
