@@ -87,6 +87,8 @@ struct Measured {
     requests: usize,
     bytes: u64,
     round_trips: u32,
+    /// The TCP connections its requests came on (nginx's `$connection`).
+    connections: usize,
 }
 
 impl Site {
@@ -101,11 +103,15 @@ impl Site {
         let log = self.nginx.settled_log(before + 1);
         let requests = log.len() - before;
         let bytes = log[before..].iter().map(|l| l.sent).sum();
+        let mut connections: Vec<u64> = log[before..].iter().map(|l| l.connection).collect();
+        connections.sort_unstable();
+        connections.dedup();
         Measured {
             out,
             requests,
             bytes,
             round_trips: self.proxy.round_trips(elapsed),
+            connections: connections.len(),
         }
     }
 }
@@ -116,6 +122,7 @@ struct Budget {
     requests: usize,
     round_trips: u32,
     bytes: u64,
+    connections: usize,
 }
 
 const fn budget(requests: usize, round_trips: u32, bytes: u64) -> Budget {
@@ -123,6 +130,17 @@ const fn budget(requests: usize, round_trips: u32, bytes: u64) -> Budget {
         requests,
         round_trips,
         bytes,
+        connections: usize::MAX,
+    }
+}
+
+impl Budget {
+    /// Every request on one TCP connection (files on one host share one client).
+    const fn one_connection(self) -> Budget {
+        Budget {
+            connections: 1,
+            ..self
+        }
     }
 }
 
@@ -132,18 +150,26 @@ const fn budget(requests: usize, round_trips: u32, bytes: u64) -> Budget {
 fn check(site: &Site, failures: &mut Vec<String>, what: &str, args: &[&str], limit: Budget) {
     let m = site.run(args);
     eprintln!(
-        "| {what} | {} | {} | {} |",
-        m.requests, m.round_trips, m.bytes
+        "| {what} | {} | {} | {} | {} |",
+        m.requests, m.round_trips, m.bytes, m.connections
     );
     if !m.out.status.success() {
         failures.push(format!("{what}: failed: {}", stderr(&m.out)));
     } else if m.requests > limit.requests
         || m.round_trips > limit.round_trips
         || m.bytes > limit.bytes
+        || m.connections > limit.connections
     {
         failures.push(format!(
-            "{what}: {} requests, {} round trips, {} bytes (at most {}, {}, {})",
-            m.requests, m.round_trips, m.bytes, limit.requests, limit.round_trips, limit.bytes
+            "{what}: {} requests, {} round trips, {} bytes, {} connections (at most {}, {}, {}, {})",
+            m.requests,
+            m.round_trips,
+            m.bytes,
+            m.connections,
+            limit.requests,
+            limit.round_trips,
+            limit.bytes,
+            limit.connections
         ));
     }
 }
@@ -154,7 +180,7 @@ server_test! {
         let url = |name: &str| site.proxy.url(name);
         let mut failures = Vec::new();
         let f = &mut failures;
-        eprintln!("| operation | requests | round trips | bytes |");
+        eprintln!("| operation | requests | round trips | bytes | connections |");
         let header = ["taco", "header", &url("big.taco")];
         check(&site, f, "taco header", &header, budget(1, 1, 256));
         // The URL is named `*.taco`: the tail is asked with the head (detection), at the
@@ -247,7 +273,8 @@ server_test! {
             f,
             "taridx get, one sample",
             &sample,
-            budget(2, 2, 64 * KIB),
+            // The index and the shard are on one host: one client, one connection.
+            budget(2, 2, 64 * KIB).one_connection(),
         );
         let batch = [
             "taridx",

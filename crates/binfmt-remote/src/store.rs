@@ -5,7 +5,7 @@ use core::pin::Pin;
 use core::str::FromStr;
 use core::sync::atomic::{AtomicU64, Ordering};
 use std::string::String;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 use std::vec::Vec;
 
 use object_store::aws::{AmazonS3Builder, AmazonS3ConfigKey};
@@ -43,15 +43,49 @@ pub(crate) struct Built {
 struct CountingConnector {
     inner: ReqwestConnector,
     count: Arc<AtomicU64>,
+    /// Whether the client may be one made before for the same settings ([`shared`]).
+    share: bool,
 }
 
 impl HttpConnector for CountingConnector {
     fn connect(&self, options: &ClientOptions) -> object_store::Result<HttpClient> {
+        let inner = if self.share {
+            shared(&self.inner, options)?
+        } else {
+            self.inner.connect(options)?
+        };
         Ok(HttpClient::new(CountingService {
-            inner: self.inner.connect(options)?,
+            inner,
             count: Arc::clone(&self.count),
         }))
     }
+}
+
+/// The HTTP clients made so far, by their settings: the sources of one process with the
+/// same settings share one client, and so its connections (an index and its shards on one
+/// host: one TCP connection, one handshake, where each source had its own). Each source
+/// still counts its own requests ([`CountingService`]).
+static CLIENTS: Mutex<Vec<(String, HttpClient)>> = Mutex::new(Vec::new());
+
+/// At most this many clients are kept (settings differ only between configurations).
+const CLIENTS_KEPT: usize = 16;
+
+/// A client for `options`: the one made before for the same settings, or a new one.
+fn shared(
+    connector: &ReqwestConnector,
+    options: &ClientOptions,
+) -> object_store::Result<HttpClient> {
+    // The settings as text, compared and never shown (a proxy URL may hold credentials).
+    let key = std::format!("{options:?}");
+    let mut clients = CLIENTS.lock().unwrap_or_else(PoisonError::into_inner);
+    if let Some((_, client)) = clients.iter().find(|(k, _)| *k == key) {
+        return Ok(client.clone());
+    }
+    let client = connector.connect(options)?;
+    if clients.len() < CLIENTS_KEPT {
+        clients.push((key, client.clone()));
+    }
+    Ok(client)
 }
 
 #[derive(Debug)]
@@ -103,6 +137,9 @@ pub(crate) fn build(url: &Url, options: &Options, shown: &str) -> Result<Built, 
     let connector = || CountingConnector {
         inner: ReqwestConnector::default(),
         count: Arc::clone(&http_requests),
+        // A resolver of the caller's is compared by its text, which two resolvers may
+        // share: a source with one gets a client of its own.
+        share: options.dns_resolver.is_none(),
     };
     let built = |store: Arc<dyn ObjectStore>, suffix_ranges, client: &ClientOptions| Built {
         store,

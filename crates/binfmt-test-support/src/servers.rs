@@ -197,6 +197,8 @@ pub struct AccessLine {
     pub if_match: String,
     /// Body bytes sent.
     pub sent: u64,
+    /// nginx's serial number of the connection the request came on (`$connection`).
+    pub connection: u64,
 }
 
 /// The log lines as `METHOD URI status "range"`, for compact assertions and messages.
@@ -241,7 +243,7 @@ pid {d}/nginx.pid;
 error_log {d}/error.log warn;
 events {{ worker_connections 256; }}
 http {{
-    log_format binfmt '$request_method $request_uri $status "$http_range" "$http_if_match" $body_bytes_sent';
+    log_format binfmt '$request_method $request_uri $status "$http_range" "$http_if_match" $body_bytes_sent $connection';
     access_log {d}/access.log binfmt;
     client_body_temp_path {d}/client_body;
     proxy_temp_path {d}/proxy;
@@ -308,13 +310,14 @@ http {{
 }
 
 fn parse_access(line: &str) -> Option<AccessLine> {
-    // GET /x 206 "bytes=0-9" "\"etag\"" 10
+    // GET /x 206 "bytes=0-9" "\"etag\"" 10 3
     let (method, rest) = line.split_once(' ')?;
     let (uri, rest) = rest.split_once(' ')?;
     let (status, rest) = rest.split_once(' ')?;
     let rest = rest.strip_prefix('"')?;
     let (range, rest) = rest.split_once("\" \"")?;
-    let (if_match, sent) = rest.rsplit_once("\" ")?;
+    let (if_match, rest) = rest.rsplit_once("\" ")?;
+    let (sent, connection) = rest.trim().split_once(' ')?;
     let unescape = |s: &str| {
         if s == "-" {
             String::new()
@@ -328,7 +331,8 @@ fn parse_access(line: &str) -> Option<AccessLine> {
         status: status.parse().ok()?,
         range: unescape(range),
         if_match: unescape(if_match),
-        sent: sent.trim().parse().ok()?,
+        sent: sent.parse().ok()?,
+        connection: connection.parse().ok()?,
     })
 }
 
