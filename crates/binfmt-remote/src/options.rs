@@ -308,8 +308,9 @@ impl Options {
         /// (a ZIP's end records and central directory: TACO): the first read (the head)
         /// also asks for the last `bytes` bytes (at most 1 MiB), at the same time, and
         /// keeps them for the reads that follow: the tail then costs no round trip of its
-        /// own. 0 (the default): the head alone. A file whose structure is at its start
-        /// pays one request more.
+        /// own. The head read does not wait for it; a read of bytes in it does, rather
+        /// than ask for them again. 0 (the default): the head alone. A file whose
+        /// structure is at its start pays one request more.
         fn with_tail_ahead(bytes: u64) => tail_ahead = bytes;
 
         /// Resolves host names with `resolver` instead of the system's (tests; pinning a host

@@ -517,6 +517,47 @@ mod tests {
         assert_eq!(head.next().unwrap().unwrap(), &data[..100]);
     }
 
+    /// `push_nowait` stops where a reader's budget is spent (the range stays whole, sent
+    /// by the next call), and says how much it took; nothing is lost or sent twice.
+    #[test]
+    fn push_nowait_stops_at_a_spent_budget_and_resumes() {
+        let data: Vec<u8> = (0..10_000u32).map(|i| (i % 253) as u8).collect();
+        let (jobs, queued) = channel();
+        let (sender, mut head) = part_stream(u64::MAX);
+        jobs.send(Job::head(100, sender)).unwrap();
+        let mut feeding = Feeding::new(jobs, 100, 10_000);
+        let mut feed = Feed::new(queued);
+        let ranges = std::vec![100..700, 700..1300, 1300..1900, 2000..2600];
+        let mut parts = feeding.queue(ranges.clone(), 1000).unwrap();
+        // The first range fits the budget; the second would pass it: the feed stops
+        // where that range is whole, before the bytes after it.
+        let took = feed.push_nowait(&data[..2000]).unwrap();
+        assert_eq!(took, 1300);
+        let first = parts.next().unwrap().unwrap();
+        assert_eq!(first, &data[100..700]);
+        // Room again: the held range goes, and the third is whole and held in turn.
+        let more = feed.push_nowait(&data[took..2000]).unwrap();
+        assert_eq!(took + more, 1900);
+        let mut at = took + more;
+        let mut got = std::vec![first];
+        while at < data.len() {
+            let n = feed.push_nowait(&data[at..]).unwrap();
+            if n == 0 {
+                got.push(parts.next().unwrap().unwrap());
+            }
+            at += n;
+        }
+        drop(feeding);
+        feed.finish(None);
+        got.extend(parts.map(Result::unwrap));
+        let want: Vec<Vec<u8>> = ranges
+            .iter()
+            .map(|r| data[r.start as usize..r.end as usize].to_vec())
+            .collect();
+        assert_eq!(got, want);
+        assert_eq!(head.next().unwrap().unwrap(), &data[..100]);
+    }
+
     /// A reader that drops its stream early: the feed goes on with the next stream, and a
     /// response that ends before a range gives that range the past-the-end error.
     #[test]

@@ -133,6 +133,8 @@ struct State {
     pin: Option<ObjectMeta>,
     head: Option<Block>,
     tail: Option<Block>,
+    /// The tail asked with the head ([`Options::with_tail_ahead`]), while it comes.
+    tail_coming: Option<std::sync::mpsc::Receiver<Result<Fetched, Fail>>>,
 }
 
 struct Block {
@@ -507,6 +509,28 @@ impl RemoteSource {
         Some(tail)
     }
 
+    /// Waits for the tail asked with the head when `range` lies in it, and keeps it: the
+    /// read is then served from it rather than asked again. A tail that failed is dropped
+    /// (the read asks for its bytes itself, and reports what is wrong).
+    fn tail_for(&self, range: &Range<u64>) {
+        let coming = {
+            let mut st = self.inner.lock();
+            let from = st
+                .pin
+                .as_ref()
+                .map(|m| m.size.saturating_sub(self.inner.tail_ahead));
+            match from {
+                Some(from) if range.start >= from && st.tail_coming.is_some() => {
+                    st.tail_coming.take()
+                }
+                _ => None,
+            }
+        };
+        if let Some(Ok(Ok(t))) = coming.map(|c| c.recv()) {
+            self.inner.keep(false, t.range.start, &t.data);
+        }
+    }
+
     /// `ranges` read from the rest of a whole-object response, when it can serve them (in
     /// order, after what it was asked before: a parse that reads on past its head); `None`
     /// otherwise, or when the response broke (the caller's own GET then reports what is
@@ -532,6 +556,7 @@ impl RemoteSource {
     }
 
     fn hit(&self, range: &Range<u64>) -> Option<Vec<u8>> {
+        self.tail_for(range);
         let found = self.inner.cached(range);
         if found.is_some() {
             self.inner.hits.fetch_add(1, Ordering::Relaxed);
@@ -1207,13 +1232,9 @@ impl ByteSource for RemoteSource {
         match self.get_blocking(GetRange::Bounded(0..fetch))? {
             Ok(f) => {
                 self.inner.keep(true, 0, &f.data);
-                if let Some(tail) = tail {
-                    // Kept for the reads that follow; a failed tail is dropped (the read
-                    // that wants it asks again, and reports what is wrong).
-                    if let Ok(Ok(t)) = tail.recv() {
-                        self.inner.keep(false, t.range.start, &t.data);
-                    }
-                }
+                // Not waited for here: a read that wants bytes at the end waits for it
+                // (`hit`), others go on.
+                self.inner.lock().tail_coming = tail;
                 let n = usize::try_from(max_len)
                     .unwrap_or(usize::MAX)
                     .min(f.data.len());
