@@ -43,7 +43,18 @@ struct Held {
     bytes: u64,
     closed: bool,
     spare: Vec<Vec<u8>>,
-    spare_bytes: usize,
+}
+
+/// The most buffers a stream keeps given back (their bytes are bounded too: a quarter of
+/// the budget).
+const SPARE_MAX: usize = 8;
+
+impl Held {
+    /// Whether a part of `len` bytes goes at once: the consumer is gone (the send fails
+    /// at once), nothing is held (a part larger than the budget goes alone), or it fits.
+    fn room(&self, len: u64, limit: u64) -> bool {
+        self.closed || self.bytes == 0 || self.bytes.saturating_add(len) <= limit
+    }
 }
 
 #[derive(Debug)]
@@ -106,7 +117,7 @@ impl PartSender {
     pub fn send(&self, part: io::Result<Vec<u8>>) -> Result<(), Gone> {
         let len = part.as_ref().map_or(0, |p| len_u64(p));
         let mut held = self.budget.lock();
-        while !held.closed && held.bytes > 0 && held.bytes.saturating_add(len) > self.budget.limit {
+        while !held.room(len, self.budget.limit) {
             held = self
                 .budget
                 .changed
@@ -142,7 +153,6 @@ impl PartSender {
         match held.spare.iter().position(|b| b.capacity() >= min) {
             Some(i) => {
                 let mut buf = held.spare.swap_remove(i);
-                held.spare_bytes = held.spare_bytes.saturating_sub(buf.capacity());
                 buf.clear();
                 buf
             }
@@ -167,8 +177,7 @@ impl PartSender {
     /// ```
     #[must_use]
     pub fn fits(&self, len: u64) -> bool {
-        let held = self.budget.lock();
-        held.closed || held.bytes == 0 || held.bytes.saturating_add(len) <= self.budget.limit
+        self.budget.lock().room(len, self.budget.limit)
     }
 
     /// Whether the consumer dropped its end.
@@ -195,14 +204,17 @@ impl Iterator for PartStream {
 
 impl PartStream {
     /// Gives a part's buffer back for the producer to fill again
-    /// ([`PartSender::spare`]). At most a quarter of the budget is kept this way; a
-    /// buffer past that is freed.
+    /// ([`PartSender::spare`]). At most a quarter of the budget, in a few buffers, is kept
+    /// this way; a buffer past that is freed (after the lock).
     pub fn recycle(&self, buf: Vec<u8>) {
-        let mut held = self.budget.lock();
         let keep = usize::try_from(self.budget.limit / 4).unwrap_or(usize::MAX);
-        let total = held.spare_bytes.saturating_add(buf.capacity());
-        if !held.closed && buf.capacity() > 0 && total <= keep {
-            held.spare_bytes = total;
+        let mut held = self.budget.lock();
+        let kept: usize = held.spare.iter().map(Vec::capacity).sum();
+        if !held.closed
+            && buf.capacity() > 0
+            && held.spare.len() < SPARE_MAX
+            && kept.saturating_add(buf.capacity()) <= keep
+        {
             held.spare.push(buf);
         }
     }
@@ -212,9 +224,10 @@ impl Drop for PartStream {
     fn drop(&mut self) {
         let mut held = self.budget.lock();
         held.closed = true;
-        held.spare = Vec::new();
-        held.spare_bytes = 0;
+        // Freed after the lock.
+        let spare = core::mem::take(&mut held.spare);
         drop(held);
+        drop(spare);
         self.budget.changed.notify_all();
     }
 }
@@ -222,6 +235,31 @@ impl Drop for PartStream {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Buffers given back are kept up to a quarter of the budget and a few in number,
+    /// whatever their size: many small ones do not pile up.
+    #[test]
+    fn recycled_buffers_are_bounded_in_bytes_and_number() {
+        let (sender, parts) = part_stream(4000);
+        for _ in 0..100 {
+            parts.recycle(Vec::with_capacity(10));
+        }
+        let mut back = 0;
+        while sender.spare(1).capacity() > 0 {
+            back += 1;
+        }
+        assert_eq!(back, SPARE_MAX);
+        parts.recycle(Vec::with_capacity(600));
+        parts.recycle(Vec::with_capacity(600));
+        assert!(sender.spare(600).capacity() >= 600);
+        assert_eq!(
+            sender.spare(600).capacity(),
+            0,
+            "past a quarter of 4000: freed"
+        );
+        drop(parts);
+        assert_eq!(sender.spare(1).capacity(), 0, "a closed stream keeps none");
+    }
 
     #[test]
     fn the_budget_holds_the_producer_back() {

@@ -513,6 +513,9 @@ impl RemoteSource {
     /// read is then served from it rather than asked again. A tail that failed is dropped
     /// (the read asks for its bytes itself, and reports what is wrong).
     fn tail_for(&self, range: &Range<u64>) {
+        if self.inner.tail_ahead == 0 {
+            return;
+        }
         let coming = {
             let mut st = self.inner.lock();
             let from = st
@@ -536,7 +539,7 @@ impl RemoteSource {
     /// otherwise, or when the response broke (the caller's own GET then reports what is
     /// wrong). A read it cannot serve leaves it for the streams to come.
     fn read_from_rest(&self, ranges: &[Range<u64>]) -> Option<Vec<Vec<u8>>> {
-        if ranges.is_empty() || !self.has_rest() {
+        if ranges.is_empty() {
             return None;
         }
         let parts = {

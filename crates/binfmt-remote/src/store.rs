@@ -77,13 +77,26 @@ fn shared(
 ) -> object_store::Result<HttpClient> {
     // The settings as text, compared and never shown (a proxy URL may hold credentials).
     let key = std::format!("{options:?}");
-    let mut clients = CLIENTS.lock().unwrap_or_else(PoisonError::into_inner);
-    if let Some((_, client)) = clients.iter().find(|(k, _)| *k == key) {
-        return Ok(client.clone());
+    let known = |clients: &[(String, HttpClient)]| {
+        clients
+            .iter()
+            .find(|(k, _)| *k == key)
+            .map(|(_, c)| c.clone())
+    };
+    let lock = || CLIENTS.lock().unwrap_or_else(PoisonError::into_inner);
+    if let Some(client) = known(&lock()) {
+        return Ok(client);
     }
+    // Made outside the lock (it reads the system's certificates): sources opened at once
+    // on other threads do not wait for it. Two made at once for the same settings: the
+    // first kept serves later sources.
     let client = connector.connect(options)?;
+    let mut clients = lock();
+    if let Some(first) = known(&clients) {
+        return Ok(first);
+    }
     if clients.len() < CLIENTS_KEPT {
-        clients.push((key, client.clone()));
+        clients.push((key.clone(), client.clone()));
     }
     Ok(client)
 }
