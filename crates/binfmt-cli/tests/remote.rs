@@ -209,6 +209,17 @@ server_test! {
             std::fs::read(&remote_out).unwrap(),
             std::fs::read(&local_out).unwrap()
         );
+        // A server that ignores ranges (nginx's `max_ranges 0`, as `python -m http.server`)
+        // serves the one GET of the whole object these commands make: no Range header.
+        let url = site.nginx.url("norange/ndarray_c.blp");
+        let out = binfmt(&["bloscpack", "unpack", "--force", &url, s(&remote_out)], &[]);
+        assert!(out.status.success(), "{}", stderr(&out));
+        assert_eq!(
+            std::fs::read(&remote_out).unwrap(),
+            std::fs::read(&local_out).unwrap()
+        );
+        let out = binfmt(&["verify", &url], &[]);
+        assert!(out.status.success(), "{}", stderr(&out));
     }
 }
 

@@ -440,9 +440,9 @@ impl RemoteSource {
 
     /// The head read of a whole-object source: one GET of the whole object, whose first
     /// `fetch` bytes are the head (`max_len` of them returned) and whose rest is kept
-    /// coming for the first stream ([`crate::rest`]). `None`: the server gave no bytes
-    /// (an empty object, a server that ignores ranges), for the ranged head read to
-    /// tell which.
+    /// coming for the first stream ([`crate::rest`]). The GET has no `Range` header, so
+    /// a server that ignores ranges serves it too, and an empty object is an empty head.
+    /// `None`: a request that gave no bytes, for the ranged head read to tell why.
     fn head_and_rest(&self, max_len: u64, fetch: u64) -> io::Result<Option<Vec<u8>>> {
         let (jobs, queued) = std::sync::mpsc::channel();
         let (sender, mut head) = part_stream(fetch);
@@ -718,7 +718,13 @@ impl Inner {
             GetRange::Offset(o) => (Some(*o), u64::MAX),
         };
         let mut opts = self.conditions();
-        opts.range = Some(range);
+        // The whole object is asked without a `Range` header: a server that ignores ranges
+        // (`python -m http.server`) then answers what was asked, and an empty object is a
+        // 200 of no bytes, where `bytes=0-` gets a 416 and a HEAD after it.
+        opts.range = match range {
+            GetRange::Offset(0) => None,
+            r => Some(r),
+        };
         self.requests.fetch_add(1, Ordering::Relaxed);
         let started = Instant::now();
         // The headers within the deadline's fixed part (object_store's retries included).

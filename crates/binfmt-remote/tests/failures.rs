@@ -752,14 +752,19 @@ fn a_whole_object_response_that_breaks_ends_its_stream_with_the_error() {
             .and_then(|s| s.parse().ok())
             .unwrap_or(0);
         let cut = 300_000u64.max(start) as usize;
+        let body = served[start as usize..cut].to_vec();
+        let length = (LEN - start).to_string();
+        if req.header("Range").is_none() {
+            return reply(200, &[("Content-Length", &length), ("ETag", "\"a\"")], body);
+        }
         reply(
             206,
             &[
                 ("Content-Range", &format!("bytes {start}-{}/{LEN}", LEN - 1)),
-                ("Content-Length", &(LEN - start).to_string()),
+                ("Content-Length", &length),
                 ("ETag", "\"a\""),
             ],
-            served[start as usize..cut].to_vec(),
+            body,
         )
     });
     let src = open(&server, &quick().with_whole_object(true));
@@ -776,5 +781,44 @@ fn a_whole_object_response_that_breaks_ends_its_stream_with_the_error() {
         "{e}"
     );
     assert!(parts.next().is_none());
-    assert!(server.requests()[0].header("Range") == Some("bytes=0-"));
+    // The whole object is asked without a `Range` header.
+    assert!(server.requests()[0].header("Range").is_none());
+}
+
+#[test]
+fn a_whole_object_is_read_from_a_server_that_ignores_ranges() {
+    // `python -m http.server`: 200 and the whole object, whatever the request asks.
+    const LEN: usize = 300_000;
+    let data = pattern(LEN, 5);
+    let served = data.clone();
+    let server = Rogue::start(move |_, _: &Request| {
+        reply(
+            200,
+            &[("Content-Length", &LEN.to_string()), ("ETag", "\"a\"")],
+            served.clone(),
+        )
+    });
+    let src = open(&server, &quick().with_whole_object(true));
+    assert_eq!(&*src.read_head(1000).unwrap(), &data[..1000]);
+    let ranges = vec![1000..100_000, 100_000..LEN as u64];
+    let parts: Vec<Vec<u8>> = src
+        .stream_ranges(ranges, 1 << 20)
+        .unwrap()
+        .collect::<io::Result<_>>()
+        .unwrap();
+    assert_eq!(parts.concat(), &data[1000..]);
+    // The head is kept: a read in it asks nothing more.
+    assert_eq!(&*src.read_range(10..20).unwrap(), &data[10..20]);
+    assert_eq!(server.requests().len(), 1);
+}
+
+#[test]
+fn an_empty_object_is_one_request_when_read_whole() {
+    let server = Rogue::start(|_, _: &Request| {
+        reply(200, &[("Content-Length", "0"), ("ETag", "\"e\"")], Vec::new())
+    });
+    let src = open(&server, &quick().with_whole_object(true));
+    assert!(src.read_head(1000).unwrap().is_empty());
+    assert_eq!(src.len().unwrap(), 0);
+    assert_eq!(server.requests().len(), 1);
 }
