@@ -18,7 +18,9 @@ delivered `rtt / 2` after they arrived, in order, with nothing else limited (an 
 link with unbounded bandwidth-delay product). The kernel here has no netem. Both tools go
 through the same proxy, so the ratio (curl's time / binfmt's) is what the numbers are for.
 
-Output: a markdown table on stdout (medians of --runs; `uptime` load). Nothing is sent
+Output: a markdown table on stdout (medians of --runs; `uptime` load; with a proxy, the
+CPU its one thread used per run: when that is the transfer's whole duration, about the
+run's time less one round trip, the proxy sets the pace of both tools). Nothing is sent
 anywhere but 127.0.0.1.
 """
 
@@ -51,7 +53,14 @@ class DelayProxy:
         self.thread.start()
         self.ready.wait(10)
 
+    def busy_ms(self):
+        """CPU time the proxy's thread has used so far, ms: when it is busy for the whole
+        transfer, the proxy, not the client, sets the pace."""
+        stat = Path(f"/proc/self/task/{self.tid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(stat[11]) + int(stat[12])) * 1000 / os.sysconf("SC_CLK_TCK")
+
     def _run(self):
+        self.tid = threading.get_native_id()
         asyncio.set_event_loop(self.loop)
         self.loop.run_until_complete(self._serve())
 
@@ -128,14 +137,18 @@ def once(argv):
     return took
 
 
-def timed_pair(a, b, runs):
+def timed_pair(a, b, runs, proxy=None):
     """Medians of `runs` runs of `a` and of `b`, taken in turn (a, b, a, b, …), so that a
-    change of the machine's load falls on both."""
-    ta, tb = [], []
+    change of the machine's load falls on both; and the median CPU the proxy's thread
+    used in a run of each (None without a proxy)."""
+    ta, tb, ba, bb = [], [], [], []
     for _ in range(runs):
-        ta.append(once(a))
-        tb.append(once(b))
-    return statistics.median(ta), statistics.median(tb)
+        for argv, times, busy in ((a, ta, ba), (b, tb, bb)):
+            before = proxy.busy_ms() if proxy else 0
+            times.append(once(argv))
+            busy.append(proxy.busy_ms() - before if proxy else 0)
+    busy = (statistics.median(ba), statistics.median(bb)) if proxy else None
+    return statistics.median(ta), statistics.median(tb), busy
 
 
 def requests(binfmt, argv):
@@ -178,14 +191,16 @@ def main():
                 ]
                 for name, curl, ours in pairs:
                     bench.say(f"{name}: {requests(args.binfmt, ours)}")
-                    t_curl, t_ours = timed_pair(curl, ours, args.runs)
-                    rows.append((rtt, name, t_curl, t_ours))
+                    t_curl, t_ours, busy = timed_pair(curl, ours, args.runs, proxy)
+                    rows.append((rtt, name, t_curl, t_ours, busy))
     load = os.getloadavg()[0]
     print(f"{size / 1e6:.0f} MB object, medians of {args.runs}, load {load:.1f}\n")
-    print("| RTT | operation | curl | binfmt | ratio (curl ÷ binfmt) |")
-    print("|---|---|---:|---:|---:|")
-    for rtt, name, t_curl, t_ours in rows:
-        print(f"| {rtt} ms | {name} | {t_curl:.2f} s | {t_ours:.2f} s | {t_curl / t_ours:.2f}× |")
+    print("| RTT | operation | curl | binfmt | ratio (curl ÷ binfmt) | proxy thread CPU (curl / binfmt) |")
+    print("|---|---|---:|---:|---:|---:|")
+    for rtt, name, t_curl, t_ours, busy in rows:
+        cpu = f"{busy[0]:.0f} / {busy[1]:.0f} ms" if busy else "-"
+        print(f"| {rtt} ms | {name} | {t_curl:.2f} s | {t_ours:.2f} s | "
+              f"{t_curl / t_ours:.2f}× | {cpu} |")
 
 
 if __name__ == "__main__":

@@ -6,7 +6,8 @@
 //! shard); pipes, devices and `-` (standard input) are read forward only as far as needed,
 //! so `binfmt inspect /dev/zero` reads one block, finds no format, and stops. URLs
 //! (`s3://`, `gs://`, `az://`, `http(s)://`, `file://`) are read by range through
-//! `binfmt-remote`, with the same code paths.
+//! `binfmt-remote`, with the same code paths; one whose server ignores ranges is read as a
+//! stream instead, as standard input is (one GET, in order, as far as the command asks).
 //!
 //! Every input's reads are counted, for `binfmt --stats`.
 
@@ -200,8 +201,21 @@ impl Input {
 
     fn open_as(arg: &Path, head_len: u64, first: FirstRead) -> Result<Input, Failure> {
         let name = escape::path(arg);
-        let opened = open_location(arg, &name, first)?;
-        let mut input = Input::from_source_with(name, opened.path, opened.source, head_len)?;
+        #[cfg_attr(not(feature = "remote"), allow(unused_mut))]
+        let mut opened = open_location(arg, &name, first)?;
+        let head = match opened.source.read_head(head_len) {
+            Ok(head) => head.into_owned(),
+            #[cfg(feature = "remote")]
+            Err(e) if opened.remote && ranges_ignored(&e) => {
+                // Read as a stream instead: in order, as far as the command asks.
+                let (source, head) = whole_as_stream(arg, &name, head_len)?;
+                opened.source = source;
+                opened.whole = None;
+                head
+            }
+            Err(e) => return Err(Failure::file(&name, e)),
+        };
+        let mut input = Input::with_head(name, opened.path, opened.source, head_len, head);
         input.remote = opened.remote;
         #[cfg(feature = "remote")]
         {
@@ -249,7 +263,18 @@ impl Input {
             .read_head(head_len)
             .map_err(|e| Failure::file(&name, e))?
             .into_owned();
-        Ok(Input {
+        Ok(Input::with_head(name, path, source, head_len, head))
+    }
+
+    /// An input whose first `head_len` bytes were read: `head`.
+    fn with_head(
+        name: String,
+        path: Option<PathBuf>,
+        source: Box<dyn ByteSource>,
+        head_len: u64,
+        head: Vec<u8>,
+    ) -> Input {
+        Input {
             head_len,
             arg: path.clone().unwrap_or_default(),
             name,
@@ -260,7 +285,7 @@ impl Input {
             source,
             head,
             whole: OnceCell::new(),
-        })
+        }
     }
 
     /// How the user named the input, escaped: for messages and the `"file"` JSON key.
@@ -448,6 +473,37 @@ fn open_location(arg: &Path, name: &str, first: FirstRead) -> Result<Opened, Fai
         #[cfg(feature = "remote")]
         whole: None,
     })
+}
+
+/// True for the refusal of a server that ignores ranges.
+#[cfg(feature = "remote")]
+fn ranges_ignored(e: &std::io::Error) -> bool {
+    binfmt_remote::RemoteError::from_io(e)
+        .is_some_and(|r| matches!(r.problem(), binfmt_remote::Problem::RangeIgnored))
+}
+
+/// A URL whose server ignores ranges, read as a stream (as standard input is): one GET of
+/// the whole object, read in order only as far as the command asks, spilled to a
+/// temporary file past 64 MiB, [`STREAM_LIMIT`] at most; with a note saying so, since a
+/// command that reads one range of a large object then reads every byte before it. Its
+/// first `head_len` bytes are read.
+#[cfg(feature = "remote")]
+fn whole_as_stream(
+    arg: &Path,
+    name: &str,
+    head_len: u64,
+) -> Result<(Box<dyn ByteSource>, Vec<u8>), Failure> {
+    let fail = |e: std::io::Error| Failure::file(name, e);
+    let url = arg.to_str().unwrap_or_default();
+    let options = binfmt_remote::Options::from_env().map_err(fail)?;
+    let object = binfmt_remote::WholeObject::open(url, &options).map_err(fail)?;
+    register(name, Meter::Remote(Arc::clone(object.source())));
+    crate::report::say(format_args!(
+        "binfmt: {name}: the server ignores Range headers; reading the object in order, as a stream"
+    ));
+    let source = StreamSource::new(object, STREAM_LIMIT);
+    let head = source.read_head(head_len).map_err(fail)?.into_owned();
+    Ok((Box::new(source), head))
 }
 
 fn register(name: &str, meter: Meter) {

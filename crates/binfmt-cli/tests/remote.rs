@@ -104,6 +104,31 @@ server_test! {
 }
 
 server_test! {
+    nginx fn a_server_that_ignores_ranges_is_read_as_a_stream(site = site) {
+        // nginx's `max_ranges 0` answers 200 and the whole file, as `python -m http.server`:
+        // every format is read in order from one GET without `Range`, with a note.
+        for (name, rel) in FILES.iter().filter(|(n, _)| !n.ends_with(".tar")) {
+            let url = site.nginx.url(&format!("norange/{name}"));
+            let local = binfmt(&["inspect", "--json", s(&fixture(rel))], &[]);
+            let remote = binfmt(&["inspect", "--json", &url], &[]);
+            assert!(remote.status.success(), "{name}: {}", stderr(&remote));
+            let strip = |o: &Output| comparable(&stdout(o));
+            assert_eq!(strip(&local), strip(&remote), "{name}");
+            let note = format!("binfmt: {url}: the server ignores Range headers");
+            common::assert_contains(&stderr(&remote), &note);
+            let verify = binfmt(&["verify", &url], &[]);
+            assert!(verify.status.success(), "{name}: {}", stderr(&verify));
+        }
+        let url = site.nginx.url("norange/big.kas");
+        let out = binfmt(&["kastore", "get", "--raw", &url, "c"], &[]);
+        assert!(out.status.success(), "{}", stderr(&out));
+        let local = site.dir.path().join("big.kas");
+        let want = binfmt(&["kastore", "get", "--raw", s(&local), "c"], &[]);
+        assert!(out.stdout == want.stdout);
+    }
+}
+
+server_test! {
     nginx fn a_taco_header_is_one_request_of_at_most_256_bytes(site = site) {
         let url = site.nginx.url("three_entries.taco");
         // `taco header`: the header alone, one GET of 256 bytes (tacoreader's).

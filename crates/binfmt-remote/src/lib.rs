@@ -7,6 +7,7 @@
 //! | call | requests |
 //! |---|---|
 //! | `read_head(n)` | one GET `bytes=0-(max(n, read_ahead)-1)`; short at the end of the object is fine; no HEAD first |
+//! | `read_head(n)`, [`Options::with_whole_object`] ([`WholeObject`] too) | one GET without `Range` (the whole object, which a server that ignores ranges serves as well); its rest feeds the streams asked after it |
 //! | `read_tail(n)` | one GET `bytes=-max(n, read_ahead)` (a suffix range); the length comes from `Content-Range` (Azure, which has no suffix ranges: a HEAD, then a bounded GET) |
 //! | `len()` | none once any response came; otherwise one HEAD |
 //! | `read_range(r)` | one GET of exactly `r` (never widened), or none when a read-ahead block holds it |
@@ -53,6 +54,7 @@ mod rest;
 mod runtime;
 mod source;
 mod store;
+mod whole;
 
 pub use error::{Problem, RemoteError};
 pub use location::{SCHEMES, file_url_path, is_url};
@@ -62,6 +64,7 @@ pub use options::{
     ENV_VARS, Options, SMALL_CONCURRENCY, SMALL_RANGE,
 };
 pub use source::{CACHE_BLOCK_MAX, Pinned, RemoteSource, Stats};
+pub use whole::WholeObject;
 
 /// The object_store crate this one is built on, for [`RemoteSource::from_store`] and
 /// [`Options::with_dns_resolver`].

@@ -815,10 +815,54 @@ fn a_whole_object_is_read_from_a_server_that_ignores_ranges() {
 #[test]
 fn an_empty_object_is_one_request_when_read_whole() {
     let server = Rogue::start(|_, _: &Request| {
-        reply(200, &[("Content-Length", "0"), ("ETag", "\"e\"")], Vec::new())
+        reply(
+            200,
+            &[("Content-Length", "0"), ("ETag", "\"e\"")],
+            Vec::new(),
+        )
     });
     let src = open(&server, &quick().with_whole_object(true));
     assert!(src.read_head(1000).unwrap().is_empty());
     assert_eq!(src.len().unwrap(), 0);
     assert_eq!(server.requests().len(), 1);
+}
+
+#[test]
+fn a_whole_object_reads_in_order_from_a_server_that_ignores_ranges() {
+    use std::io::Read as _;
+    // 40 MiB and a bit: the head, then three streams of 16 pieces.
+    const LEN: usize = (40 << 20) + 12_345;
+    let data = Arc::new(pattern(LEN, 9));
+    let served = Arc::clone(&data);
+    let server = Rogue::start(move |_, _: &Request| {
+        reply(
+            200,
+            &[("Content-Length", &LEN.to_string()), ("ETag", "\"a\"")],
+            served.to_vec(),
+        )
+    });
+    let mut object = binfmt_remote::WholeObject::open(&server.url("obj.bin"), &quick()).unwrap();
+    let mut got = Vec::new();
+    object.read_to_end(&mut got).unwrap();
+    assert!(got == *data);
+    assert_eq!(server.requests().len(), 1);
+    assert!(server.requests()[0].header("Range").is_none());
+    assert_eq!(object.source().stats().requests, 1);
+}
+
+#[test]
+fn a_whole_object_that_ends_early_is_an_error_not_a_short_read() {
+    use std::io::Read as _;
+    let server = Rogue::start(|_, _: &Request| {
+        reply(
+            200,
+            &[("Content-Length", "3000000"), ("ETag", "\"a\"")],
+            pattern(2_000_000, 1),
+        )
+    });
+    let mut object = binfmt_remote::WholeObject::open(&server.url("obj.bin"), &quick()).unwrap();
+    let mut got = Vec::new();
+    let e = object.read_to_end(&mut got).unwrap_err();
+    assert_eq!(e.kind(), io::ErrorKind::UnexpectedEof, "{e}");
+    assert!(got.len() < 3_000_000);
 }
