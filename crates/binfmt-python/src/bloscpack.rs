@@ -136,7 +136,8 @@ pub(crate) fn blpk_pack<'py>(
         None => {
             // Chunks are written, as they are compressed, into a numpy allocation (huge
             // pages for large ones: faulting in a fresh buffer 4 KiB at a time costs more
-            // than compressing it), then copied once into the `bytes`.
+            // than compressing it), then copied once into the `bytes`, whose buffer is
+            // backed by huge pages too (`new_bytes`).
             let room = options.max_packed_len(input.len()).py_err(FORMAT)?;
             let scratch = PyArray1::<u8>::zeros(py, room, false);
             let mut view = scratch
@@ -148,7 +149,10 @@ pub(crate) fn blpk_pack<'py>(
             let n = py
                 .detach(|| options.pack_into(input, buffer))
                 .py_err(FORMAT)?;
-            Ok(Some(PyBytes::new(py, buffer.get(..n).unwrap_or(&[]))))
+            Ok(Some(crate::new_bytes::copy_of(
+                py,
+                buffer.get(..n).unwrap_or(&[]),
+            )?))
         }
     }
 }

@@ -101,7 +101,7 @@ pub(crate) fn kastore_open<'py>(
         .py_err(FORMAT)?;
     let buffer = if read_all {
         let n = usize::try_from(file_size).map_err(|_| memory_error("store"))?;
-        PyBytes::new_with(py, n, |buf| {
+        crate::new_bytes::filled(py, n, |buf| {
             py.detach(|| source.read_exact_at(buf, position))
                 .map_err(|e| crate::output::os_error(py, &e, Some(&path)))
         })?
@@ -148,7 +148,7 @@ pub(crate) fn kastore_dumps<'py>(
     let size = writer.file_size().py_err(FORMAT)?;
     let size = usize::try_from(size).map_err(|_| memory_error("store"))?;
     // Written straight into the new bytes object: one copy of each array, not two.
-    PyBytes::new_with(py, size, |out| {
+    crate::new_bytes::filled(py, size, |out| {
         writer.write_to(out).py_err(FORMAT).map(drop)
     })
 }
@@ -168,7 +168,7 @@ pub(crate) fn kastore_load_url<'py>(
     })?;
     let file_size = reader.file_size();
     let n = usize::try_from(file_size).map_err(|_| memory_error("store"))?;
-    let buffer = PyBytes::new_with(py, n, |buf| {
+    let buffer = crate::new_bytes::filled(py, n, |buf| {
         py.detach(|| -> PyResult<()> {
             let entries: Vec<_> = reader.entries().collect();
             let data = reader.read_many(&entries).py_err(FORMAT)?;

@@ -551,3 +551,15 @@ def test_append_fp_on_a_file_and_errors(tmp_path: Path) -> None:
     with pytest.raises(ob.NotEnoughSpace):
         ob.append_fp(target, io.BytesIO(data), len(data))
     assert target.getvalue() == small  # refused before anything is written
+
+
+def test_large_packed_bytes_are_what_the_reference_reads() -> None:
+    # Past 4 MiB the packed `bytes` object is made in place (huge pages, `new_bytes.rs`):
+    # it is an ordinary, immutable bytes object holding exactly the packed file.
+    bp = reference("bloscpack")
+    a = np.cumsum(np.random.default_rng(3).standard_normal(3 << 20))  # 24 MiB
+    packed = ob.pack_ndarray_to_bytes(a)
+    assert type(packed) is bytes and len(packed) > 4 << 20
+    assert hash(packed) == hash(bytes(packed))
+    np.testing.assert_array_equal(bp.unpack_ndarray_from_bytes(packed), a)
+    np.testing.assert_array_equal(ob.unpack_ndarray_from_bytes(packed), a)

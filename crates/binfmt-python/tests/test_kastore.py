@@ -414,3 +414,18 @@ def test_one_constructor_for_every_origin(tmp_path: Path) -> None:
     bk.dump({"k": np.arange(4)}, path)
     store = bk.Store(b"", [], origin=None)
     assert len(store) == 0
+
+
+def test_large_stores_in_memory_round_trip(tmp_path: Path) -> None:
+    # Past 4 MiB `dumps` and `load(read_all=True)` fill their bytes object in place (huge
+    # pages, `new_bytes.rs`): the bytes are the reference's, read back the same.
+    kastore = reference("kastore")
+    data = {"x": np.arange(1 << 20, dtype=np.float64), "y": np.arange(7, dtype=np.int8)}
+    ours = bk.dumps(data)
+    assert type(ours) is bytes and len(ours) > 4 << 20
+    path = tmp_path / "big.kas"
+    kastore.dump(data, str(path))
+    assert ours == path.read_bytes()
+    with bk.load(path, read_all=True) as store:
+        np.testing.assert_array_equal(store["x"], data["x"])
+        np.testing.assert_array_equal(store["y"], data["y"])
