@@ -168,21 +168,27 @@ pub(crate) fn kastore_load_url<'py>(
     })?;
     let file_size = reader.file_size();
     let n = usize::try_from(file_size).map_err(|_| memory_error("store"))?;
+    // The arrays first: the buffer is sized by the header's `file_size`, a figure the
+    // object claims, so it is made only once the bytes it will hold came.
+    let (entries, data) = py.detach(|| -> PyResult<_> {
+        let entries: Vec<_> = reader.entries().collect();
+        let data = reader.read_many(&entries).py_err(FORMAT)?;
+        Ok((entries, data))
+    })?;
     let buffer = crate::new_bytes::filled(py, n, |buf| {
         py.detach(|| -> PyResult<()> {
-            let entries: Vec<_> = reader.entries().collect();
-            let data = reader.read_many(&entries).py_err(FORMAT)?;
-            for (entry, bytes) in entries.iter().zip(data) {
+            for (entry, bytes) in entries.iter().zip(&data) {
                 let range = entry.array_range();
                 let at = usize::try_from(range.start).map_err(|_| memory_error("array"))?;
                 let end = at.saturating_add(bytes.len());
                 buf.get_mut(at..end)
                     .ok_or_else(|| memory_error("array"))?
-                    .copy_from_slice(&bytes);
+                    .copy_from_slice(bytes);
             }
             Ok(())
         })
     })?;
+    drop(data);
     let items = raw_items(&reader.view());
     Ok((to_py_items(py, items), file_size, buffer))
 }
