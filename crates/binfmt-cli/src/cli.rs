@@ -24,7 +24,8 @@ Exit codes:
 
 FILE arguments: a path, - for standard input, or a URL: s3://BUCKET/KEY, gs://BUCKET/KEY,
 az://CONTAINER/BLOB, http(s)://HOST/PATH, file:///PATH. URLs are read by range (only what
-a command needs), configured by the object stores' usual environment variables
+a command needs; from a server that ignores ranges, in order, as standard input is),
+configured by the object stores' usual environment variables
 (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_REGION, AWS_ENDPOINT, AWS_ALLOW_HTTP,
 GOOGLE_SERVICE_ACCOUNT, AZURE_STORAGE_ACCOUNT_NAME, …) and the BINFMT_REMOTE_* settings
 (listed by binfmt --help).
