@@ -20,7 +20,7 @@ use std::sync::{Arc, Mutex};
 use binfmt_core::cache::ReadCache;
 use binfmt_core::source::{ByteSource, Counting, FileSource, StreamSource};
 #[cfg(feature = "remote")]
-use binfmt_remote::RemoteSource;
+use binfmt_remote::{RemoteSource, StreamFallback};
 
 use crate::escape;
 use crate::report::Failure;
@@ -87,7 +87,7 @@ enum Meter {
     Local(Arc<Counting<Box<dyn ByteSource + Send + Sync>>>),
     /// URLs: the remote source's requests (HEAD included) and bytes.
     #[cfg(feature = "remote")]
-    Remote(Arc<RemoteSource>),
+    Remote(Arc<StreamFallback>),
 }
 
 /// Every input opened so far, for `--stats`.
@@ -201,20 +201,18 @@ impl Input {
 
     fn open_as(arg: &Path, head_len: u64, first: FirstRead) -> Result<Input, Failure> {
         let name = escape::path(arg);
-        #[cfg_attr(not(feature = "remote"), allow(unused_mut))]
-        let mut opened = open_location(arg, &name, first)?;
-        let head = match opened.source.read_head(head_len) {
-            Ok(head) => head.into_owned(),
-            #[cfg(feature = "remote")]
-            Err(e) if opened.remote && ranges_ignored(&e) => {
-                // Read as a stream instead: in order, as far as the command asks.
-                let (source, head) = whole_as_stream(arg, &name, head_len)?;
-                opened.source = source;
-                opened.whole = None;
-                head
-            }
-            Err(e) => return Err(Failure::file(&name, e)),
-        };
+        let opened = open_location(arg, &name, first)?;
+        let head = opened
+            .source
+            .read_head(head_len)
+            .map_err(|e| Failure::file(&name, e))?
+            .into_owned();
+        #[cfg(feature = "remote")]
+        if opened.fallback.as_ref().is_some_and(|f| f.streamed()) {
+            crate::report::say(format_args!(
+                "binfmt: {name}: the server ignores Range headers; reading the object in order, as a stream"
+            ));
+        }
         let mut input = Input::with_head(name, opened.path, opened.source, head_len, head);
         input.remote = opened.remote;
         #[cfg(feature = "remote")]
@@ -398,6 +396,9 @@ struct Opened {
     /// A URL opened to be read whole: its source, to stop the rest of its first response.
     #[cfg(feature = "remote")]
     whole: Option<Arc<RemoteSource>>,
+    /// A URL: read as a stream if its server turns out to ignore ranges.
+    #[cfg(feature = "remote")]
+    fallback: Option<Arc<StreamFallback>>,
 }
 
 /// Opens a location (a path, `-` for standard input, a URL) as a byte source without
@@ -435,10 +436,19 @@ fn open_location(arg: &Path, name: &str, first: FirstRead) -> Result<Opened, Fai
             .with_whole_object(whole)
             .with_tail_ahead(tail);
         let remote = Arc::new(RemoteSource::open_with(url, &options).map_err(fail)?);
-        register(name, Meter::Remote(Arc::clone(&remote)));
+        // A server that ignores ranges is read in order, as standard input is: as far as
+        // the command asks, spilled to a temporary file past 64 MiB, STREAM_LIMIT at most.
+        let source = Arc::new(StreamFallback::new(
+            Arc::clone(&remote),
+            url,
+            &options,
+            STREAM_LIMIT,
+        ));
+        register(name, Meter::Remote(Arc::clone(&source)));
         return Ok(Opened {
             whole: whole.then(|| Arc::clone(&remote)),
-            source: Box::new(remote),
+            fallback: Some(Arc::clone(&source)),
+            source: Box::new(source),
             path: None,
             remote: true,
         });
@@ -472,38 +482,9 @@ fn open_location(arg: &Path, name: &str, first: FirstRead) -> Result<Opened, Fai
         remote: false,
         #[cfg(feature = "remote")]
         whole: None,
+        #[cfg(feature = "remote")]
+        fallback: None,
     })
-}
-
-/// True for the refusal of a server that ignores ranges.
-#[cfg(feature = "remote")]
-fn ranges_ignored(e: &std::io::Error) -> bool {
-    binfmt_remote::RemoteError::from_io(e)
-        .is_some_and(|r| matches!(r.problem(), binfmt_remote::Problem::RangeIgnored))
-}
-
-/// A URL whose server ignores ranges, read as a stream (as standard input is): one GET of
-/// the whole object, read in order only as far as the command asks, spilled to a
-/// temporary file past 64 MiB, [`STREAM_LIMIT`] at most; with a note saying so, since a
-/// command that reads one range of a large object then reads every byte before it. Its
-/// first `head_len` bytes are read.
-#[cfg(feature = "remote")]
-fn whole_as_stream(
-    arg: &Path,
-    name: &str,
-    head_len: u64,
-) -> Result<(Box<dyn ByteSource>, Vec<u8>), Failure> {
-    let fail = |e: std::io::Error| Failure::file(name, e);
-    let url = arg.to_str().unwrap_or_default();
-    let options = binfmt_remote::Options::from_env().map_err(fail)?;
-    let object = binfmt_remote::WholeObject::open(url, &options).map_err(fail)?;
-    register(name, Meter::Remote(Arc::clone(object.source())));
-    crate::report::say(format_args!(
-        "binfmt: {name}: the server ignores Range headers; reading the object in order, as a stream"
-    ));
-    let source = StreamSource::new(object, STREAM_LIMIT);
-    let head = source.read_head(head_len).map_err(fail)?.into_owned();
-    Ok((Box::new(source), head))
 }
 
 fn register(name: &str, meter: Meter) {

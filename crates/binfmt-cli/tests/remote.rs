@@ -125,6 +125,27 @@ server_test! {
         let local = site.dir.path().join("big.kas");
         let want = binfmt(&["kastore", "get", "--raw", s(&local), "c"], &[]);
         assert!(out.stdout == want.stdout);
+        // Shards too: a member is read from the stream of its shard.
+        let index = site.nginx.url("norange/clean.taridx");
+        let shards = [
+            site.nginx.url("norange/clean_0000.tar"),
+            site.nginx.url("norange/clean_0001.tar"),
+        ];
+        let local_index = fixture("taridx/tests/fixtures/golden/clean.taridx");
+        let want = binfmt(
+            &["taridx", "get", s(&local_index), "sample000002", "--ext", "json"],
+            &[],
+        );
+        assert!(want.status.success(), "{}", stderr(&want));
+        let got = binfmt(
+            &[
+                "taridx", "get", &index, "sample000002", "--ext", "json", "--shards",
+                &shards[0], &shards[1],
+            ],
+            &[],
+        );
+        assert!(got.status.success(), "{}", stderr(&got));
+        assert!(got.stdout == want.stdout);
     }
 }
 

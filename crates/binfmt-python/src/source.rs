@@ -12,8 +12,9 @@ use pyo3::prelude::*;
 /// that accept both (`taridx`, `taco`) hold.
 pub(crate) enum AnySource {
     File(binfmt_core::source::FileSource),
+    /// Read by range, or in order as a stream when the server ignores ranges.
     #[cfg(feature = "remote")]
-    Remote(binfmt_remote::RemoteSource),
+    Remote(Box<binfmt_remote::StreamFallback>),
 }
 
 macro_rules! each {
@@ -44,6 +45,9 @@ impl ByteSource for AnySource {
     }
     fn as_slice(&self) -> Option<&[u8]> {
         each!(self, s => s.as_slice())
+    }
+    fn is_stream(&self) -> bool {
+        each!(self, s => s.is_stream())
     }
     fn start_ranges(&self, ranges: Vec<Range<u64>>) -> Option<binfmt_core::source::Pending> {
         each!(self, s => s.start_ranges(ranges))
@@ -91,8 +95,23 @@ pub(crate) fn open_url(url: &str) -> io::Result<AnySource> {
 #[cfg(feature = "remote")]
 pub(crate) fn open_url_as(url: &str, whole: bool) -> io::Result<AnySource> {
     let options = binfmt_remote::Options::from_env()?.with_whole_object(whole);
-    binfmt_remote::RemoteSource::open_with(url, &options).map(AnySource::Remote)
+    let ranged = binfmt_remote::RemoteSource::open_with(url, &options)?;
+    // A server that ignores ranges (`python -m http.server`) is read in order, as the
+    // command line reads it: spilled to a temporary file past 64 MiB, 16 GiB at most.
+    Ok(AnySource::Remote(Box::new(
+        binfmt_remote::StreamFallback::new(
+            std::sync::Arc::new(ranged),
+            url,
+            &options,
+            STREAM_LIMIT,
+        ),
+    )))
 }
+
+/// How much of an object whose server ignores ranges is read at most (16 GiB, as the
+/// command line's streams).
+#[cfg(feature = "remote")]
+const STREAM_LIMIT: u64 = 16 << 30;
 
 /// Without the `remote` feature: the error a URL gets.
 #[cfg(not(feature = "remote"))]

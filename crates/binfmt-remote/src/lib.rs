@@ -64,7 +64,7 @@ pub use options::{
     ENV_VARS, Options, SMALL_CONCURRENCY, SMALL_RANGE,
 };
 pub use source::{CACHE_BLOCK_MAX, Pinned, RemoteSource, Stats};
-pub use whole::WholeObject;
+pub use whole::{StreamFallback, WholeObject};
 
 /// The object_store crate this one is built on, for [`RemoteSource::from_store`] and
 /// [`Options::with_dns_resolver`].

@@ -11,14 +11,18 @@
 //! [`Problem::RangeIgnored`]: crate::Problem::RangeIgnored
 
 use core::ops::Range;
+use core::sync::atomic::{AtomicBool, Ordering};
+use std::borrow::Cow;
+use std::boxed::Box;
 use std::io::{self, Read};
-use std::sync::Arc;
+use std::string::String;
+use std::sync::{Arc, OnceLock};
 use std::vec::Vec;
 
 use binfmt_core::parts::PartStream;
-use binfmt_core::source::ByteSource;
+use binfmt_core::source::{ByteSource, StreamSource};
 
-use crate::{Options, RemoteSource};
+use crate::{Options, Problem, RemoteSource, Stats};
 
 /// The size of the pieces the response is cut into (1 MiB).
 const PIECE: u64 = 1 << 20;
@@ -135,5 +139,168 @@ impl Read for WholeObject {
         }
         self.at += n;
         Ok(n)
+    }
+}
+
+/// A URL read by range or, when its server ignores ranges ([`Problem::RangeIgnored`]), in
+/// order as a stream: the ranged source's reads until one is refused for that reason,
+/// then a [`WholeObject`] under a [`StreamSource`] (in memory up to
+/// [`StreamSource::MEMORY`], spilled to an unlinked temporary file past that, `limit`
+/// bytes at most), which serves that read and every later one. A read of bytes near the
+/// end then reads every byte before them, so callers say when it happened
+/// ([`StreamFallback::streamed`]).
+///
+/// # Examples
+///
+/// ```no_run
+/// use std::sync::Arc;
+/// use binfmt_core::source::ByteSource;
+/// use binfmt_remote::{Options, RemoteSource, StreamFallback};
+///
+/// let url = "http://127.0.0.1:8000/data.kas";
+/// let options = Options::from_env()?;
+/// let ranged = Arc::new(RemoteSource::open_with(url, &options)?);
+/// let source = StreamFallback::new(ranged, url, &options, 16 << 30);
+/// let head = source.read_head(65536)?;
+/// if source.streamed() {
+///     eprintln!("{url}: the server ignores ranges; read in order");
+/// }
+/// # Ok::<(), std::io::Error>(())
+/// ```
+pub struct StreamFallback {
+    ranged: Arc<RemoteSource>,
+    /// The URL as given (credentials included): to open the stream with. Never shown.
+    url: String,
+    options: Options,
+    limit: u64,
+    /// The stream, and the source its bytes come through (for [`StreamFallback::stats`]).
+    stream: OnceLock<Box<(StreamSource<WholeObject>, Arc<RemoteSource>)>>,
+    /// A ranged read succeeded: the server honours ranges, and the ranged source's own
+    /// plans (`start_ranges`, `stream_ranges`) may be used.
+    ranges_work: AtomicBool,
+}
+
+impl StreamFallback {
+    /// `ranged`, opened from `url` with `options`, falling back to a stream of at most
+    /// `limit` bytes.
+    #[must_use]
+    pub fn new(ranged: Arc<RemoteSource>, url: &str, options: &Options, limit: u64) -> Self {
+        StreamFallback {
+            ranged,
+            url: String::from(url),
+            options: options.clone(),
+            limit,
+            stream: OnceLock::new(),
+            ranges_work: AtomicBool::new(false),
+        }
+    }
+
+    /// True once the server was found to ignore ranges and the object is read as a stream.
+    #[must_use]
+    pub fn streamed(&self) -> bool {
+        self.stream.get().is_some()
+    }
+
+    /// The ranged source (its URL for messages, [`RemoteSource::release_rest`]).
+    #[must_use]
+    pub fn ranged(&self) -> &Arc<RemoteSource> {
+        &self.ranged
+    }
+
+    /// What was asked of the server, by the ranged source and the stream together.
+    #[must_use]
+    pub fn stats(&self) -> Stats {
+        let mut stats = self.ranged.stats();
+        if let Some((_, source)) = self.stream.get().map(|b| &**b) {
+            let more = source.stats();
+            stats.requests += more.requests;
+            stats.head_requests += more.head_requests;
+            stats.bytes += more.bytes;
+            stats.cache_hits += more.cache_hits;
+            stats.http_requests += more.http_requests;
+        }
+        stats
+    }
+
+    /// `read` from the ranged source, or from the stream once there is one; a read the
+    /// server refuses because it ignores ranges opens the stream and is read from it.
+    fn read<'s, T>(&'s self, read: impl Fn(&'s dyn ByteSource) -> io::Result<T>) -> io::Result<T> {
+        if let Some((stream, _)) = self.stream.get().map(|b| &**b) {
+            return read(stream);
+        }
+        match read(&*self.ranged) {
+            Err(e) if ignores_ranges(&e) => {
+                let (stream, _) = match self.stream.get().map(|b| &**b) {
+                    Some(made) => made,
+                    None => {
+                        let object = WholeObject::open(&self.url, &self.options)?;
+                        let source = Arc::clone(object.source());
+                        let made = Box::new((StreamSource::new(object, self.limit), source));
+                        // Two threads may fail at once: the first stream made is kept.
+                        &**self.stream.get_or_init(|| made)
+                    }
+                };
+                read(stream)
+            }
+            Ok(v) => {
+                self.ranges_work.store(true, Ordering::Relaxed);
+                Ok(v)
+            }
+            Err(e) => Err(e),
+        }
+    }
+}
+
+fn ignores_ranges(e: &io::Error) -> bool {
+    crate::RemoteError::from_io(e).is_some_and(|r| matches!(r.problem(), Problem::RangeIgnored))
+}
+
+impl core::fmt::Debug for StreamFallback {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("StreamFallback")
+            .field("ranged", &self.ranged)
+            .field("streamed", &self.streamed())
+            .finish_non_exhaustive()
+    }
+}
+
+impl ByteSource for StreamFallback {
+    fn len(&self) -> io::Result<u64> {
+        // The ranged source knows it (the HEAD that told a server ignoring ranges from an
+        // empty object); a stream would read to its end to learn it.
+        self.ranged.len()
+    }
+    fn read_range(&self, range: Range<u64>) -> io::Result<Cow<'_, [u8]>> {
+        self.read(|s| s.read_range(range.clone()))
+    }
+    fn read_ranges(&self, ranges: &[Range<u64>]) -> io::Result<Vec<Cow<'_, [u8]>>> {
+        self.read(|s| s.read_ranges(ranges))
+    }
+    fn read_head(&self, max_len: u64) -> io::Result<Cow<'_, [u8]>> {
+        self.read(|s| s.read_head(max_len))
+    }
+    fn read_tail(&self, max_len: u64) -> io::Result<(u64, Cow<'_, [u8]>)> {
+        self.read(|s| s.read_tail(max_len))
+    }
+    fn is_stream(&self) -> bool {
+        self.streamed()
+    }
+    fn start_ranges(&self, ranges: Vec<Range<u64>>) -> Option<binfmt_core::source::Pending> {
+        self.ranges_work
+            .load(Ordering::Relaxed)
+            .then(|| self.ranged.start_ranges(ranges))
+            .flatten()
+    }
+    fn stream_ranges(&self, ranges: Vec<Range<u64>>, budget: u64) -> Option<PartStream> {
+        self.ranges_work
+            .load(Ordering::Relaxed)
+            .then(|| self.ranged.stream_ranges(ranges, budget))
+            .flatten()
+    }
+    fn streams(&self) -> bool {
+        self.ranges_work.load(Ordering::Relaxed) && self.ranged.streams()
+    }
+    fn read_ahead_pays(&self) -> bool {
+        !self.streamed() && self.ranged.read_ahead_pays()
     }
 }

@@ -866,3 +866,52 @@ fn a_whole_object_that_ends_early_is_an_error_not_a_short_read() {
     assert_eq!(e.kind(), io::ErrorKind::UnexpectedEof, "{e}");
     assert!(got.len() < 3_000_000);
 }
+
+#[test]
+fn a_stream_fallback_reads_in_order_from_a_server_that_ignores_ranges() {
+    use binfmt_remote::StreamFallback;
+    const LEN: usize = 3_000_000;
+    let data = Arc::new(pattern(LEN, 4));
+    let served = Arc::clone(&data);
+    let server = Rogue::start(move |_, _: &Request| {
+        reply(
+            200,
+            &[("Content-Length", &LEN.to_string()), ("ETag", "\"a\"")],
+            served.to_vec(),
+        )
+    });
+    let url = server.url("obj.bin");
+    let ranged = Arc::new(RemoteSource::open_with(&url, &quick()).unwrap());
+    let source = StreamFallback::new(ranged, &url, &quick(), 1 << 30);
+    assert!(!source.streamed() && !source.is_stream());
+    assert_eq!(&*source.read_head(100).unwrap(), &data[..100]);
+    assert!(source.streamed() && source.is_stream());
+    assert_eq!(source.len().unwrap(), LEN as u64);
+    assert_eq!(
+        &*source.read_range(2_000_000..2_000_100).unwrap(),
+        &data[2_000_000..2_000_100]
+    );
+    assert_eq!(&*source.read_range(10..20).unwrap(), &data[10..20]);
+    let (at, tail) = source.read_tail(50).unwrap();
+    assert_eq!(at, (LEN - 50) as u64);
+    assert_eq!(&*tail, &data[LEN - 50..]);
+    // The plans of a ranged source are not offered to a stream.
+    assert!(!source.streams() && source.stream_ranges(vec![0..10, 20..30], 1 << 20).is_none());
+    // The refused GET, the HEAD after it, and the stream's one GET.
+    let methods: Vec<String> = server.requests().iter().map(|r| r.method.clone()).collect();
+    assert_eq!(methods, ["GET", "HEAD", "GET"]);
+    assert_eq!(source.stats().requests, 3);
+}
+
+#[test]
+fn a_stream_fallback_keeps_to_ranges_where_they_work() {
+    use binfmt_remote::StreamFallback;
+    let data = pattern(100_000, 2);
+    let server = Rogue::start(move |_, req: &Request| serve_object(req, &data, "\"a\""));
+    let url = server.url("obj.bin");
+    let ranged = Arc::new(RemoteSource::open_with(&url, &quick()).unwrap());
+    let source = StreamFallback::new(ranged, &url, &quick(), 1 << 30);
+    assert_eq!(source.read_range(50_000..50_010).unwrap().len(), 10);
+    assert!(!source.streamed() && !source.is_stream());
+    assert_eq!(server.requests().len(), 1);
+}
