@@ -207,12 +207,6 @@ impl Input {
             .read_head(head_len)
             .map_err(|e| Failure::file(&name, e))?
             .into_owned();
-        #[cfg(feature = "remote")]
-        if opened.fallback.as_ref().is_some_and(|f| f.streamed()) {
-            crate::report::say(format_args!(
-                "binfmt: {name}: the server ignores Range headers; reading the object in order, as a stream"
-            ));
-        }
         let mut input = Input::with_head(name, opened.path, opened.source, head_len, head);
         input.remote = opened.remote;
         #[cfg(feature = "remote")]
@@ -396,9 +390,6 @@ struct Opened {
     /// A URL opened to be read whole: its source, to stop the rest of its first response.
     #[cfg(feature = "remote")]
     whole: Option<Arc<RemoteSource>>,
-    /// A URL: read as a stream if its server turns out to ignore ranges.
-    #[cfg(feature = "remote")]
-    fallback: Option<Arc<StreamFallback>>,
 }
 
 /// Opens a location (a path, `-` for standard input, a URL) as a byte source without
@@ -438,16 +429,19 @@ fn open_location(arg: &Path, name: &str, first: FirstRead) -> Result<Opened, Fai
         let remote = Arc::new(RemoteSource::open_with(url, &options).map_err(fail)?);
         // A server that ignores ranges is read in order, as standard input is: as far as
         // the command asks, spilled to a temporary file past 64 MiB, STREAM_LIMIT at most.
-        let source = Arc::new(StreamFallback::new(
-            Arc::clone(&remote),
-            url,
-            &options,
-            STREAM_LIMIT,
-        ));
+        let shown = name.to_owned();
+        let source = Arc::new(
+            StreamFallback::new(Arc::clone(&remote), url, &options, STREAM_LIMIT).with_notice(
+                move |_| {
+                    crate::report::say(format_args!(
+                        "binfmt: {shown}: the server ignores Range headers; reading the object in order, as a stream"
+                    ));
+                },
+            ),
+        );
         register(name, Meter::Remote(Arc::clone(&source)));
         return Ok(Opened {
             whole: whole.then(|| Arc::clone(&remote)),
-            fallback: Some(Arc::clone(&source)),
             source: Box::new(source),
             path: None,
             remote: true,
@@ -482,8 +476,6 @@ fn open_location(arg: &Path, name: &str, first: FirstRead) -> Result<Opened, Fai
         remote: false,
         #[cfg(feature = "remote")]
         whole: None,
-        #[cfg(feature = "remote")]
-        fallback: None,
     })
 }
 

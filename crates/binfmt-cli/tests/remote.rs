@@ -146,6 +146,12 @@ server_test! {
         );
         assert!(got.status.success(), "{}", stderr(&got));
         assert!(got.stdout == want.stdout);
+        // Said once for the index and once for the shard read, when each fell back.
+        let err = stderr(&got);
+        for url in [&index, &shards[0]] {
+            let note = format!("binfmt: {url}: the server ignores Range headers");
+            assert_eq!(err.matches(&note).count(), 1, "{err}");
+        }
     }
 }
 

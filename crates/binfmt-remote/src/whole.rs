@@ -160,11 +160,9 @@ impl Read for WholeObject {
 /// let url = "http://127.0.0.1:8000/data.kas";
 /// let options = Options::from_env()?;
 /// let ranged = Arc::new(RemoteSource::open_with(url, &options)?);
-/// let source = StreamFallback::new(ranged, url, &options, 16 << 30);
+/// let source = StreamFallback::new(ranged, url, &options, 16 << 30)
+///     .with_notice(|shown| eprintln!("{shown}: the server ignores ranges; read in order"));
 /// let head = source.read_head(65536)?;
-/// if source.streamed() {
-///     eprintln!("{url}: the server ignores ranges; read in order");
-/// }
 /// # Ok::<(), std::io::Error>(())
 /// ```
 pub struct StreamFallback {
@@ -178,7 +176,12 @@ pub struct StreamFallback {
     /// A ranged read succeeded: the server honours ranges, and the ranged source's own
     /// plans (`start_ranges`, `stream_ranges`) may be used.
     ranges_work: AtomicBool,
+    /// Called once, with the URL as shown, when the stream is made.
+    notice: Option<Notice>,
 }
+
+/// What [`StreamFallback::with_notice`] calls.
+type Notice = Box<dyn Fn(&str) + Send + Sync>;
 
 impl StreamFallback {
     /// `ranged`, opened from `url` with `options`, falling back to a stream of at most
@@ -192,7 +195,17 @@ impl StreamFallback {
             limit,
             stream: OnceLock::new(),
             ranges_work: AtomicBool::new(false),
+            notice: None,
         }
+    }
+
+    /// Calls `notice` once, with the URL as shown in messages (no credentials, no query),
+    /// when the server is found to ignore ranges and the stream is made: a command line
+    /// says so, since the reads that follow read every byte before the ones they want.
+    #[must_use]
+    pub fn with_notice(mut self, notice: impl Fn(&str) + Send + Sync + 'static) -> Self {
+        self.notice = Some(Box::new(notice));
+        self
     }
 
     /// True once the server was found to ignore ranges and the object is read as a stream.
@@ -236,8 +249,17 @@ impl StreamFallback {
                         let object = WholeObject::open(&self.url, &self.options)?;
                         let source = Arc::clone(object.source());
                         let made = Box::new((StreamSource::new(object, self.limit), source));
-                        // Two threads may fail at once: the first stream made is kept.
-                        &**self.stream.get_or_init(|| made)
+                        // Two threads may fail at once: the first stream made is kept,
+                        // and only its making is told.
+                        let mut kept = false;
+                        let made = self.stream.get_or_init(|| {
+                            kept = true;
+                            made
+                        });
+                        if kept && let Some(notice) = &self.notice {
+                            notice(self.ranged.url());
+                        }
+                        &**made
                     }
                 };
                 read(stream)

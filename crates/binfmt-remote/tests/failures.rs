@@ -882,9 +882,13 @@ fn a_stream_fallback_reads_in_order_from_a_server_that_ignores_ranges() {
     });
     let url = server.url("obj.bin");
     let ranged = Arc::new(RemoteSource::open_with(&url, &quick()).unwrap());
-    let source = StreamFallback::new(ranged, &url, &quick(), 1 << 30);
+    let told = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let tell = Arc::clone(&told);
+    let source = StreamFallback::new(ranged, &url, &quick(), 1 << 30)
+        .with_notice(move |shown| tell.lock().unwrap().push(shown.to_owned()));
     assert!(!source.streamed() && !source.is_stream());
     assert_eq!(&*source.read_head(100).unwrap(), &data[..100]);
+    assert_eq!(*told.lock().unwrap(), core::slice::from_ref(&url));
     assert!(source.streamed() && source.is_stream());
     assert_eq!(source.len().unwrap(), LEN as u64);
     assert_eq!(
@@ -901,6 +905,8 @@ fn a_stream_fallback_reads_in_order_from_a_server_that_ignores_ranges() {
     let methods: Vec<String> = server.requests().iter().map(|r| r.method.clone()).collect();
     assert_eq!(methods, ["GET", "HEAD", "GET"]);
     assert_eq!(source.stats().requests, 3);
+    // Told once, however many reads came from the stream.
+    assert_eq!(told.lock().unwrap().len(), 1);
 }
 
 #[test]
