@@ -202,12 +202,7 @@ impl Input {
     fn open_as(arg: &Path, head_len: u64, first: FirstRead) -> Result<Input, Failure> {
         let name = escape::path(arg);
         let opened = open_location(arg, &name, first)?;
-        let head = opened
-            .source
-            .read_head(head_len)
-            .map_err(|e| Failure::file(&name, e))?
-            .into_owned();
-        let mut input = Input::with_head(name, opened.path, opened.source, head_len, head);
+        let mut input = Input::from_source_with(name, opened.path, opened.source, head_len)?;
         input.remote = opened.remote;
         #[cfg(feature = "remote")]
         {
@@ -255,18 +250,7 @@ impl Input {
             .read_head(head_len)
             .map_err(|e| Failure::file(&name, e))?
             .into_owned();
-        Ok(Input::with_head(name, path, source, head_len, head))
-    }
-
-    /// An input whose first `head_len` bytes were read: `head`.
-    fn with_head(
-        name: String,
-        path: Option<PathBuf>,
-        source: Box<dyn ByteSource>,
-        head_len: u64,
-        head: Vec<u8>,
-    ) -> Input {
-        Input {
+        Ok(Input {
             head_len,
             arg: path.clone().unwrap_or_default(),
             name,
@@ -277,7 +261,7 @@ impl Input {
             source,
             head,
             whole: OnceCell::new(),
-        }
+        })
     }
 
     /// How the user named the input, escaped: for messages and the `"file"` JSON key.
