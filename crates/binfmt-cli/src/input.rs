@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use binfmt_core::cache::ReadCache;
-use binfmt_core::source::{ByteSource, Counting, FileSource, StreamSource};
+use binfmt_core::source::{ByteSource, Counting, FileSource, STREAM_LIMIT, StreamSource};
 #[cfg(feature = "remote")]
 use binfmt_remote::{RemoteSource, StreamFallback};
 
@@ -35,10 +35,6 @@ pub(crate) const HEAD_SIZE: u64 = 64 << 10;
 
 /// The first read of `binfmt taco header`: 256 bytes, what tacoreader asks for.
 pub(crate) const SMALL_HEAD_SIZE: u64 = 256;
-
-/// How much of a stream (pipe, device, standard input) is read at most: streams cannot be
-/// measured first, and one may never end.
-const STREAM_LIMIT: u64 = 16 << 30;
 
 /// The size of the ranges a whole remote object is read in (several in flight at once).
 const WHOLE_PART: u64 = 8 << 20;

@@ -558,6 +558,11 @@ impl<R: Read + Seek> ByteSource for SeekSource<R> {
     }
 }
 
+/// How much of a stream is read at most by binfmt's command line and Python package
+/// (16 GiB): a stream cannot be measured first, and one may never end (`/dev/zero`, a
+/// server that ignores ranges and sends forever). The `limit` of their [`StreamSource`]s.
+pub const STREAM_LIMIT: u64 = 16 << 30;
+
 /// A forward-only `Read` (a pipe, a socket, standard input) as a byte source.
 ///
 /// It reads only as far as the furthest byte asked for and keeps what it has read, so

@@ -103,15 +103,10 @@ pub(crate) fn open_url_as(url: &str, whole: bool) -> io::Result<AnySource> {
             std::sync::Arc::new(ranged),
             url,
             &options,
-            STREAM_LIMIT,
+            binfmt_core::source::STREAM_LIMIT,
         ),
     )))
 }
-
-/// How much of an object whose server ignores ranges is read at most (16 GiB, as the
-/// command line's streams).
-#[cfg(feature = "remote")]
-const STREAM_LIMIT: u64 = 16 << 30;
 
 /// Without the `remote` feature: the error a URL gets.
 #[cfg(not(feature = "remote"))]

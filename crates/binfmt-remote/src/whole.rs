@@ -214,12 +214,6 @@ impl StreamFallback {
         self.stream.get().is_some()
     }
 
-    /// The ranged source (its URL for messages, [`RemoteSource::release_rest`]).
-    #[must_use]
-    pub fn ranged(&self) -> &Arc<RemoteSource> {
-        &self.ranged
-    }
-
     /// What was asked of the server, by the ranged source and the stream together.
     #[must_use]
     pub fn stats(&self) -> Stats {

@@ -85,6 +85,20 @@ fn reply(status: u16, headers: &[(&str, &str)], body: Vec<u8>) -> Reply {
     }
 }
 
+/// `python -m http.server`: 200 and the whole of `data`, whatever the request asks.
+fn ignoring_ranges(data: Arc<Vec<u8>>) -> Rogue {
+    Rogue::start(move |_, _: &Request| {
+        reply(
+            200,
+            &[
+                ("Content-Length", &Vec::len(&data).to_string()),
+                ("ETag", "\"a\""),
+            ],
+            data.to_vec(),
+        )
+    })
+}
+
 #[test]
 fn range_ignored_on_a_large_object_downloads_nothing() {
     // 200 with a 4 GiB body, to any request (HEAD: the headers only).
@@ -787,17 +801,9 @@ fn a_whole_object_response_that_breaks_ends_its_stream_with_the_error() {
 
 #[test]
 fn a_whole_object_is_read_from_a_server_that_ignores_ranges() {
-    // `python -m http.server`: 200 and the whole object, whatever the request asks.
     const LEN: usize = 300_000;
-    let data = pattern(LEN, 5);
-    let served = data.clone();
-    let server = Rogue::start(move |_, _: &Request| {
-        reply(
-            200,
-            &[("Content-Length", &LEN.to_string()), ("ETag", "\"a\"")],
-            served.clone(),
-        )
-    });
+    let data = Arc::new(pattern(LEN, 5));
+    let server = ignoring_ranges(Arc::clone(&data));
     let src = open(&server, &quick().with_whole_object(true));
     assert_eq!(&*src.read_head(1000).unwrap(), &data[..1000]);
     let ranges = vec![1000..100_000, 100_000..LEN as u64];
@@ -833,14 +839,7 @@ fn a_whole_object_reads_in_order_from_a_server_that_ignores_ranges() {
     // 40 MiB and a bit: the head, then three streams of 16 pieces.
     const LEN: usize = (40 << 20) + 12_345;
     let data = Arc::new(pattern(LEN, 9));
-    let served = Arc::clone(&data);
-    let server = Rogue::start(move |_, _: &Request| {
-        reply(
-            200,
-            &[("Content-Length", &LEN.to_string()), ("ETag", "\"a\"")],
-            served.to_vec(),
-        )
-    });
+    let server = ignoring_ranges(Arc::clone(&data));
     let mut object = binfmt_remote::WholeObject::open(&server.url("obj.bin"), &quick()).unwrap();
     let mut got = Vec::new();
     object.read_to_end(&mut got).unwrap();
@@ -872,14 +871,7 @@ fn a_stream_fallback_reads_in_order_from_a_server_that_ignores_ranges() {
     use binfmt_remote::StreamFallback;
     const LEN: usize = 3_000_000;
     let data = Arc::new(pattern(LEN, 4));
-    let served = Arc::clone(&data);
-    let server = Rogue::start(move |_, _: &Request| {
-        reply(
-            200,
-            &[("Content-Length", &LEN.to_string()), ("ETag", "\"a\"")],
-            served.to_vec(),
-        )
-    });
+    let server = ignoring_ranges(Arc::clone(&data));
     let url = server.url("obj.bin");
     let ranged = Arc::new(RemoteSource::open_with(&url, &quick()).unwrap());
     let told = Arc::new(std::sync::Mutex::new(Vec::new()));
