@@ -1,4 +1,4 @@
-//! The crate's only `unsafe`: two calls into the bundled c-blosc 1.21 (`blosc-src`).
+//! The crate's only `unsafe`: calls into the bundled c-blosc 1.21 (`blosc-src`).
 //!
 //! # Safety argument
 //!
@@ -24,7 +24,14 @@
 //!   `BLOSC_MAX_BUFFERSIZE`, checked), the destination a slice of `nbytes + 16` bytes
 //!   (`destsize` = its length); c-blosc guarantees it never writes past `destsize`. The
 //!   compressor name is a NUL-terminated `'static` C string literal.
-//! * Source and destination never overlap: they are a shared and an exclusive borrow.
+//! * Source and destination never overlap (they are a shared and an exclusive borrow),
+//!   except in [`decompress_in_place`], where both are the same exclusive borrow, passed
+//!   as one raw pointer: the bounds above hold all the same (reads inside its first
+//!   `cbytes` bytes, writes inside its first `nbytes`), so whatever order c-blosc reads
+//!   and writes in, no byte outside the buffer is touched. The order only decides
+//!   whether the *output* is right, and [`in_place`] admits only buffers that c-blosc
+//!   1.21 reads whole before it writes a byte (the argument is there; a test checks it
+//!   against [`decompress`] over every codec and filter).
 //! * Nothing is retained: c-blosc keeps no pointer after returning (the context's
 //!   thread pool, used only when `threads > 1`, is joined before `blosc_decompress_ctx`
 //!   returns).
@@ -51,22 +58,15 @@ pub(crate) enum Refusal {
     OutputTooSmall,
     /// c-blosc returned this code (0 or negative: corrupt data).
     Code(i32),
+    /// [`decompress_in_place`] only: this buffer is not one c-blosc reads whole before
+    /// writing (nothing was written).
+    NotInPlace,
 }
 
 /// Decompresses one Blosc1 buffer (`src` is exactly one buffer, `cbytes` long) into the
 /// start of `dst`, and returns the number of bytes written (its `nbytes`).
 pub(crate) fn decompress(src: &[u8], dst: &mut [u8], threads: u16) -> Result<usize, Refusal> {
-    if src.len() < OVERHEAD {
-        return Err(Refusal::Invalid);
-    }
-    let mut nbytes: usize = 0;
-    // SAFETY: `src` has at least 16 bytes (checked above), all that
-    // `blosc_cbuffer_validate` reads; `nbytes` is a valid, exclusive `usize` out-pointer.
-    let valid =
-        unsafe { ffi::blosc_cbuffer_validate(src.as_ptr().cast(), src.len(), &raw mut nbytes) };
-    if valid != 0 || nbytes > MAX_BUFFERSIZE {
-        return Err(Refusal::Invalid);
-    }
+    let nbytes = validate(src)?;
     let Some(out) = dst.get_mut(..nbytes) else {
         return Err(Refusal::OutputTooSmall);
     };
@@ -85,6 +85,91 @@ pub(crate) fn decompress(src: &[u8], dst: &mut [u8], threads: u16) -> Result<usi
             out.as_mut_ptr().cast::<c_void>(),
             out.len(),
             threads,
+        )
+    };
+    match usize::try_from(code) {
+        Ok(n) if n == nbytes => Ok(n),
+        _ => Err(Refusal::Code(code)),
+    }
+}
+
+/// The buffer's `nbytes` once `blosc_cbuffer_validate` has confirmed that its `cbytes`
+/// is `src.len()` and its `nbytes` at most `BLOSC_MAX_BUFFERSIZE`.
+fn validate(src: &[u8]) -> Result<usize, Refusal> {
+    if src.len() < OVERHEAD {
+        return Err(Refusal::Invalid);
+    }
+    let mut nbytes: usize = 0;
+    // SAFETY: `src` has at least 16 bytes (checked above), all that
+    // `blosc_cbuffer_validate` reads; `nbytes` is a valid, exclusive `usize` out-pointer.
+    let valid =
+        unsafe { ffi::blosc_cbuffer_validate(src.as_ptr().cast(), src.len(), &raw mut nbytes) };
+    if valid != 0 || nbytes > MAX_BUFFERSIZE {
+        return Err(Refusal::Invalid);
+    }
+    Ok(nbytes)
+}
+
+/// Whether c-blosc 1.21 reads a buffer with these header fields whole before it writes
+/// the first byte of its output, so that the buffer may sit where its output goes.
+///
+/// That holds for a non-empty, compressed buffer of **one block** whose block is
+/// **shuffled** (byte shuffle with `typesize` > 1, or bit shuffle with `blocksize` >=
+/// `typesize`), read from c-blosc 1.21's `serial_blosc` and `blosc_d`:
+/// - with one block, the serial path runs (`do_job`: `sourcesize / blocksize <= 1`);
+///   it reads the flags and the one block start, then calls `blosc_d` once, and reads
+///   nothing after it returns;
+/// - `blosc_d` decompresses (or copies) every stream of a shuffled block into its own
+///   scratch block (`tmp`), and only then unshuffles `tmp` into the output.
+///
+/// Not admitted: several blocks (block 1's source would be read after block 0's output
+/// was written), unshuffled blocks (decompressed straight into the output, overwriting
+/// the source as it is read), memcpyed buffers (copied 16 bytes back over themselves).
+/// `blocksize == nbytes` is "one block": c-blosc refuses a block larger than the output.
+pub(crate) fn in_place(flags: u8, typesize: u8, nbytes: u32, blocksize: u32) -> bool {
+    /// c-blosc's flag bits.
+    const SHUFFLE: u8 = 0x01;
+    const MEMCPYED: u8 = 0x02;
+    const BITSHUFFLE: u8 = 0x04;
+    // As `blosc_d` decides whether the block goes through `tmp`.
+    let shuffled = (flags & SHUFFLE != 0 && typesize > 1)
+        || (flags & BITSHUFFLE != 0 && blocksize >= u32::from(typesize));
+    nbytes > 0 && blocksize == nbytes && flags & MEMCPYED == 0 && shuffled
+}
+
+/// Decompresses the Blosc1 buffer held in `buf[..cbytes]` over itself, into
+/// `buf[..nbytes]`, and returns `nbytes`: no second buffer for the input. Refused with
+/// [`Refusal::NotInPlace`] (before anything is written) unless [`in_place`] admits the
+/// buffer's own header; `buf` must hold `max(cbytes, nbytes)` bytes.
+pub(crate) fn decompress_in_place(buf: &mut [u8], cbytes: usize) -> Result<usize, Refusal> {
+    let Some(src) = buf.get(..cbytes) else {
+        return Err(Refusal::Invalid);
+    };
+    let nbytes = validate(src)?;
+    if nbytes > buf.len() {
+        return Err(Refusal::OutputTooSmall);
+    }
+    // The fields c-blosc reads, from the 16 bytes `validate` saw.
+    let Ok(h) = crate::chunk::ChunkHeader::read(src, 0) else {
+        return Err(Refusal::Invalid);
+    };
+    if !in_place(h.flags.bits(), h.typesize, h.nbytes, h.blocksize) {
+        return Err(Refusal::NotInPlace);
+    }
+    settle_small_chunks();
+    let both = buf.as_mut_ptr();
+    // SAFETY: `validate` proved that the buffer's own `cbytes` is `cbytes`, so c-blosc
+    // reads only inside `buf[..cbytes]`; it writes at most `destsize = nbytes` bytes,
+    // inside `buf[..nbytes]` (checked above). `buf` is borrowed exclusively and both
+    // pointers are that one borrow's, with no other reference to it alive during the call;
+    // c-blosc's parameters are not `restrict`. `nbytes <= BLOSC_MAX_BUFFERSIZE < i32::MAX`.
+    // That the output is right follows from `in_place` (see there).
+    let code = unsafe {
+        ffi::blosc_decompress_ctx(
+            both.cast_const().cast::<c_void>(),
+            both.cast::<c_void>(),
+            nbytes,
+            1,
         )
     };
     match usize::try_from(code) {
@@ -226,5 +311,79 @@ mod tests {
             *b ^= 0x5a;
         }
         assert!(decompress(&packed[..n], &mut out, 2).is_err());
+    }
+
+    /// Every buffer `in_place` admits decompresses over itself to what `decompress`
+    /// gives; every other one is refused untouched. Over each codec, filter, element
+    /// size and data kind, at sizes of one block and of several.
+    #[test]
+    fn in_place_matches_decompress() {
+        let mut admitted = 0;
+        let mut refused = 0;
+        for len in [1usize, 7, 4096, 40_000, 131_072, 300_001, 1 << 20] {
+            for kind in 0..3u32 {
+                let data: std::vec::Vec<u8> = (0..len)
+                    .map(|i| match kind {
+                        0 => 0,
+                        1 => i.wrapping_mul(0x9e37_79b9_7f4a_7c15).to_le_bytes()[7],
+                        _ => (i / 8).wrapping_mul(3).to_le_bytes()[i % 4],
+                    })
+                    .collect();
+                for cname in [c"blosclz", c"lz4", c"lz4hc", c"zlib", c"zstd"] {
+                    for shuffle in 0..3u8 {
+                        for typesize in [1u8, 2, 4, 8, 16] {
+                            let settings = Settings {
+                                clevel: if len > 300_000 { 7 } else { 5 },
+                                shuffle,
+                                typesize,
+                                cname,
+                            };
+                            let mut packed = std::vec![0u8; len + OVERHEAD];
+                            let n = compress(&data, &mut packed, settings).unwrap();
+                            let mut want = std::vec![0u8; len];
+                            assert_eq!(decompress(&packed[..n], &mut want, 1), Ok(len));
+                            let mut buf = packed[..n].to_vec();
+                            buf.resize(n.max(len), 0);
+                            let before = buf.clone();
+                            match decompress_in_place(&mut buf, n) {
+                                Ok(got) => {
+                                    assert_eq!(got, len);
+                                    assert!(buf[..len] == want[..], "{settings:?} {len} {kind}");
+                                    admitted += 1;
+                                }
+                                Err(Refusal::NotInPlace) => {
+                                    assert_eq!(buf, before);
+                                    refused += 1;
+                                }
+                                Err(e) => panic!("{e:?} {settings:?} {len} {kind}"),
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        assert!(admitted > 100 && refused > 100, "{admitted} {refused}");
+    }
+
+    /// bloscpack's defaults (1 MiB chunks of float64, blosclz at level 7, byte shuffle)
+    /// make one-block chunks, so a file unpacks with no read buffer: a c-blosc that
+    /// chose smaller blocks would make `unpack_into` from a file hold one per thread.
+    #[test]
+    fn bloscpack_defaults_unpack_in_place() {
+        let data: std::vec::Vec<u8> = (0..1u64 << 17)
+            .flat_map(|i| ((i as f64).sin() * 1e3).to_le_bytes())
+            .collect();
+        let settings = Settings {
+            clevel: 7,
+            shuffle: 1,
+            typesize: 8,
+            cname: c"blosclz",
+        };
+        let mut packed = std::vec![0u8; data.len() + OVERHEAD];
+        let n = compress(&data, &mut packed, settings).unwrap();
+        let mut buf = packed[..n].to_vec();
+        buf.resize(data.len(), 0);
+        assert_eq!(decompress_in_place(&mut buf, n), Ok(data.len()));
+        assert!(buf == data);
     }
 }

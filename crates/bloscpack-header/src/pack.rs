@@ -210,7 +210,7 @@ fn compress_into(
         ErrorKind::Compress {
             code: match r {
                 Refusal::Code(code) => code,
-                Refusal::Invalid | Refusal::OutputTooSmall => -1,
+                Refusal::Invalid | Refusal::OutputTooSmall | Refusal::NotInPlace => -1,
             },
         }
         .unlocated()

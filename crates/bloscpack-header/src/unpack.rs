@@ -12,7 +12,7 @@ use binfmt_core::output::{Output, OutputOptions};
 use crate::blosc::{self, Refusal};
 use binfmt_core::data::Data;
 
-use crate::chunk::{Chunk, Codec};
+use crate::chunk::{Bulk, Chunk, Codec};
 use crate::error::{Error, ErrorKind, Result, io, io_at};
 
 /// A positioned read: fill the buffer with the bytes at the offset.
@@ -142,13 +142,37 @@ where
 
     fn decompress_bytes(&self, body: &[u8], out: &mut [u8]) -> Result<usize> {
         self.check_codec()?;
-        blosc::decompress(body, out, 1).map_err(|r| match r {
+        blosc::decompress(body, out, 1).map_err(|r| self.refused(r))
+    }
+
+    /// Whether [`decompress_in_place`](Self::decompress_in_place) will take this chunk,
+    /// as far as its header (read before its body) tells.
+    fn fits_in_place(&self) -> bool {
+        let h = &self.header;
+        blosc::in_place(h.flags.bits(), h.typesize, h.nbytes, h.blocksize)
+    }
+
+    /// Decompresses the chunk's body, held in `buf[..cbytes]`, over itself into
+    /// `buf[..nbytes]`; `None` (nothing written) when the body's own header says it
+    /// cannot be (see `blosc::in_place`).
+    fn decompress_in_place(&self, buf: &mut [u8]) -> Result<Option<usize>> {
+        self.check_codec()?;
+        let cbytes = usize::try_from(self.header.cbytes).unwrap_or(usize::MAX);
+        match blosc::decompress_in_place(buf, cbytes) {
+            Ok(n) => Ok(Some(n)),
+            Err(Refusal::NotInPlace) => Ok(None),
+            Err(r) => Err(self.refused(r)),
+        }
+    }
+
+    fn refused(&self, refusal: Refusal) -> Error {
+        match refusal {
             Refusal::OutputTooSmall => ErrorKind::InvalidArgument {
                 what: "output buffer",
                 reason: "it is smaller than the chunk's nbytes",
             }
             .unlocated(),
-            Refusal::Invalid => ErrorKind::Decompress {
+            Refusal::Invalid | Refusal::NotInPlace => ErrorKind::Decompress {
                 index: self.index,
                 code: -1,
             }
@@ -158,7 +182,7 @@ where
                 code,
             }
             .at(self.offset),
-        })
+        }
     }
 
     /// Checks (digest when `verify`, block table always) and decompresses into `buffer`,
@@ -231,7 +255,7 @@ where
     /// memory, one positioned read over a cache), checked (digest when verifying, block
     /// table always) and decompressed in place, with nothing copied afterwards. On error,
     /// the first failing chunk's (in file order) is returned and `out` holds what was
-    /// decompressed so far.
+    /// decompressed so far (the failing chunk's place: unspecified bytes).
     ///
     /// # Errors
     /// [`ErrorKind::InvalidArgument`] when `out` has another length; otherwise as for
@@ -269,10 +293,8 @@ where
             m.verify()?;
         }
         if read.is_none() {
-            // Over a cache (a URL), the workers' chunks come from read-ahead windows, not
-            // one request each (a window being read by one worker is read again, chunk
-            // by chunk, by another that wants a chunk of it meanwhile: a few requests
-            // more, never a wrong byte).
+            // Over a cache (a URL), the workers' chunks come from read-ahead windows (or
+            // a stream), not one request each.
             self.prefetch_chunks();
         }
         let mut jobs: Vec<(Chunk<'d, D>, &mut [u8])> = Vec::new();
@@ -285,14 +307,62 @@ where
         }
         let threads = options.thread_count().clamp(1, jobs.len().max(1));
         let verify = options.verify;
-        let run = |chunk: &Chunk<'d, D>, slot: &mut [u8], buffer: &mut Vec<u8>| -> Result<()> {
+        // A chunk read from a file goes straight into its place in `out` when it fits
+        // there and c-blosc reads it whole before writing (one shuffled block: files of
+        // bloscpack's defaults): then no thread holds a read buffer, and memory is `out`
+        // and c-blosc's scratch block per thread, less than the reference's (one read
+        // buffer, one scratch block).
+        let read_len = |chunk: &Chunk<'d, D>| {
+            usize::try_from(
+                u64::from(chunk.header.cbytes).saturating_add(chunk.checksum.size_u64()),
+            )
+            .unwrap_or(usize::MAX)
+        };
+        let in_place = |chunk: &Chunk<'d, D>, slot: &[u8]| {
+            read.is_some() && read_len(chunk) <= slot.len() && chunk.fits_in_place()
+        };
+        // Over a cache (no `read`), each chunk's bytes are taken by `take` when the chunk is
+        // taken from the queue, under its lock: in file order, one chunk at a time, as by
+        // one reader walking the file, so that its read-ahead windows (or its stream)
+        // serve every thread. Taken by threads racing each other, a later chunk taken
+        // first would make the cache drop the earlier ones as skipped, and read each
+        // again alone: a request per chunk.
+        let take = |chunk: &Chunk<'d, D>| read.is_none().then(|| chunk.load());
+        let run = |chunk: &Chunk<'d, D>,
+                   taken: Option<Result<Bulk<'d>>>,
+                   slot: &mut [u8],
+                   buffer: &mut Vec<u8>|
+         -> Result<()> {
+            if let Some(read) = read
+                && in_place(chunk, slot)
+            {
+                let len = read_len(chunk);
+                let area = slot.get_mut(..len).unwrap_or(&mut []);
+                read(area, chunk.offset).map_err(|e| io(e).rebased(chunk.offset))?;
+                let cbytes = usize::try_from(chunk.header.cbytes).unwrap_or(usize::MAX);
+                let (body, digest) = area.split_at_checked(cbytes).unwrap_or((area, &[]));
+                if verify {
+                    chunk.verify_bytes(body, digest)?;
+                }
+                chunk.header.check_blocks(body, chunk.offset, chunk.index)?;
+                match chunk.decompress_in_place(slot)? {
+                    Some(n) if n == slot.len() => return Ok(()),
+                    Some(_) => {
+                        return Err(ErrorKind::Decompress {
+                            index: chunk.index,
+                            code: -1,
+                        }
+                        .at(chunk.offset));
+                    }
+                    // The bytes read are not those whose header was read before (the
+                    // file changed): read again, into a buffer, and judge them there.
+                    None => {}
+                }
+            }
             let loaded;
             let bytes: &[u8] = match read {
                 Some(read) => {
-                    let len = usize::try_from(
-                        u64::from(chunk.header.cbytes).saturating_add(chunk.checksum.size_u64()),
-                    )
-                    .unwrap_or(usize::MAX);
+                    let len = read_len(chunk);
                     if buffer.len() < len {
                         buffer
                             .try_reserve_exact(len - buffer.len())
@@ -304,7 +374,7 @@ where
                     area
                 }
                 None => {
-                    loaded = chunk.load()?;
+                    loaded = taken.unwrap_or_else(|| chunk.load())?;
                     &loaded
                 }
             };
@@ -331,15 +401,17 @@ where
         // Each is made as long as the longest chunk before the threads start: grown by
         // the threads, chunk after chunk, they would be moved about the threads' heaps,
         // which would grow.
+        // None when every chunk is read in place.
         let mut buffers = Vec::new();
         if read.is_some() {
             let longest = jobs
                 .iter()
-                .map(|(c, _)| u64::from(c.header.cbytes).saturating_add(c.checksum.size_u64()))
-                .max()
-                .unwrap_or(0);
-            let longest = usize::try_from(longest).unwrap_or(usize::MAX);
-            buffers = take_spare(threads, longest)?;
+                .filter(|(c, slot)| !in_place(c, slot))
+                .map(|(c, _)| read_len(c))
+                .max();
+            if let Some(longest) = longest {
+                buffers = take_spare(threads, longest)?;
+            }
         }
         let spare = Mutex::new(buffers);
         let first_error = if threads == 1 {
@@ -349,7 +421,7 @@ where
             }
             let e = jobs
                 .into_iter()
-                .find_map(|(chunk, slot)| run(&chunk, slot, &mut buffer).err());
+                .find_map(|(chunk, slot)| run(&chunk, take(&chunk), slot, &mut buffer).err());
             keep_spare(core::iter::once(buffer));
             e
         } else {
@@ -364,13 +436,16 @@ where
                     .unwrap_or_default();
                 loop {
                     let next = match queue.lock() {
-                        Ok(mut q) => q.next(),
+                        Ok(mut q) => q.next().map(|(i, (chunk, slot))| {
+                            let taken = take(&chunk);
+                            (i, chunk, slot, taken)
+                        }),
                         Err(_) => None,
                     };
-                    let Some((i, (chunk, slot))) = next else {
+                    let Some((i, chunk, slot, taken)) = next else {
                         break;
                     };
-                    if let Err(e) = run(&chunk, slot, &mut buffer) {
+                    if let Err(e) = run(&chunk, taken, slot, &mut buffer) {
                         if let Ok(mut f) = failures.lock() {
                             f.push((i, e));
                         }
@@ -606,8 +681,11 @@ fn worker_died() -> Error {
 
 impl crate::reader::Reader<binfmt_core::source::FileSource> {
     /// [`Bloscpack::unpack_into`] for a file read by ranges: the chunks are read by the
-    /// decompressing threads, each with a positioned read into a buffer of its own
-    /// (reused), and never all at once: memory is `out` plus a chunk per thread.
+    /// decompressing threads, each with a positioned read, and never all at once. A
+    /// chunk of one shuffled block (bloscpack's defaults make them) is read into its own
+    /// place in `out` and decompressed over itself; any other into a buffer of its
+    /// thread's (reused). Memory: `out`, c-blosc's scratch block per thread, and a
+    /// chunk per thread only for the other chunks.
     ///
     /// # Errors
     /// As for [`Bloscpack::unpack_into`]; I/O errors.

@@ -116,3 +116,96 @@ fn unpack_into_memory_and_from_a_file() {
     // The reader takes the file's length when opened; the last chunk no longer fits.
     assert!(Reader::open(FileSource::new(truncated).unwrap()).is_err());
 }
+
+/// A file read by ranges (`Reader<FileSource>::unpack_into`) reads chunks of one
+/// shuffled block into their place in the output and decompresses them over themselves,
+/// every other chunk into a buffer: the bytes are those of the slice path for every
+/// compressor, filter, element size and chunk size, with chunks of both kinds in one file
+/// and a short last chunk.
+#[test]
+fn unpack_into_from_a_file_in_place_and_not() {
+    use bloscpack_header::{BloscArgs, Compressor, Shuffle};
+    let dir = Scratch::new("bloscpack-pipeline-in-place");
+    let path = dir.join("i.blp");
+    let input = data(2_500_007);
+    for compressor in [
+        Compressor::BloscLz,
+        Compressor::Lz4,
+        Compressor::Zlib,
+        Compressor::Zstd,
+    ] {
+        for shuffle in [Shuffle::None, Shuffle::Byte, Shuffle::Bit] {
+            for typesize in [1u8, 8] {
+                for chunk_size in [1u32 << 20, 65_536, 1000] {
+                    let options = bloscpack_header::PackOptions {
+                        chunk_size,
+                        blosc: BloscArgs {
+                            typesize,
+                            clevel: 7,
+                            shuffle,
+                            compressor,
+                        },
+                        ..Default::default()
+                    };
+                    let packed = options.to_vec(&input).unwrap();
+                    std::fs::write(&path, &packed).unwrap();
+                    let reader = Reader::open(FileSource::open(&path).unwrap()).unwrap();
+                    for threads in [1u16, 2] {
+                        let mut out = vec![0u8; input.len()];
+                        reader
+                            .unpack_into(&mut out, &UnpackOptions::DEFAULT.threads(threads))
+                            .unwrap();
+                        assert!(out == input, "{options:?} {threads}");
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// A file that changes between the walk over its chunk headers and the read of a chunk:
+/// a chunk whose header said "one shuffled block" but whose bytes, read, say otherwise
+/// is read again into a buffer and decompressed from there (to what its bytes now say);
+/// a chunk corrupt in place is decompressed to something or refused. No panic, and the
+/// other chunks are right.
+#[test]
+fn unpack_into_from_a_file_that_changed() {
+    let dir = Scratch::new("bloscpack-pipeline-changed");
+    let path = dir.join("c.blp");
+    let input = data(3 << 20);
+    let packed = chunks_of(1 << 20).to_vec(&input).unwrap();
+    let pack = Bloscpack::parse(&packed).unwrap();
+    let first = usize::try_from(pack.chunk(0).unwrap().offset()).unwrap();
+    let second = usize::try_from(pack.chunk(1).unwrap().offset()).unwrap();
+    assert_eq!(pack.chunk(0).unwrap().header().flags.bits() & 0x01, 0x01);
+    let mib = 1 << 20;
+    for threads in [1u16, 2] {
+        let unchecked = UnpackOptions::DEFAULT.threads(threads).verify(false);
+        // The byte shuffle flag of chunk 0 cleared after the walk.
+        std::fs::write(&path, &packed).unwrap();
+        let reader = Reader::open(FileSource::open(&path).unwrap()).unwrap();
+        let mut changed = packed.clone();
+        changed[first + 2] &= !0x01;
+        std::fs::write(&path, &changed).unwrap();
+        let mut out = vec![0u8; input.len()];
+        reader.unpack_into(&mut out, &unchecked).unwrap();
+        assert!(out[..mib] != input[..mib]);
+        assert!(out[mib..] == input[mib..]);
+        // With digests checked, chunk 0's mismatch is the error.
+        let e = reader
+            .unpack_into(&mut out, &UnpackOptions::DEFAULT.threads(threads))
+            .unwrap_err();
+        assert!(e.to_string().contains("chunk 0"), "{e}");
+        // Chunk 1's body corrupt.
+        std::fs::write(&path, &packed).unwrap();
+        let reader = Reader::open(FileSource::open(&path).unwrap()).unwrap();
+        let mut changed = packed.clone();
+        for b in &mut changed[second + 64..second + 4096] {
+            *b ^= 0x5a;
+        }
+        std::fs::write(&path, &changed).unwrap();
+        let mut out = vec![0u8; input.len()];
+        let _ = reader.unpack_into(&mut out, &unchecked);
+        assert!(out[..mib] == input[..mib]);
+    }
+}
