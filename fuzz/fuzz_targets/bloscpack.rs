@@ -1,7 +1,9 @@
 #![no_main]
 //! Bloscpack: header, metadata and offsets sections, chunk walk, `verify` (digests,
 //! metadata JSON, block tables), warnings, and (for small files) decompression through
-//! c-blosc and an in-place append, over arbitrary bytes.
+//! c-blosc (from the slice, and from a file by positioned reads, where chunks of one
+//! shuffled block are decompressed over themselves) and an in-place append, over
+//! arbitrary bytes.
 //!
 //! Over a range cache that reads ahead (`ReadCache<Counting<&[u8]>>`, windows, and a
 //! source that streams, as a URL does, sometimes failing mid-stream: where `verify_data`
@@ -22,9 +24,9 @@ use std::ops::Range;
 
 use binfmt_core::cache::ReadCache;
 use binfmt_core::parts::{PartStream, part_stream};
-use binfmt_core::source::{ByteSource, Counting};
+use binfmt_core::source::{ByteSource, Counting, FileSource};
 use bloscpack_header::{
-    Bloscpack, Header, ReadOptions, Severity, UnpackOptions, verify, verify_data,
+    Bloscpack, Header, ReadOptions, Reader, Severity, UnpackOptions, verify, verify_data,
 };
 use libfuzzer_sys::fuzz_target;
 
@@ -100,23 +102,61 @@ fuzz_target!(|data: &[u8]| {
             if let Ok(out) = &before {
                 assert_eq!(out.len() as u64, file.uncompressed_len());
             }
+            check_file_unpack(data, &options, before.as_ref().ok());
             check_append(data, before.ok());
         }
     }
 });
 
-/// Appending to a file that parsed: on error the bytes are unchanged; on success the
-/// result parses, and it unpacks to the old data plus the new whenever the old did.
-fn check_append(data: &[u8], before: Option<Vec<u8>>) {
-    const EXTRA: &[u8] = b"appended by the fuzzer: 0123456789abcdef0123456789abcdef";
-    // A RAM disk where there is one: append syncs four times.
+/// A scratch file for `data`, on a RAM disk where there is one.
+fn scratch_path(name: &str) -> std::path::PathBuf {
     let dir = std::path::Path::new("/dev/shm");
     let dir = if dir.is_dir() {
         dir.to_path_buf()
     } else {
         std::env::temp_dir()
     };
-    let path = dir.join(format!("bloscpack-fuzz-{}.blp", std::process::id()));
+    dir.join(format!("bloscpack-fuzz-{name}-{}.blp", std::process::id()))
+}
+
+/// Unpacking from the file by positioned reads (`Reader<FileSource>::unpack_into`, where
+/// chunks of one shuffled block are decompressed over themselves in the output) gives the
+/// bytes the slice path gave, whenever that succeeded.
+fn check_file_unpack(data: &[u8], options: &ReadOptions, before: Option<&Vec<u8>>) {
+    let path = scratch_path("read");
+    if std::fs::write(&path, data).is_err() {
+        return;
+    }
+    if let Ok(reader) = FileSource::open(&path)
+        .map_err(drop)
+        .and_then(|s| Reader::open_with(s, options).map_err(drop))
+    {
+        let len = reader.view().uncompressed_len();
+        if let Ok(len) = usize::try_from(len)
+            .map_err(drop)
+            .and_then(|n| if len <= MAX_UNPACK { Ok(n) } else { Err(()) })
+        {
+            let mut out = vec![0u8; len];
+            let got =
+                reader.unpack_into(&mut out, &UnpackOptions::DEFAULT.verify(false).threads(1));
+            if let Some(want) = before {
+                if got.is_ok() {
+                    assert_eq!(&out, want);
+                } else {
+                    panic!("the slice path unpacked, the file path did not: {got:?}");
+                }
+            }
+        }
+    }
+    let _ = std::fs::remove_file(&path);
+}
+
+/// Appending to a file that parsed: on error the bytes are unchanged; on success the
+/// result parses, and it unpacks to the old data plus the new whenever the old did.
+fn check_append(data: &[u8], before: Option<Vec<u8>>) {
+    const EXTRA: &[u8] = b"appended by the fuzzer: 0123456789abcdef0123456789abcdef";
+    // On a RAM disk where there is one: append syncs four times.
+    let path = scratch_path("append");
     if std::fs::write(&path, data).is_err() {
         return;
     }

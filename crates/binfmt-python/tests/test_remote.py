@@ -272,6 +272,34 @@ def test_bloscpack_unpack_url(http_dir, tmp_path):
         bloscpack.unpack_ndarray_from_file(f"{base}/missing.blp")
 
 
+def _range_len(header):
+    start, _, end = header.removeprefix("bytes=").partition("-")
+    return int(end) - int(start) + 1 if end else None
+
+
+def test_bloscpack_unpack_url_on_threads_reads_chunks_together(http_dir, tmp_path):
+    """Unpacked into an array on two threads, the bodies of the 32 chunks of a URL come
+    in a few requests (read ahead, taken by the threads in file order), not one each.
+    (Opening reads every chunk's 16-byte header first, in one concurrent batch: the
+    length of the array is the sum of theirs.)"""
+    from binfmt import bloscpack
+
+    base, log = http_dir
+    a = np.cumsum(np.random.default_rng(1).standard_normal(1 << 20))
+    bloscpack.pack_ndarray_to_file(a, tmp_path / "w.blp", chunk_size="256K")
+    previous = bloscpack.set_nthreads(2)
+    try:
+        for _ in range(2):
+            log.clear()
+            got = bloscpack.unpack_ndarray_from_file(f"{base}/w.blp")
+            np.testing.assert_array_equal(got, a)
+            headers = [r for r in log if r[2] and _range_len(r[2]) == 16]
+            assert len(headers) == 32, log
+            assert len(log) - len(headers) <= 4, log
+    finally:
+        bloscpack.set_nthreads(previous)
+
+
 def test_bloscpack_unpack_url_into_a_file_is_one_pass_and_all_or_nothing(http_dir, tmp_path):
     """`unpack_file_from_file(URL, FILE)` checks and unpacks in one pass, from one GET of
     the whole object (no request per chunk header, no second request for the chunks), and
