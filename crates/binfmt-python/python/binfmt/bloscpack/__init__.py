@@ -542,7 +542,10 @@ def unpack_ndarray_from_bytes(bytes_: bytes) -> np.ndarray:
 def unpack_ndarray_from_file(filename: str | os.PathLike) -> np.ndarray:
     """The numpy array packed in the file ``filename``, a path or a URL (see
     :func:`unpack_ndarray_from_bytes`). The file is read chunk by chunk, never whole:
-    peak memory is the array plus a few chunks."""
+    each chunk is read into its own place in the array and decompressed there when it is
+    one shuffled block (as bloscpack's defaults make them), into a buffer otherwise, so
+    peak memory is the array plus c-blosc's scratch block per thread (and, for other
+    chunks, one chunk per thread)."""
     return _unpack_ndarray(**_source(filename))
 
 
