@@ -15,7 +15,7 @@ use binfmt_core::parts::{PartSender, PartStream, part_stream};
 use binfmt_core::source::{ByteSource, past_end};
 use futures_util::{StreamExt, TryStreamExt};
 use object_store::path::Path;
-use object_store::{GetOptions, GetRange, ObjectMeta, ObjectStore};
+use object_store::{GetOptions, GetRange, GetResult, GetResultPayload, ObjectMeta, ObjectStore};
 use tokio::time::Instant;
 use url::Url;
 
@@ -148,6 +148,79 @@ impl Block {
         let to = usize::try_from(r.end.checked_sub(self.start)?).ok()?;
         self.data.get(from..to)
     }
+}
+
+/// A local file is read in pieces of this size (`file://`).
+const LOCAL_PIECE: u64 = 1 << 20;
+
+/// The body of a response as a stream of buffers. A local file's (`file://`) is read in
+/// pieces of [`LOCAL_PIECE`], each by one positioned read on a blocking thread, where
+/// object_store's own stream reads 8 KiB per blocking task: the whole-object read of a
+/// 51 MB file took 150 ms that way, 30 times what the same file takes by path.
+fn body_of(
+    res: GetResult,
+) -> futures_util::stream::BoxStream<'static, object_store::Result<bytes::Bytes>> {
+    match res.payload {
+        GetResultPayload::File(file, path) => {
+            let file = Arc::new(file);
+            futures_util::stream::try_unfold(res.range, move |at| {
+                let (file, path) = (Arc::clone(&file), path.clone());
+                async move {
+                    if at.start >= at.end {
+                        return Ok(None);
+                    }
+                    let n = (at.end - at.start).min(LOCAL_PIECE);
+                    let start = at.start;
+                    let piece = tokio::task::spawn_blocking(move || read_piece(&file, start, n))
+                        .await
+                        .map_err(|e| io::Error::other(e.to_string()))
+                        .and_then(|r| r)
+                        .map_err(|e| object_store::Error::Generic {
+                            store: "LocalFileSystem",
+                            source: std::format!("{}: {e}", path.display()).into(),
+                        })?;
+                    if piece.is_empty() {
+                        // The file ended early (it shrank): the caller reports the short body.
+                        return Ok(None);
+                    }
+                    let next = start.saturating_add(crate::bytes_len(&piece))..at.end;
+                    Ok(Some((bytes::Bytes::from(piece), next)))
+                }
+            })
+            .boxed()
+        }
+        GetResultPayload::Stream(stream) => stream,
+    }
+}
+
+/// Up to `n` bytes of `file` at `at` (fewer only at its end).
+fn read_piece(file: &std::fs::File, at: u64, n: u64) -> io::Result<Vec<u8>> {
+    let len = usize::try_from(n).map_err(|_| io::Error::from(io::ErrorKind::OutOfMemory))?;
+    let mut buf = std::vec![0u8; len];
+    let mut filled = 0;
+    while filled < len {
+        let Some(rest) = buf.get_mut(filled..) else {
+            break;
+        };
+        match read_at(file, rest, at.saturating_add(crate::usize_u64(filled))) {
+            Ok(0) => break,
+            Ok(k) => filled += k,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    buf.truncate(filled);
+    Ok(buf)
+}
+
+#[cfg(unix)]
+fn read_at(file: &std::fs::File, buf: &mut [u8], at: u64) -> io::Result<usize> {
+    std::os::unix::fs::FileExt::read_at(file, buf, at)
+}
+
+#[cfg(windows)]
+fn read_at(file: &std::fs::File, buf: &mut [u8], at: u64) -> io::Result<usize> {
+    std::os::windows::fs::FileExt::seek_read(file, buf, at)
 }
 
 /// One response.
@@ -788,7 +861,7 @@ impl Inner {
         }
         let body_by = self.deadline_at(started, want);
         let body = async {
-            let mut stream = res.into_stream();
+            let mut stream = body_of(res);
             while let Some(chunk) = stream.next().await {
                 match chunk {
                     Ok(c) => {
