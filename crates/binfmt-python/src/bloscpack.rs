@@ -309,6 +309,25 @@ fn unpack_url<'py>(
             .map_err(|e| crate::output::os_error(py, &e, Some(out)))?;
         return Ok((None, metadata));
     }
+    if out_path.is_none() {
+        // Into memory: in one pass over the whole object too, one request and one round
+        // trip, where opening a reader first fetched every chunk's header (a request
+        // each, 64 at a time). The bytes grow as chunks are decompressed, never sized by
+        // what the file claims before its chunks came, and are handed to numpy without a
+        // copy: a flat uint8 array over our memory, which the Python side views with the
+        // metadata's dtype and shape (`alloc` is not called: nothing is known to size it).
+        let (data, metadata) = py.detach(|| -> PyResult<_> {
+            let source = crate::source::open_url_as(url, true)?;
+            let limit = binfmt_core::cache::ReadCache::<crate::source::AnySource>::DEFAULT_LIMIT
+                .saturating_add(read.get_max_metadata_size());
+            let cache = binfmt_core::cache::ReadCache::new(source).with_limit(limit);
+            let mut sink = Growing::default();
+            let (view, _) =
+                Bloscpack::parse_and_unpack(&cache, &read, options, &mut sink).py_err(FORMAT)?;
+            Ok((sink.0, metadata_json(&view)?))
+        })?;
+        return Ok((Some(PyArray1::from_vec(py, data)), metadata));
+    }
     let reader = py.detach(|| {
         let source = crate::source::open_url(url)?;
         // Every chunk is read: the first windows of chunks come while the headers do.
@@ -320,6 +339,25 @@ fn unpack_url<'py>(
     unpacked(py, &view, out, alloc, options, |out| {
         view.unpack_into(out, options)
     })
+}
+
+/// A sink that grows as bytes come, and says so (an `OutOfMemory` I/O error) when it
+/// cannot, where `Vec<u8>`'s own `Write` aborts the process.
+#[derive(Default)]
+struct Growing(Vec<u8>);
+
+impl std::io::Write for Growing {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0
+            .try_reserve(buf.len())
+            .map_err(|_| std::io::Error::from(std::io::ErrorKind::OutOfMemory))?;
+        self.0.extend_from_slice(buf);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
 }
 
 /// Unpacks `pack` into the file at `out` under the output rules (`binfmt_core::output`:

@@ -11,7 +11,9 @@ are read too.
   numpy arrays, with dtype, shape and order stored as bloscpack stores them and restored
   from the metadata (the dtype is parsed as a Python literal with :func:`ast.literal_eval`,
   never evaluated); unpacked arrays are writable and own their memory: numpy allocates
-  the array from the metadata, c-blosc decompresses straight into it (no copy).
+  the array from the metadata, c-blosc decompresses straight into it (no copy). An array
+  unpacked from a URL is read in one request and is a view of memory allocated as its
+  chunks came (see :func:`unpack_ndarray_from_file`).
 * :func:`set_nthreads`: how many chunks are (de)compressed at once (default: the
   cores, at most 8, as python-blosc), returning the previous value.
 * :func:`pack_file_to_file` / :func:`unpack_file_from_file`,
@@ -511,13 +513,7 @@ class _Target:
         self.array: np.ndarray | None = None
 
     def __call__(self, meta_text: str | None, nbytes: int) -> np.ndarray:
-        dtype, shape, order = _ndarray_layout(_decode_meta(meta_text))
-        expected = dtype.itemsize * int(np.prod(shape, dtype=np.int64))
-        if expected != nbytes:
-            raise FormatError(
-                f"the metadata describes {expected} bytes ({dtype}, shape {shape}), "
-                f"but the chunks hold {nbytes}",
-                format="bloscpack", kind="ShapeMismatch", fault="input")
+        dtype, shape, order = _layout_of(meta_text, nbytes)
         array = np.empty(shape, dtype=dtype, order=order)
         self.array = array
         if nbytes == 0:
@@ -525,11 +521,30 @@ class _Target:
         return array.reshape(-1, order="A").view(np.uint8)
 
 
+def _layout_of(meta_text: str | None, nbytes: int) -> tuple[np.dtype, tuple, str]:
+    """The metadata's dtype, shape and order, checked against the unpacked length."""
+    dtype, shape, order = _ndarray_layout(_decode_meta(meta_text))
+    expected = dtype.itemsize * int(np.prod(shape, dtype=np.int64))
+    if expected != nbytes:
+        raise FormatError(
+            f"the metadata describes {expected} bytes ({dtype}, shape {shape}), "
+            f"but the chunks hold {nbytes}",
+            format="bloscpack", kind="ShapeMismatch", fault="input")
+    return dtype, shape, order
+
+
 def _unpack_ndarray(**source: Any) -> np.ndarray:
     target = _Target()
-    data, _ = _binfmt.blpk_unpack(alloc=target, threads=_nthreads, **source)
-    assert data is not None and target.array is not None
-    return target.array
+    data, meta = _binfmt.blpk_unpack(alloc=target, threads=_nthreads, **source)
+    assert data is not None
+    if target.array is not None:
+        return target.array
+    # A URL, unpacked in one pass without `alloc` (its length was not known before the
+    # chunks came): a view of the flat bytes.
+    dtype, shape, order = _layout_of(meta, data.nbytes)
+    if data.nbytes == 0:
+        return np.empty(shape, dtype=dtype, order=order)
+    return data.view(dtype).reshape(shape, order=order)
 
 
 def unpack_ndarray_from_bytes(bytes_: bytes) -> np.ndarray:
@@ -541,7 +556,14 @@ def unpack_ndarray_from_bytes(bytes_: bytes) -> np.ndarray:
 
 def unpack_ndarray_from_file(filename: str | os.PathLike) -> np.ndarray:
     """The numpy array packed in the file ``filename``, a path or a URL (see
-    :func:`unpack_ndarray_from_bytes`). The file is read chunk by chunk, never whole:
+    :func:`unpack_ndarray_from_bytes`).
+
+    A URL is read in one pass, with one request for the whole object, and decompressed
+    as it comes; the array is then a view (``a.base``) of memory this package allocated
+    as the chunks came, since nothing in the file can be trusted to size an array before
+    them: writable, but ``a.flags.owndata`` is false.
+
+    A path is read chunk by chunk, never whole:
     each chunk is read into its own place in the array and decompressed there when it is
     one shuffled block (as bloscpack's defaults make them), into a buffer otherwise, so
     peak memory is the array plus c-blosc's scratch block per thread (and, for other
