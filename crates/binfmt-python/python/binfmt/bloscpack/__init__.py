@@ -561,7 +561,8 @@ def unpack_ndarray_from_file(filename: str | os.PathLike) -> np.ndarray:
     A URL is read in one pass, with one request for the whole object, and decompressed
     as it comes; the array is then a view (``a.base``) of memory this package allocated
     as the chunks came, since nothing in the file can be trusted to size an array before
-    them: writable, but ``a.flags.owndata`` is false.
+    them: writable, but ``a.flags.owndata`` is false. Memory: the array, and up to 16 MiB
+    of compressed chunks read ahead of the decompression.
 
     A path is read chunk by chunk, never whole:
     each chunk is read into its own place in the array and decompressed there when it is
