@@ -171,56 +171,27 @@ fn body_of(
                     }
                     let n = (at.end - at.start).min(LOCAL_PIECE);
                     let start = at.start;
-                    let piece = tokio::task::spawn_blocking(move || read_piece(&file, start, n))
-                        .await
-                        .map_err(|e| io::Error::other(e.to_string()))
-                        .and_then(|r| r)
-                        .map_err(|e| object_store::Error::Generic {
-                            store: "LocalFileSystem",
-                            source: std::format!("{}: {e}", path.display()).into(),
-                        })?;
-                    if piece.is_empty() {
-                        // The file ended early (it shrank): the caller reports the short body.
-                        return Ok(None);
-                    }
-                    let next = start.saturating_add(crate::bytes_len(&piece))..at.end;
-                    Ok(Some((bytes::Bytes::from(piece), next)))
+                    // A file that ends sooner (it shrank) fails the read: a short body.
+                    let piece = tokio::task::spawn_blocking(move || {
+                        let mut piece = std::vec![0u8; usize::try_from(n).unwrap_or(0)];
+                        binfmt_core::source::read_exact_at(&file, &mut piece, start).map(|()| piece)
+                    })
+                    .await
+                    .unwrap_or_else(|e| Err(io::Error::other(e)))
+                    .map_err(|e| object_store::Error::Generic {
+                        store: "LocalFileSystem",
+                        source: std::format!("{}: {e}", path.display()).into(),
+                    })?;
+                    Ok(Some((
+                        bytes::Bytes::from(piece),
+                        start.saturating_add(n)..at.end,
+                    )))
                 }
             })
             .boxed()
         }
         GetResultPayload::Stream(stream) => stream,
     }
-}
-
-/// Up to `n` bytes of `file` at `at` (fewer only at its end).
-fn read_piece(file: &std::fs::File, at: u64, n: u64) -> io::Result<Vec<u8>> {
-    let len = usize::try_from(n).map_err(|_| io::Error::from(io::ErrorKind::OutOfMemory))?;
-    let mut buf = std::vec![0u8; len];
-    let mut filled = 0;
-    while filled < len {
-        let Some(rest) = buf.get_mut(filled..) else {
-            break;
-        };
-        match read_at(file, rest, at.saturating_add(crate::usize_u64(filled))) {
-            Ok(0) => break,
-            Ok(k) => filled += k,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
-        }
-    }
-    buf.truncate(filled);
-    Ok(buf)
-}
-
-#[cfg(unix)]
-fn read_at(file: &std::fs::File, buf: &mut [u8], at: u64) -> io::Result<usize> {
-    std::os::unix::fs::FileExt::read_at(file, buf, at)
-}
-
-#[cfg(windows)]
-fn read_at(file: &std::fs::File, buf: &mut [u8], at: u64) -> io::Result<usize> {
-    std::os::windows::fs::FileExt::seek_read(file, buf, at)
 }
 
 /// One response.

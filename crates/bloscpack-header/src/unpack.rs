@@ -165,6 +165,17 @@ where
         }
     }
 
+    /// The Blosc buffer of `read` (the buffer and its digest, as read), checked: its
+    /// digest when `verify`, its block table always.
+    fn checked_body<'b>(&self, read: &'b [u8], verify: bool) -> Result<&'b [u8]> {
+        let (body, digest) = self.split(read);
+        if verify {
+            self.verify_bytes(body, digest)?;
+        }
+        self.header.check_blocks(body, self.offset, self.index)?;
+        Ok(body)
+    }
+
     fn refused(&self, refusal: Refusal) -> Error {
         match refusal {
             Refusal::OutputTooSmall => ErrorKind::InvalidArgument {
@@ -190,11 +201,7 @@ where
     /// cache: one request, not kept).
     pub(crate) fn unpack(&self, verify: bool, buffer: &mut Vec<u8>) -> Result<()> {
         let read = self.load()?;
-        let (body, digest) = self.split(&read);
-        if verify {
-            self.verify_bytes(body, digest)?;
-        }
-        self.header.check_blocks(body, self.offset, self.index)?;
+        let body = self.checked_body(&read, verify)?;
         let n = usize::try_from(self.header.nbytes).unwrap_or(usize::MAX);
         if n > buffer.len() {
             buffer
@@ -313,10 +320,8 @@ where
         // and c-blosc's scratch block per thread, less than the reference's (one read
         // buffer, one scratch block).
         let read_len = |chunk: &Chunk<'d, D>| {
-            usize::try_from(
-                u64::from(chunk.header.cbytes).saturating_add(chunk.checksum.size_u64()),
-            )
-            .unwrap_or(usize::MAX)
+            let span = chunk.span();
+            usize::try_from(span.end - span.start).unwrap_or(usize::MAX)
         };
         let in_place = |chunk: &Chunk<'d, D>, slot: &[u8]| {
             read.is_some() && read_len(chunk) <= slot.len() && chunk.fits_in_place()
@@ -328,64 +333,50 @@ where
         // first would make the cache drop the earlier ones as skipped, and read each
         // again alone: a request per chunk.
         let take = |chunk: &Chunk<'d, D>| read.is_none().then(|| chunk.load());
+        // The chunk read into its own place in `out` and decompressed over itself; `None`
+        // when it is not read that way.
+        let unpack_in_place = |chunk: &Chunk<'d, D>, slot: &mut [u8]| -> Result<Option<usize>> {
+            let Some(read) = read.filter(|_| in_place(chunk, slot)) else {
+                return Ok(None);
+            };
+            let area = slot.get_mut(..read_len(chunk)).unwrap_or(&mut []);
+            read(area, chunk.offset).map_err(|e| io(e).rebased(chunk.offset))?;
+            chunk.checked_body(area, verify)?;
+            // `None` too when the bytes read are not those whose header was read before
+            // (the file changed): they are read again, into a buffer, and judged there.
+            chunk.decompress_in_place(slot)
+        };
         let run = |chunk: &Chunk<'d, D>,
                    taken: Option<Result<Bulk<'d>>>,
                    slot: &mut [u8],
                    buffer: &mut Vec<u8>|
          -> Result<()> {
-            if let Some(read) = read
-                && in_place(chunk, slot)
-            {
-                let len = read_len(chunk);
-                let area = slot.get_mut(..len).unwrap_or(&mut []);
-                read(area, chunk.offset).map_err(|e| io(e).rebased(chunk.offset))?;
-                let cbytes = usize::try_from(chunk.header.cbytes).unwrap_or(usize::MAX);
-                let (body, digest) = area.split_at_checked(cbytes).unwrap_or((area, &[]));
-                if verify {
-                    chunk.verify_bytes(body, digest)?;
-                }
-                chunk.header.check_blocks(body, chunk.offset, chunk.index)?;
-                match chunk.decompress_in_place(slot)? {
-                    Some(n) if n == slot.len() => return Ok(()),
-                    Some(_) => {
-                        return Err(ErrorKind::Decompress {
-                            index: chunk.index,
-                            code: -1,
-                        }
-                        .at(chunk.offset));
-                    }
-                    // The bytes read are not those whose header was read before (the
-                    // file changed): read again, into a buffer, and judge them there.
-                    None => {}
-                }
-            }
-            let loaded;
-            let bytes: &[u8] = match read {
-                Some(read) => {
-                    let len = read_len(chunk);
-                    if buffer.len() < len {
-                        buffer
-                            .try_reserve_exact(len - buffer.len())
-                            .map_err(|_| out_of_memory(len))?;
-                        buffer.resize(len, 0);
-                    }
-                    let area = buffer.get_mut(..len).unwrap_or(&mut []);
-                    read(area, chunk.offset).map_err(|e| io(e).rebased(chunk.offset))?;
-                    area
-                }
+            let n = match unpack_in_place(chunk, slot)? {
+                Some(n) => n,
                 None => {
-                    loaded = taken.unwrap_or_else(|| chunk.load())?;
-                    &loaded
+                    let loaded;
+                    let bytes: &[u8] = match read {
+                        Some(read) => {
+                            let len = read_len(chunk);
+                            if buffer.len() < len {
+                                buffer
+                                    .try_reserve_exact(len - buffer.len())
+                                    .map_err(|_| out_of_memory(len))?;
+                                buffer.resize(len, 0);
+                            }
+                            let area = buffer.get_mut(..len).unwrap_or(&mut []);
+                            read(area, chunk.offset).map_err(|e| io(e).rebased(chunk.offset))?;
+                            area
+                        }
+                        None => {
+                            loaded = taken.unwrap_or_else(|| chunk.load())?;
+                            &loaded
+                        }
+                    };
+                    let body = chunk.checked_body(bytes, verify)?;
+                    chunk.decompress_bytes(body, slot)?
                 }
             };
-            let (body, digest) = bytes
-                .split_at_checked(usize::try_from(chunk.header.cbytes).unwrap_or(usize::MAX))
-                .unwrap_or((bytes, &[]));
-            if verify {
-                chunk.verify_bytes(body, digest)?;
-            }
-            chunk.header.check_blocks(body, chunk.offset, chunk.index)?;
-            let n = chunk.decompress_bytes(body, slot)?;
             if n == slot.len() {
                 Ok(())
             } else {
