@@ -576,7 +576,12 @@ where
     }
 
     /// Splits what [`read`](Self::read) returned into the buffer and the digest.
-    pub(crate) fn split<'b>(&self, read: &'b [u8]) -> (&'b [u8], &'b [u8]) {
+    pub(crate) fn split<'b>(&self, read: &'b Bulk<'_>) -> (&'b [u8], &'b [u8]) {
+        self.split_slice(read)
+    }
+
+    /// [`split`](Self::split) of bytes read by other means.
+    pub(crate) fn split_slice<'b>(&self, read: &'b [u8]) -> (&'b [u8], &'b [u8]) {
         read.split_at_checked(usize::try_from(self.header.cbytes).unwrap_or(usize::MAX))
             .unwrap_or((read, &[]))
     }

@@ -168,7 +168,7 @@ where
     /// The Blosc buffer of `read` (the buffer and its digest, as read), checked: its
     /// digest when `verify`, its block table always.
     fn checked_body<'b>(&self, read: &'b [u8], verify: bool) -> Result<&'b [u8]> {
-        let (body, digest) = self.split(read);
+        let (body, digest) = self.split_slice(read);
         if verify {
             self.verify_bytes(body, digest)?;
         }
